@@ -1,0 +1,213 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// The numeric kernels are optimised in debug builds too: unoptimised SIMD code is ~40× slower,
+/// which would make the model tests take minutes.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
+// TextEmbeddingAVX512 is compiled for AVX-512 and called only where the CPU has it (checked at
+// run time); on other architectures it builds without the flags and is never called.
+#if arch(x86_64)
+let avx512Settings: [SwiftSetting] = optimizedInDebug + [
+    .unsafeFlags(["-Xcc", "-mavx512f", "-Xcc", "-mfma"]),
+    .define("SIBYL_FMA"),
+]
+#else
+let avx512Settings: [SwiftSetting] = optimizedInDebug
+#endif
+
+let package = Package(
+    name: "Sibyl",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sibyl", targets: ["sibyl"]),
+        .library(name: "SibylCore", targets: ["SibylCore"]),
+        .library(name: "OpenAIClient", targets: ["OpenAIClient"]),
+        .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "Assistant", targets: ["Assistant"]),
+        .library(name: "Tokenizers", targets: ["Tokenizers"]),
+        .library(name: "TextEmbedding", targets: ["TextEmbedding"]),
+        .library(name: "VectorIndex", targets: ["VectorIndex"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+    ],
+    targets: [
+        // Value types and capability protocols; no I/O.
+        .target(name: "SibylCore"),
+
+        // Adapters.
+        .target(
+            name: "OpenAIClient",
+            dependencies: [
+                "SibylCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "Storage",
+            dependencies: ["SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "Tokenizers", dependencies: ["SibylCore"]),
+        // OpenBLAS through its CBLAS interface (Linux; macOS uses Accelerate).
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]
+        ),
+        // Pure-Swift sentence embeddings (all-MiniLM-L6-v2).
+        .target(name: "TextEmbeddingAVX512", swiftSettings: avx512Settings),
+        .target(
+            name: "TextEmbedding",
+            dependencies: [
+                "SibylCore", "TextEmbeddingAVX512",
+                .target(name: "CBLAS", condition: .when(platforms: [.linux])),
+            ],
+            // Accelerate's current CBLAS interface (the classic one is deprecated since macOS 13.3).
+            swiftSettings: optimizedInDebug + [.unsafeFlags(["-Xcc", "-DACCELERATE_NEW_LAPACK"], .when(platforms: [.macOS]))]
+        ),
+        .target(
+            name: "LocalEngines",
+            dependencies: [
+                "SibylCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            resources: [.embedInCode("Resources/engines.json")]
+        ),
+        .target(
+            name: "SibylConfig",
+            dependencies: ["SibylCore"]
+        ),
+
+        .target(name: "VectorIndexLayout", swiftSettings: optimizedInDebug),
+        // VectorIndexAVX512 is VectorIndex's kernel file (a symbolic link) compiled for AVX-512; used only where the CPU has it.
+        .target(name: "VectorIndexAVX512", dependencies: ["VectorIndexLayout"], swiftSettings: avx512Settings),
+        .target(name: "VectorIndex", dependencies: ["SibylCore", "VectorIndexLayout", "VectorIndexAVX512"], swiftSettings: optimizedInDebug),
+        .systemLibrary(
+            name: "CPoppler",
+            pkgConfig: "poppler-glib",
+            providers: [.apt(["libpoppler-glib-dev"]), .brew(["poppler"])]
+        ),
+        .target(
+            name: "DocumentExtraction",
+            dependencies: [
+                "SibylCore", "LocalEngines", "CPoppler",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+
+        // Capabilities.
+        .target(
+            name: "Knowledge",
+            dependencies: [
+                "SibylCore", "DocumentExtraction", "VectorIndex",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Assistant",
+            dependencies: [
+                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Shells.
+        .target(
+            name: "SibylCLI",
+            dependencies: [
+                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "SibylBenchmarks",
+            dependencies: [
+                "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(name: "TokenizerBenchmark", dependencies: ["Tokenizers"]),
+        .executableTarget(
+            name: "sibyl",
+            dependencies: ["SibylCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        // Test support: a scriptable OpenAI-compatible server with fault injection.
+        .target(
+            name: "OpenAITestServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Support/OpenAITestServer"
+        ),
+
+        .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
+        .testTarget(
+            name: "OpenAIClientTests",
+            dependencies: [
+                "OpenAIClient", "OpenAITestServer",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig"]),
+        .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "SibylCore"]),
+        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex"]),
+        .testTarget(
+            name: "DocumentExtractionTests",
+            dependencies: [
+                "DocumentExtraction", "SibylCore", "LocalEngines", "CPoppler",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        .testTarget(name: "TextEmbeddingTests", dependencies: ["TextEmbedding", "SibylCore"]),
+        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers", "SibylCore"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "LocalEnginesTests",
+            dependencies: [
+                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
+        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
+    ]
+)
