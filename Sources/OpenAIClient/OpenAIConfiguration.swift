@@ -1,0 +1,77 @@
+import Foundation
+
+/// Where an OpenAI-compatible server is and how to talk to it.
+public struct OpenAIConfiguration: Sendable, Hashable {
+    /// The API root, such as `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`.
+    public var baseURL: String
+    public var apiKey: String?
+    public var organization: String?
+    public var project: String?
+    /// The longest wait for a TCP (and TLS) connection.
+    public var connectTimeout: Duration
+    /// The longest silence while waiting for bytes: before the first byte and between chunks.
+    public var readTimeout: Duration
+    public var retryPolicy: RetryPolicy
+    /// Ask streaming chat for a final usage chunk (`stream_options.include_usage`).
+    public var includeStreamUsage: Bool
+    /// Models used when a request does not name one.
+    public var defaultModels: DefaultModels
+
+    /// The public OpenAI API.
+    public static let openAIBaseURL = "https://api.openai.com/v1"
+
+    public init(
+        baseURL: String = OpenAIConfiguration.openAIBaseURL,
+        apiKey: String? = nil,
+        organization: String? = nil,
+        project: String? = nil,
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(120),
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        includeStreamUsage: Bool = true,
+        defaultModels: DefaultModels = DefaultModels()
+    ) {
+        var trimmed = baseURL.trimmingCharacters(in: .whitespacesAndNewlines)
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.baseURL = trimmed
+        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.organization = organization
+        self.project = project
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.retryPolicy = retryPolicy
+        self.includeStreamUsage = includeStreamUsage
+        self.defaultModels = defaultModels
+    }
+
+    /// Whether this configuration points at OpenAI's own API (which has stricter parameter rules).
+    public var isOpenAI: Bool {
+        URLComponents(string: baseURL)?.host?.lowercased() == "api.openai.com"
+    }
+}
+
+/// The model each capability uses when a request does not name one.
+public struct DefaultModels: Sendable, Hashable {
+    public var chat: String
+    public var embeddings: String
+    public var transcription: String
+    public var speech: String
+    public var voice: String
+    public var images: String
+
+    public init(
+        chat: String = "gpt-4o-mini",
+        embeddings: String = "text-embedding-3-small",
+        transcription: String = "whisper-1",
+        speech: String = "tts-1",
+        voice: String = "alloy",
+        images: String = "dall-e-3"
+    ) {
+        self.chat = chat
+        self.embeddings = embeddings
+        self.transcription = transcription
+        self.speech = speech
+        self.voice = voice
+        self.images = images
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// When and how long to wait before trying a request again.
+///
+/// Mirrors the official OpenAI SDKs: retry 408, 409, 429, 5xx and connection failures up to
+/// `maxRetries` times; honour `retry-after-ms` / `retry-after` when the server asks for at most a
+/// minute; otherwise back off exponentially from 0.5 s, capped at 8 s, with up to 25 % jitter.
+public struct RetryPolicy: Sendable, Hashable {
+    public var maxRetries: Int
+    public var initialDelay: Duration
+    public var maxDelay: Duration
+    /// The longest server-requested wait that is honoured; longer ones fall back to backoff.
+    public var maxHonouredRetryAfter: Duration
+
+    public init(
+        maxRetries: Int = 2,
+        initialDelay: Duration = .milliseconds(500),
+        maxDelay: Duration = .seconds(8),
+        maxHonouredRetryAfter: Duration = .seconds(60)
+    ) {
+        self.maxRetries = maxRetries
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.maxHonouredRetryAfter = maxHonouredRetryAfter
+    }
+
+    /// No retries at all.
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// The wait before retry number `attempt` (0-based), given the failed response's headers.
+    func delay(beforeRetry attempt: Int, headers: [(String, String)], now: Date = Date(), jitter: Double = Double.random(in: 0...1)) -> Duration {
+        if let requested = Self.requestedDelay(headers: headers, now: now),
+           requested >= .zero, requested <= maxHonouredRetryAfter {
+            return requested
+        }
+        let exponent = min(attempt, 30)
+        let base = initialDelay * Double(1 << exponent)
+        let capped = min(base, maxDelay)
+        return capped * (1 - 0.25 * jitter)
+    }
+
+    /// The wait the server asked for, from `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date).
+    static func requestedDelay(headers: [(String, String)], now: Date) -> Duration? {
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name }?.1.trimmingCharacters(in: .whitespaces)
+        }
+        if let value = header("retry-after-ms"), let ms = Double(value) {
+            return .milliseconds(Int64(ms))
+        }
+        guard let value = header("retry-after") else { return nil }
+        if let seconds = Double(value) {
+            return .milliseconds(Int64(seconds * 1000))
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        if let date = formatter.date(from: value) {
+            return .milliseconds(Int64(date.timeIntervalSince(now) * 1000))
+        }
+        return nil
+    }
+
+    /// Whether the server told us outright to retry or not (`x-should-retry`).
+    static func serverDecision(headers: [(String, String)]) -> Bool? {
+        switch headers.first(where: { $0.0.lowercased() == "x-should-retry" })?.1 {
+        case "true": true
+        case "false": false
+        default: nil
+        }
+    }
+}

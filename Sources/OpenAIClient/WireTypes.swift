@@ -1,0 +1,213 @@
+import Foundation
+import SibylCore
+
+// The JSON shapes of the OpenAI REST API that this client sends and reads.
+
+struct ChatCompletionBody: Encodable {
+    struct StreamOptions: Encodable {
+        var includeUsage: Bool
+        enum CodingKeys: String, CodingKey { case includeUsage = "include_usage" }
+    }
+
+    var model: String
+    var messages: [WireMessage]
+    var temperature: Double?
+    var maxTokens: Int?
+    var maxCompletionTokens: Int?
+    var stop: [String]?
+    var user: String?
+    var stream: Bool?
+    var streamOptions: StreamOptions?
+
+    enum CodingKeys: String, CodingKey {
+        case model, messages, temperature, stop, user, stream
+        case maxTokens = "max_tokens"
+        case maxCompletionTokens = "max_completion_tokens"
+        case streamOptions = "stream_options"
+    }
+}
+
+/// A message on the wire: plain string content, or an array of parts when images are attached.
+struct WireMessage: Encodable {
+    var message: ChatMessage
+
+    enum CodingKeys: String, CodingKey { case role, content }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(message.role.rawValue, forKey: .role)
+        if message.hasImages {
+            var parts = container.nestedUnkeyedContainer(forKey: .content)
+            for part in message.parts {
+                switch part {
+                case .text(let text):
+                    try parts.encode(TextPart(text: text))
+                case .image(let image):
+                    try parts.encode(ImagePart(imageURL: .init(url: image.urlString, detail: image.detail?.rawValue)))
+                }
+            }
+        } else {
+            try container.encode(message.text, forKey: .content)
+        }
+    }
+
+    private struct TextPart: Encodable {
+        var type = "text"
+        var text: String
+    }
+
+    private struct ImagePart: Encodable {
+        struct URLBox: Encodable {
+            var url: String
+            var detail: String?
+        }
+        var type = "image_url"
+        var imageURL: URLBox
+        enum CodingKeys: String, CodingKey {
+            case type
+            case imageURL = "image_url"
+        }
+    }
+}
+
+struct WireUsage: Decodable {
+    var promptTokens: Int?
+    var completionTokens: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case promptTokens = "prompt_tokens"
+        case completionTokens = "completion_tokens"
+    }
+
+    var tokenUsage: TokenUsage {
+        TokenUsage(promptTokens: promptTokens ?? 0, completionTokens: completionTokens ?? 0)
+    }
+}
+
+struct ChatCompletionResponse: Decodable {
+    struct Choice: Decodable {
+        struct Message: Decodable {
+            var content: String?
+        }
+        var message: Message?
+        var finishReason: String?
+        enum CodingKeys: String, CodingKey {
+            case message
+            case finishReason = "finish_reason"
+        }
+    }
+    var model: String?
+    var choices: [Choice]
+    var usage: WireUsage?
+}
+
+struct ChatCompletionChunk: Decodable {
+    struct Choice: Decodable {
+        struct Delta: Decodable {
+            var content: String?
+        }
+        var delta: Delta?
+        var finishReason: String?
+        enum CodingKeys: String, CodingKey {
+            case delta
+            case finishReason = "finish_reason"
+        }
+    }
+    var model: String?
+    var choices: [Choice]?
+    var usage: WireUsage?
+    var error: APIErrorDetail?
+}
+
+struct ErrorEnvelope: Decodable {
+    var error: APIErrorDetail
+}
+
+/// Some servers (older llama.cpp, proxies) send `{"error": "text"}` or `{"message": "text"}`.
+struct LooseErrorEnvelope: Decodable {
+    var error: String?
+    var message: String?
+    var detail: String?
+}
+
+struct EmbeddingsBody: Encodable {
+    var model: String
+    var input: [String]
+    var dimensions: Int?
+    var encodingFormat: String?
+    enum CodingKeys: String, CodingKey {
+        case model, input, dimensions
+        case encodingFormat = "encoding_format"
+    }
+}
+
+struct EmbeddingsResponse: Decodable {
+    struct Item: Decodable {
+        var index: Int
+        var embedding: [Float]
+    }
+    var data: [Item]
+    var model: String?
+    var usage: WireUsage?
+}
+
+struct SpeechBody: Encodable {
+    var model: String
+    var input: String
+    var voice: String
+    var responseFormat: String
+    var speed: Double?
+    enum CodingKeys: String, CodingKey {
+        case model, input, voice, speed
+        case responseFormat = "response_format"
+    }
+}
+
+struct TranscriptionResponse: Decodable {
+    var text: String
+    var language: String?
+    var duration: Double?
+}
+
+struct ImagesBody: Encodable {
+    var model: String
+    var prompt: String
+    var n: Int?
+    var size: String?
+    var quality: String?
+    var responseFormat: String?
+    enum CodingKeys: String, CodingKey {
+        case model, prompt, n, size, quality
+        case responseFormat = "response_format"
+    }
+}
+
+struct ImagesResponse: Decodable {
+    struct Item: Decodable {
+        var url: String?
+        var b64JSON: String?
+        var revisedPrompt: String?
+        enum CodingKeys: String, CodingKey {
+            case url
+            case b64JSON = "b64_json"
+            case revisedPrompt = "revised_prompt"
+        }
+    }
+    var data: [Item]
+}
+
+struct ModelsResponse: Decodable {
+    var data: [ModelInfo]
+}
+
+/// A model a server offers.
+public struct ModelInfo: Sendable, Hashable, Decodable {
+    public var id: String
+    public var ownedBy: String?
+    public var created: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, created
+        case ownedBy = "owned_by"
+    }
+}

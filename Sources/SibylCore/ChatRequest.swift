@@ -1,0 +1,82 @@
+/// What to ask a chat model: the messages and the sampling settings.
+public struct ChatRequest: Sendable, Hashable {
+    public var model: String
+    public var messages: [ChatMessage]
+    public var temperature: Double?
+    public var maxTokens: Int?
+    public var stop: [String]
+    /// An opaque end-user identifier some providers use for abuse monitoring.
+    public var user: String?
+
+    public init(
+        model: String,
+        messages: [ChatMessage],
+        temperature: Double? = nil,
+        maxTokens: Int? = nil,
+        stop: [String] = [],
+        user: String? = nil
+    ) {
+        self.model = model
+        self.messages = messages
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+        self.stop = stop
+        self.user = user
+    }
+}
+
+/// Why a model stopped generating.
+public enum FinishReason: Sendable, Hashable, Codable {
+    case stop
+    case length
+    case contentFilter
+    case toolCalls
+    case other(String)
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "stop": self = .stop
+        case "length": self = .length
+        case "content_filter": self = .contentFilter
+        case "tool_calls", "function_call": self = .toolCalls
+        default: self = .other(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .stop: "stop"
+        case .length: "length"
+        case .contentFilter: "content_filter"
+        case .toolCalls: "tool_calls"
+        case .other(let value): value
+        }
+    }
+}
+
+/// A finished answer from a chat model.
+public struct ChatCompletion: Sendable, Hashable {
+    public var text: String
+    public var model: String
+    public var finishReason: FinishReason?
+    public var usage: TokenUsage?
+    public var timings: Timings
+
+    public init(text: String, model: String, finishReason: FinishReason?, usage: TokenUsage?, timings: Timings) {
+        self.text = text
+        self.model = model
+        self.finishReason = finishReason
+        self.usage = usage
+        self.timings = timings
+    }
+}
+
+/// What a streaming chat answer reports as it arrives.
+public enum ChatStreamEvent: Sendable, Hashable {
+    /// More answer text.
+    case delta(String)
+    /// Token counts, usually in the last chunk.
+    case usage(TokenUsage)
+    /// The stream ended normally; carries the whole answer.
+    case finished(ChatCompletion)
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Settings for image generation.
+public struct ImageOptions: Sendable, Hashable {
+    public var model: String?
+    /// Pixel size such as `1024x1024`.
+    public var size: String?
+    public var quality: String?
+    public var count: Int
+
+    public init(model: String? = nil, size: String? = nil, quality: String? = nil, count: Int = 1) {
+        self.model = model
+        self.size = size
+        self.quality = quality
+        self.count = count
+    }
+}
+
+/// An image a model drew, already downloaded: provider URLs expire, so bytes are kept at once.
+public struct GeneratedImage: Sendable, Hashable {
+    public var data: Data
+    public var mimeType: String
+    /// The prompt the provider actually used, when it rewrote it.
+    public var revisedPrompt: String?
+
+    public init(data: Data, mimeType: String, revisedPrompt: String? = nil) {
+        self.data = data
+        self.mimeType = mimeType
+        self.revisedPrompt = revisedPrompt
+    }
+
+    /// A file extension that fits the bytes.
+    public var fileExtension: String {
+        switch mimeType {
+        case "image/jpeg": "jpg"
+        case "image/webp": "webp"
+        default: "png"
+        }
+    }
+}
+
+/// Recognises common image formats from their first bytes.
+public enum ImageSniffer {
+    public static func mimeType(of data: Data) -> String? {
+        let bytes = [UInt8](data.prefix(12))
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if bytes.count >= 12, bytes[0...3] == [0x52, 0x49, 0x46, 0x46], bytes[8...11] == [0x57, 0x45, 0x42, 0x50] { return "image/webp" }
+        if bytes.starts(with: [0x47, 0x49, 0x46, 0x38]) { return "image/gif" }
+        return nil
+    }
+}
