@@ -1,0 +1,126 @@
+import Foundation
+
+/// The capabilities that can each use their own provider.
+public enum CapabilityKind: String, Sendable, CaseIterable, Codable {
+    case chat, embeddings, stt, tts, images
+
+    /// Whether Sibyl ships a local engine for it (image generation has none).
+    public var hasLocalEngine: Bool { self != .images }
+
+    /// A name for people.
+    public var title: String {
+        switch self {
+        case .chat: "chat"
+        case .embeddings: "embeddings"
+        case .stt: "speech-to-text"
+        case .tts: "text-to-speech"
+        case .images: "images"
+        }
+    }
+}
+
+/// A setting Sibyl understands, with its environment variable and default.
+public struct ConfigKey: Sendable, Hashable {
+    public enum ValueType: String, Sendable {
+        case string, url, integer, number, choice
+    }
+
+    /// The dotted name used in the config file and by `sibyl config`.
+    public var name: String
+    public var type: ValueType
+    /// Environment variables that set it, strongest first.
+    public var environment: [String]
+    public var defaultValue: String?
+    public var summary: String
+    /// Allowed values for `.choice`.
+    public var choices: [String]
+
+    init(_ name: String, _ type: ValueType, env: [String] = [], default defaultValue: String? = nil, choices: [String] = [], _ summary: String) {
+        self.name = name
+        self.type = type
+        self.environment = env
+        self.defaultValue = defaultValue
+        self.summary = summary
+        self.choices = choices
+    }
+
+    /// Checks a value a user wants to set; returns it normalised, or says what is wrong.
+    public func validate(_ raw: String) -> Result<String, ConfigError> {
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch type {
+        case .string:
+            return .success(value)
+        case .url:
+            guard let url = URLComponents(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host?.isEmpty == false else {
+                return .failure(.invalidValue(key: name, value: value, expected: "an http(s) URL such as http://127.0.0.1:8080/v1"))
+            }
+            return .success(value)
+        case .integer:
+            guard let number = Int(value), number >= 0 else {
+                return .failure(.invalidValue(key: name, value: value, expected: "a whole number"))
+            }
+            return .success(String(number))
+        case .number:
+            guard let number = Double(value), number.isFinite else {
+                return .failure(.invalidValue(key: name, value: value, expected: "a number"))
+            }
+            return .success(value)
+        case .choice:
+            guard choices.contains(value) else {
+                return .failure(.invalidValue(key: name, value: value, expected: "one of \(choices.joined(separator: ", "))"))
+            }
+            return .success(value)
+        }
+    }
+}
+
+extension ConfigKey {
+    /// Every setting, in the order `sibyl config get` shows them.
+    public static let all: [ConfigKey] = {
+        var keys: [ConfigKey] = [
+            ConfigKey("base_url", .url, env: ["OPENAI_BASE_URL"], "API root used by every capability without its own"),
+            ConfigKey("organization", .string, env: ["OPENAI_ORG_ID"], "OpenAI organization id sent with requests"),
+            ConfigKey("project", .string, env: ["OPENAI_PROJECT_ID"], "OpenAI project id sent with requests"),
+            ConfigKey("timeout", .integer, env: ["SIBYL_TIMEOUT"], default: "120", "seconds of silence before a request fails"),
+            ConfigKey("connect_timeout", .integer, env: ["SIBYL_CONNECT_TIMEOUT"], default: "10", "seconds to wait for a connection"),
+            ConfigKey("retries", .integer, env: ["SIBYL_MAX_RETRIES"], default: "2", "retries after 408/409/429/5xx and connection failures"),
+            ConfigKey("persona", .string, env: ["SIBYL_PERSONA"], default: "assistant", "persona for new conversations"),
+            ConfigKey("titles", .choice, env: ["SIBYL_TITLES"], default: "model", choices: ["model", "first-words"], "how new conversations get their title"),
+            ConfigKey("chat.temperature", .number, env: ["SIBYL_CHAT_TEMPERATURE"], "sampling temperature (provider default when unset)"),
+            ConfigKey("chat.max_tokens", .integer, env: ["SIBYL_CHAT_MAX_TOKENS"], "longest answer in tokens (provider default when unset)"),
+            ConfigKey("chat.context_window", .integer, env: ["SIBYL_CHAT_CONTEXT_WINDOW"], "the model's context size in tokens (known models are looked up)"),
+            ConfigKey("chat.reserve", .integer, env: ["SIBYL_CHAT_RESERVE"], default: "1024", "tokens kept free for the answer when fitting history"),
+            ConfigKey("tts.voice", .string, env: ["SIBYL_TTS_VOICE"], default: "alloy", "voice for text-to-speech"),
+            ConfigKey("docs.collection", .string, env: ["SIBYL_DOCS_COLLECTION"], default: "default", "collection documents go to and answers come from"),
+            ConfigKey("docs.chunk_tokens", .integer, env: ["SIBYL_DOCS_CHUNK_TOKENS"], default: "400", "passage size in the embedder's tokens (capped at its limit)"),
+            ConfigKey("docs.overlap", .number, env: ["SIBYL_DOCS_OVERLAP"], default: "15", "percent of a passage repeated at the start of the next"),
+            ConfigKey("docs.threshold", .number, env: ["SIBYL_DOCS_THRESHOLD"], default: "0.3", "cosine similarity a passage needs to ground an answer"),
+            ConfigKey("docs.passages", .integer, env: ["SIBYL_DOCS_PASSAGES"], default: "5", "passages an answer is given"),
+            ConfigKey("docs.index", .choice, env: ["SIBYL_DOCS_INDEX"], default: "automatic", choices: ["automatic", "exact", "hnsw"], "vector search: exact, HNSW, or by size (HNSW from 20,000 passages)"),
+            ConfigKey("docs.fusion", .choice, default: "score", choices: ["score", "rank"], "hybrid search: weighted scaled scores, or reciprocal-rank fusion"),
+            ConfigKey("docs.vector_weight", .number, default: "1", "weight of the vector ranking in hybrid search"),
+            ConfigKey("docs.lexical_weight", .number, default: "0.2", "weight of the BM25 ranking in hybrid search"),
+        ]
+        let defaultModels: [CapabilityKind: String] = [
+            .chat: "gpt-4o-mini", .embeddings: "text-embedding-3-small", .stt: "whisper-1", .tts: "tts-1", .images: "dall-e-3",
+        ]
+        for capability in CapabilityKind.allCases {
+            let prefix = "SIBYL_\(capability.rawValue.uppercased())"
+            keys.append(ConfigKey("\(capability.rawValue).base_url", .url, env: ["\(prefix)_BASE_URL"], "API root for \(capability.title)"))
+            keys.append(ConfigKey("\(capability.rawValue).model", .string, env: ["\(prefix)_MODEL"], default: defaultModels[capability], "model for \(capability.title)"))
+            keys.append(ConfigKey("\(capability.rawValue).key", .string, default: "openai", "name of the stored key for \(capability.title) (see `sibyl keys`)"))
+            if capability.hasLocalEngine {
+                keys.append(ConfigKey(
+                    "\(capability.rawValue).provider", .choice, env: ["\(prefix)_PROVIDER"], default: "auto", choices: ["auto", "local", "remote"],
+                    "local engine or remote API for \(capability.title); auto = local unless a base URL or key is set"
+                ))
+            }
+        }
+        return keys
+    }()
+
+    /// Looks a setting up by name.
+    public static func named(_ name: String) -> ConfigKey? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,76 @@
+/// Everything needed to reach the provider of one capability.
+public struct ProviderSettings: Sendable, Hashable {
+    public var capability: CapabilityKind
+    public var baseURL: String
+    public var baseURLSource: SettingSource
+    public var model: String
+    public var modelSource: SettingSource
+    /// The key itself; never print it.
+    public var apiKey: String?
+    /// Where the key came from, in words (`env OPENAI_API_KEY`, `stored key 'openai'`, `none`).
+    public var keySource: String
+    /// The stored key's name this capability uses.
+    public var keyName: String
+    /// Whether the capability runs on Sibyl's local engine rather than a remote API.
+    public var isLocal: Bool
+    /// Why local or remote was chosen, in words.
+    public var choice: String
+
+    /// The public OpenAI API, used when no base URL is configured.
+    public static let openAIBaseURL = "https://api.openai.com/v1"
+
+    /// Whether this is OpenAI's own API, which cannot work without a key.
+    public var isOpenAI: Bool {
+        baseURL.lowercased().contains("://api.openai.com")
+    }
+}
+
+extension Settings {
+    /// Resolves provider, model and key for a capability.
+    public func provider(for capability: CapabilityKind, secrets: SecretStore) throws -> ProviderSettings {
+        let base = resolve("base_url", for: capability)
+        let model = resolve("\(capability.rawValue).model")
+        let keyName = value("\(capability.rawValue).key") ?? "openai"
+        var apiKey: String?
+        var keySource = "none"
+        let specificVariable = "SIBYL_\(capability.rawValue.uppercased())_API_KEY"
+        if let key = environment[specificVariable], !key.isEmpty {
+            apiKey = key
+            keySource = "env \(specificVariable)"
+        } else if keyName == "openai", let key = environment["OPENAI_API_KEY"], !key.isEmpty {
+            apiKey = key
+            keySource = "env OPENAI_API_KEY"
+        } else if let key = try secrets.secret(named: keyName), !key.isEmpty {
+            apiKey = key
+            keySource = "stored key '\(keyName)'"
+        }
+        let preference = capability.hasLocalEngine ? (value("\(capability.rawValue).provider") ?? "auto") : "remote"
+        let isLocal: Bool
+        let choice: String
+        switch preference {
+        case "local":
+            (isLocal, choice) = (true, "local (\(capability.rawValue).provider)")
+        case "remote":
+            (isLocal, choice) = (false, capability.hasLocalEngine ? "remote (\(capability.rawValue).provider)" : "remote (no local engine)")
+        default:
+            // With neither a server nor a key configured, the local engine is the only thing that can work.
+            let configured = base.value != nil || apiKey != nil
+            (isLocal, choice) = configured ? (false, "remote (a base URL or key is set)") : (true, "local (no base URL or key set)")
+        }
+        return ProviderSettings(
+            capability: capability,
+            baseURL: base.value ?? ProviderSettings.openAIBaseURL,
+            baseURLSource: base.value == nil ? .defaultValue : base.source,
+            model: model.value ?? "",
+            modelSource: model.source,
+            apiKey: apiKey,
+            keySource: keySource,
+            keyName: keyName,
+            isLocal: isLocal,
+            choice: choice
+        )
+    }
+
+    /// The secrets file of this data directory.
+    public var secrets: SecretStore { SecretStore(file: paths.secretsFile) }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Where Sibyl keeps its data: `SIBYL_HOME`, else `$XDG_DATA_HOME/sibyl`, else `~/.local/share/sibyl`.
+public struct SibylPaths: Sendable, Hashable {
+    public var home: URL
+
+    public init(home: URL) {
+        self.home = home
+    }
+
+    /// Resolves the data directory from the environment.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if let explicit = environment["SIBYL_HOME"], !explicit.isEmpty {
+            home = URL(fileURLWithPath: (explicit as NSString).expandingTildeInPath, isDirectory: true)
+        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            home = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("sibyl", isDirectory: true)
+        } else {
+            let userHome = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            home = userHome.appendingPathComponent(".local/share/sibyl", isDirectory: true)
+        }
+    }
+
+    public var database: URL { home.appendingPathComponent("sibyl.sqlite") }
+    public var configFile: URL { home.appendingPathComponent("config.json") }
+    public var secretsFile: URL { home.appendingPathComponent("secrets.json") }
+    public var attachments: URL { home.appendingPathComponent("attachments", isDirectory: true) }
+    public var logs: URL { home.appendingPathComponent("logs", isDirectory: true) }
+
+    /// Creates the data directory, readable by the owner only.
+    public func createHome() throws {
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}
