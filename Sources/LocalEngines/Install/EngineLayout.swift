@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where installed engines and models live: `SIBYL_ENGINES`, else `$XDG_CACHE_HOME/sibyl/engines`,
+/// else `~/.cache/sibyl/engines`, so that every data directory (and every clone) shares one copy.
+public struct EngineLayout: Sendable, Hashable {
+    public var root: URL
+
+    public init(root: URL) {
+        self.root = root
+    }
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if let explicit = environment["SIBYL_ENGINES"], !explicit.isEmpty {
+            root = URL(fileURLWithPath: (explicit as NSString).expandingTildeInPath, isDirectory: true)
+        } else if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty {
+            root = URL(fileURLWithPath: cache, isDirectory: true).appendingPathComponent("sibyl/engines", isDirectory: true)
+        } else {
+            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.homeDirectoryForCurrentUser
+            root = home.appendingPathComponent(".cache/sibyl/engines", isDirectory: true)
+        }
+    }
+
+    /// Downloaded artefacts, kept so a reinstall needs no network.
+    public var downloads: URL { root.appendingPathComponent("downloads", isDirectory: true) }
+    /// Source trees and build directories of the engines built here.
+    public var builds: URL { root.appendingPathComponent("build", isDirectory: true) }
+    /// Build and install logs.
+    public var logs: URL { root.appendingPathComponent("logs", isDirectory: true) }
+    /// Work in progress; never read by engines.
+    public var staging: URL { root.appendingPathComponent(".staging", isDirectory: true) }
+
+    public func url(for output: EngineManifest.Output) -> URL {
+        root.appendingPathComponent(output.path)
+    }
+
+    /// The receipt written after an output is complete: engines use an output only when it exists.
+    public func receipt(for output: EngineManifest.Output) -> URL {
+        let url = self.url(for: output)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).installed")
+    }
+
+    public var llamaServer: URL { root.appendingPathComponent("llama.cpp/bin/llama-server") }
+    public var chatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
+    public var miniLMDirectory: URL { root.appendingPathComponent("models/all-MiniLM-L6-v2", isDirectory: true) }
+    public var whisperCLI: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-cli") }
+    public var whisperModel: URL { root.appendingPathComponent("models/ggml-whisper-base.bin") }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Problems running a local engine.
+public enum LocalEngineError: Error, LocalizedError, Equatable {
+    case notInstalled(component: String, missing: String)
+    case serverDied(status: String, logTail: String, log: String)
+    case startupTimedOut(seconds: Int, log: String)
+    case noFreePort
+
+    public var errorDescription: String? {
+        switch self {
+        case .notInstalled(let component, let missing):
+            "The local \(component) engine is not installed (\(missing) is missing)."
+        case .serverDied(let status, let tail, let log):
+            "llama-server stopped while starting (\(status)):\n\(tail)\nLog: \(log)"
+        case .startupTimedOut(let seconds, let log):
+            "llama-server did not become ready within \(seconds) s. Log: \(log)"
+        case .noFreePort:
+            "No free local port could be found for the engine."
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .notInstalled(let component, _):
+            "Install it with `sibyl models install \(component)` (or configure a remote provider: `sibyl providers check`)."
+        case .serverDied, .startupTimedOut:
+            "Check the log; reinstalling with `sibyl models remove chat && sibyl models install chat` may help."
+        case .noFreePort:
+            nil
+        }
+    }
+}

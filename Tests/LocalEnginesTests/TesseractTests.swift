@@ -1,0 +1,69 @@
+import Foundation
+import SibylCore
+import Testing
+@testable import LocalEngines
+
+@Suite(.enabled(if: EngineAvailability.runs("ocr"), "tesseract is not installed (sibyl models install ocr)"))
+struct TesseractTests {
+    /// Renders lines of text to a PNG: a one-page PDF in Helvetica, rasterised by poppler's pdftoppm.
+    static func renderPNG(_ lines: [String], dpi: Int = 150) throws -> Data {
+        var content = "BT /F1 24 Tf 40 \(60 + 32 * lines.count) Td 32 TL\n"
+        for line in lines { content += "(\(line)) Tj T*\n" }
+        content += "ET"
+        let height = 100 + 32 * lines.count
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 \(height)] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+        var pdf = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(pdf.utf8.count)
+            pdf += "\(index + 1) 0 obj\n\(object)\nendobj\n"
+        }
+        let xref = pdf.utf8.count
+        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-render-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(pdf.utf8).write(to: directory.appendingPathComponent("page.pdf"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftoppm")
+        process.arguments = ["-png", "-r", String(dpi), "-singlefile", directory.appendingPathComponent("page.pdf").path, directory.appendingPathComponent("page").path]
+        try process.run()
+        process.waitUntilExit()
+        return try Data(contentsOf: directory.appendingPathComponent("page.png"))
+    }
+
+    @Test func readsARenderedPageExactly() async throws {
+        let lines = ["Sibyl reads this line 42 times.", "The quick brown fox jumps over the lazy dog."]
+        let result = try await TesseractRecognizer().recognize(try Self.renderPNG(lines), options: RecognitionOptions())
+        #expect(result.text == lines.joined(separator: "\n"))
+        #expect(result.words.count == 15)
+        #expect(result.confidence > 80)
+    }
+
+    @Test func notAnImageIsAClearError() async throws {
+        await #expect(throws: RecognitionError.notAnImage) {
+            try await TesseractRecognizer().recognize(Data("plain text".utf8), options: RecognitionOptions())
+        }
+    }
+
+    @Test func parsesTSVIntoLinesAndParagraphs() {
+        let tsv = """
+        level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext
+        5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tHello
+        5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t80\tthere
+        5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t70\tsecond
+        5\t1\t2\t1\t1\t1\t0\t0\t1\t1\t-1\tnext
+        """
+        let result = TesseractRecognizer.parse(tsv: tsv)
+        #expect(result.text == "Hello there\nsecond\n\nnext")
+        #expect(result.confidence == 60)
+    }
+}
