@@ -1,0 +1,149 @@
+import TextEmbeddingAVX512
+
+/// How a linear layer's result `x · Wᵀ` lands in its output.
+enum LinearOutput {
+    /// Added to what the output holds (the residual stream); the bias is left to the LayerNorm.
+    case accumulate
+    /// Stored with the bias added.
+    case addBias
+    /// Stored as GELU(result + bias).
+    case addBiasThenGELU
+}
+
+/// The compute-heavy steps of the encoder, implemented once per backend.
+protocol EncoderKernels: Sendable {
+    /// A linear layer over `rows` rows of `input` for the output `columns` (bounds multiples of
+    /// 32), into `output` (row stride `ldc`).
+    func linear(
+        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
+    )
+    /// Floats of scratch `attentionHead` needs per worker for sequences up to `length` tokens:
+    /// scores, then keys.
+    func attentionScratchCount(length: Int) -> Int
+    /// One head of self-attention over the sequence whose Q, K, V rows start at `qkv`, writing
+    /// that head's 32 columns of `context`.
+    func attentionHead(
+        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        scratch: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
+        context: UnsafeMutablePointer<Float>
+    )
+    /// LayerNorm over `rows` consecutive rows of 384, each after adding `bias`.
+    func addBiasAndNormalize(
+        _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
+        gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
+    )
+}
+
+/// Any CPU: OpenBLAS (or Accelerate) products, portable SIMD for the rest.
+struct BLASKernels: EncoderKernels {
+    func linear(
+        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
+    ) {
+        let block = output + columns.lowerBound
+        // The bias is written first and the product added onto it: the BLAS would otherwise
+        // spend a pass zeroing the output.
+        if mode != .accumulate {
+            VectorKernels.broadcastRows(layer.bias + columns.lowerBound, count: columns.count, into: block, rows: rows, stride: ldc)
+        }
+        BLAS.multiplyTransposed(
+            m: rows, n: columns.count, k: layer.inputs,
+            input, lda: layer.inputs, layer.weight + columns.lowerBound * layer.inputs, ldb: layer.inputs,
+            beta: 1, block, ldc: ldc
+        )
+        if mode == .addBiasThenGELU {
+            VectorKernels.gelu(block, rows: rows, count: columns.count, stride: ldc)
+        }
+    }
+
+    func attentionScratchCount(length: Int) -> Int {
+        length * length
+    }
+
+    func attentionHead(
+        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        scratch scores: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
+        context: UnsafeMutablePointer<Float>
+    ) {
+        let width = MiniLMWeights.hidden, stride = 3 * width, headSize = MiniLMWeights.headSize
+        let query = qkv + head * headSize
+        BLAS.multiplyTransposed(
+            m: length, n: length, k: headSize, alpha: 1 / Float(headSize).squareRoot(),
+            query, lda: stride, query + width, ldb: stride, beta: 0, scores, ldc: length
+        )
+        for row in 0..<length {
+            rowScales[row] = VectorKernels.exponentiateRow(scores + row * length, count: length)
+        }
+        let destination = context + head * headSize
+        BLAS.multiply(
+            m: length, n: headSize, k: length,
+            scores, lda: length, query + 2 * width, ldb: stride, beta: 0, destination, ldc: width
+        )
+        for row in 0..<length {
+            VectorKernels.scale(destination + row * width, count: headSize, by: rowScales[row])
+        }
+    }
+
+    func addBiasAndNormalize(
+        _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
+        gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
+    ) {
+        let width = MiniLMWeights.hidden
+        for row in 0..<rows {
+            VectorKernels.addBiasAndNormalize(
+                first + row * width, bias: bias, gamma: gamma, beta: beta,
+                count: width, epsilon: MiniLMWeights.layerNormEpsilon
+            )
+        }
+    }
+}
+
+/// CPUs with AVX-512: the products on weights packed at load time, everything in 512-bit registers.
+struct AVX512EncoderKernels: EncoderKernels {
+    func linear(
+        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
+    ) {
+        let width = AVX512Kernels.panelWidth
+        let result: AVX512Kernels.Output
+        switch mode {
+        case .accumulate: result = .accumulate
+        case .addBias: result = .addBias(layer.bias)
+        case .addBiasThenGELU: result = .addBiasThenGELU(layer.bias)
+        }
+        AVX512Kernels.multiplyPacked(
+            m: rows, k: layer.inputs, a: input, lda: layer.inputs,
+            packed: layer.packed!, panels: (columns.lowerBound / width)..<(columns.upperBound / width),
+            c: output, ldc: ldc, output: result
+        )
+    }
+
+    func attentionScratchCount(length: Int) -> Int {
+        length * AVX512Kernels.paddedLength(length) + AVX512Kernels.keyScratchCount(length: length)
+    }
+
+    func attentionHead(
+        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        scratch: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
+        context: UnsafeMutablePointer<Float>
+    ) {
+        let width = MiniLMWeights.hidden
+        AVX512Kernels.attentionHead(
+            qkv: qkv, stride: 3 * width, width: width, length: length, head: head,
+            scale: 1 / Float(MiniLMWeights.headSize).squareRoot(),
+            scores: scratch, keys: scratch + length * AVX512Kernels.paddedLength(length),
+            rowScales: rowScales, context: context, contextStride: width
+        )
+    }
+
+    func addBiasAndNormalize(
+        _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
+        gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
+    ) {
+        AVX512Kernels.addBiasAndNormalize(
+            first, count: rows, bias: bias, gamma: gamma, beta: beta,
+            width: MiniLMWeights.hidden, epsilon: MiniLMWeights.layerNormEpsilon
+        )
+    }
+}

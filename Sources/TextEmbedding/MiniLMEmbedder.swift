@@ -1,0 +1,255 @@
+public import Foundation
+public import SibylCore
+import Dispatch
+import Synchronization
+import TextEmbeddingAVX512
+
+/// Sentence embeddings with all-MiniLM-L6-v2, computed in-process: 384-dimensional, mean-pooled,
+/// unit-length vectors, the same as sentence-transformers gives for that model.
+public final class MiniLMEmbedder: Embedder {
+    /// The model's name, as reported in results.
+    public static let modelName = "all-MiniLM-L6-v2"
+    /// Length of every vector.
+    public static let dimension = 384
+    /// Longest input in tokens, `[CLS]` and `[SEP]` included; longer texts are truncated.
+    public static let maxTokens = 256
+    /// The files a model directory must hold.
+    public static let weightsFileName = "model.safetensors"
+    public static let vocabularyFileName = "vocab.txt"
+
+    /// Which code runs the forward pass.
+    public enum Backend: String, Sendable, CaseIterable {
+        /// The AVX-512 kernels where the processor has AVX-512, the BLAS otherwise; the
+        /// environment variable `SIBYL_MINILM_BACKEND` (`blas` or `avx512`) can choose instead.
+        case automatic
+        /// Matrix products by OpenBLAS (Linux) or Accelerate (macOS).
+        case blas
+        /// Hand-vectorised AVX-512 kernels on weights packed at load time (x86-64 with AVX-512F).
+        case avx512
+    }
+
+    /// The backend in use (never `.automatic`).
+    public let backend: Backend
+
+    /// What does the arithmetic, e.g. "OpenBLAS (Haswell)".
+    public var backendDescription: String {
+        switch backend {
+        case .avx512: return "AVX-512 kernels on packed weights"
+        case .automatic, .blas: return Self.blasDescription
+        }
+    }
+
+    /// The BLAS the `.blas` backend uses, e.g. "OpenBLAS (Haswell)" or "Accelerate".
+    public static var blasDescription: String { BLAS.kernelDescription }
+
+    /// Whether `backend` can run on this machine.
+    public static func isAvailable(_ backend: Backend) -> Bool {
+        backend != .avx512 || CPUFeatures.hasAVX512
+    }
+
+    /// The tokenizer the model reads its input with.
+    public let tokenizer: BertTokenizer
+    /// Threads one call may use.
+    public let threads: Int
+
+    private enum Engine: Sendable {
+        case blas(MiniLMEncoder<BLASKernels>)
+        case avx512(MiniLMEncoder<AVX512EncoderKernels>)
+    }
+
+    private let engine: Engine
+    private let workspaces = WorkspacePool()
+    private let team: WorkerTeam
+
+    /// Loads the model from a directory holding `model.safetensors` and `vocab.txt`.
+    ///
+    /// - Parameters:
+    ///   - threads: threads one call may use; defaults to the active processor count.
+    ///   - backend: which code runs the forward pass; `.avx512` throws where the CPU lacks it.
+    public init(modelDirectory: URL, threads: Int? = nil, backend: Backend = .automatic) throws {
+        let backend = try Self.resolve(backend)
+        let weightsURL = modelDirectory.appendingPathComponent(Self.weightsFileName)
+        let vocabularyURL = modelDirectory.appendingPathComponent(Self.vocabularyFileName)
+        for url in [weightsURL, vocabularyURL] where !FileManager.default.fileExists(atPath: url.path) {
+            throw MiniLMError.missingFile(path: url.path)
+        }
+        let vocabulary = try WordPieceVocabulary(contentsOf: vocabularyURL)
+        let file: SafeTensorsFile
+        do {
+            file = try SafeTensorsFile(contentsOf: weightsURL)
+        } catch {
+            throw MiniLMError.invalidWeights(error)
+        }
+        let weights = try MiniLMWeights(file: file, panelWidth: backend == .avx512 ? AVX512Kernels.panelWidth : nil)
+        guard weights.vocabularySize == vocabulary.count else {
+            throw MiniLMError.vocabularyMismatch(vocabularyTokens: vocabulary.count, embeddingRows: weights.vocabularySize)
+        }
+        tokenizer = try BertTokenizer(vocabulary: vocabulary)
+        switch backend {
+        case .avx512: engine = .avx512(MiniLMEncoder(weights: weights, kernels: AVX512EncoderKernels()))
+        case .automatic, .blas: engine = .blas(MiniLMEncoder(weights: weights, kernels: BLASKernels()))
+        }
+        self.backend = backend
+        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        team = WorkerTeam(size: self.threads)
+        BLAS.useCallingThreadOnly()
+    }
+
+    /// The token ids the model sees for `text`: `[CLS]`, pieces, `[SEP]`, at most 256.
+    public func tokenize(_ text: String) -> [Int] {
+        tokenizer.encode(text, maxLength: Self.maxTokens).map(Int.init)
+    }
+
+    /// Embeds `texts`, returning one vector per text in the same order.
+    public func embed(_ texts: [String], options: EmbeddingOptions) async throws -> EmbeddingResult {
+        if let model = options.model, !Self.accepts(modelName: model) {
+            throw MiniLMError.unsupportedModel(model)
+        }
+        if let dimensions = options.dimensions, dimensions != Self.dimension {
+            throw MiniLMError.unsupportedDimensions(dimensions)
+        }
+        guard !texts.isEmpty else {
+            return EmbeddingResult(vectors: [], model: Self.modelName, promptTokens: 0)
+        }
+        let cancelled = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<EmbeddingResult, any Error>) in
+                // The work is CPU-bound for up to seconds: keep it off Swift's cooperative threads.
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(with: Result { try self.embedNow(texts, cancelled: cancelled) })
+                }
+            }
+        } onCancel: {
+            cancelled.cancel()
+        }
+    }
+
+    private static func resolve(_ requested: Backend) throws -> Backend {
+        switch requested {
+        case .blas:
+            return .blas
+        case .avx512:
+            guard CPUFeatures.hasAVX512 else { throw MiniLMError.backendUnavailable(requested.rawValue) }
+            return .avx512
+        case .automatic:
+            let chosen = ProcessInfo.processInfo.environment["SIBYL_MINILM_BACKEND"].flatMap(Backend.init(rawValue:))
+            if let chosen, chosen != .automatic { return try resolve(chosen) }
+            return CPUFeatures.hasAVX512 ? .avx512 : .blas
+        }
+    }
+
+    /// Whether a requested model name means this model (with or without the Hugging Face owner).
+    static func accepts(modelName name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered == modelName.lowercased() || lowered.hasSuffix("/" + modelName.lowercased())
+    }
+
+    /// Embeds on the calling thread plus up to `threads - 1` others, blocking until done.
+    func embedNow(_ texts: [String], cancelled: CancellationFlag = CancellationFlag()) throws -> EmbeddingResult {
+        let sequences = texts.map { tokenizer.encode($0, maxLength: Self.maxTokens) }
+        let tokenCount = sequences.reduce(0) { $0 + $1.count }
+        let output = FloatBuffer(count: texts.count * Self.dimension)
+        try run(sequences, tokenCount: tokenCount, output: output.pointer, cancelled: cancelled)
+        let vectors = (0..<texts.count).map { index in
+            Array(UnsafeBufferPointer(start: output.pointer + index * Self.dimension, count: Self.dimension))
+        }
+        return EmbeddingResult(vectors: vectors, model: Self.modelName, promptTokens: tokenCount)
+    }
+
+    /// Token budget of one pack when packs run in parallel, one per worker.
+    ///
+    /// (512 rows keep a pack's activations within a core's L2 cache; measured faster than 256,
+    /// 1024 or 2048 on both backends.)
+    static let packTokens = 512
+
+    private func run(
+        _ sequences: [[Int32]], tokenCount: Int, output: UnsafeMutablePointer<Float>, cancelled: CancellationFlag
+    ) throws {
+        switch engine {
+        case .blas(let encoder): try run(encoder, sequences, tokenCount: tokenCount, output: output, cancelled: cancelled)
+        case .avx512(let encoder): try run(encoder, sequences, tokenCount: tokenCount, output: output, cancelled: cancelled)
+        }
+    }
+
+    private func run<Kernels>(
+        _ encoder: MiniLMEncoder<Kernels>, _ sequences: [[Int32]], tokenCount: Int,
+        output: UnsafeMutablePointer<Float>, cancelled: CancellationFlag
+    ) throws {
+        let workers = threads
+        // Small requests: one pack, each step divided across the threads.
+        if tokenCount <= Self.packTokens || (workers > 1 && tokenCount < workers * Self.packTokens) {
+            let pack = PackedSequences.plan(sequences, tokenBudget: tokenCount)[0]
+            try cancelled.check()
+            let workspace = workspaces.take(
+                tokens: pack.tokenCount, sequenceLength: pack.longest, workers: workers,
+                attentionScratch: encoder.kernels.attentionScratchCount(length: Self.maxTokens)
+            )
+            team.withSplitter(fallback: WorkSplitter(workers: workers)) { split in
+                encoder.encode(pack, workspace: workspace, split: split, output: output)
+            }
+            workspaces.give(workspace)
+            return
+        }
+        // Large requests: packs handed out to threads that each run whole forward passes alone.
+        let packs = PackedSequences.plan(sequences, tokenBudget: Self.packTokens)
+        let capacity = packs.map(\.tokenCount).max() ?? 0
+        let longest = packs.map(\.longest).max() ?? 0
+        let next = Atomic<Int>(0)
+        // Each pack writes the rows of its own sequences only.
+        nonisolated(unsafe) let output = output
+        DispatchQueue.concurrentPerform(iterations: min(workers, packs.count)) { _ in
+            let workspace = workspaces.take(
+                tokens: capacity, sequenceLength: longest, workers: 1,
+                attentionScratch: encoder.kernels.attentionScratchCount(length: Self.maxTokens)
+            )
+            while !cancelled.isCancelled {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < packs.count else { break }
+                encoder.encode(packs[index], workspace: workspace, split: .inline, output: output)
+            }
+            workspaces.give(workspace)
+        }
+        try cancelled.check()
+    }
+}
+
+/// Scratch memory kept between calls: fresh allocations would be paid again in page faults.
+///
+/// Workspaces are made for at least a whole pack of the longest sequences, so that a few serve
+/// every request; larger ones (one pack of more than a pack's worth of tokens) are not kept.
+final class WorkspacePool: Sendable {
+    private let idle = Mutex<[EncoderWorkspace]>([])
+    private let limit = 8
+
+    func take(tokens: Int, sequenceLength: Int, workers: Int, attentionScratch: Int) -> EncoderWorkspace {
+        let tokens = max(tokens, MiniLMEmbedder.packTokens)
+        let sequenceLength = max(sequenceLength, MiniLMEmbedder.maxTokens)
+        let reused = idle.withLock { idle -> EncoderWorkspace? in
+            guard let index = idle.firstIndex(where: {
+                $0.tokenCapacity >= tokens && $0.sequenceCapacity >= sequenceLength && $0.attentionScratch.count >= workers
+                    && $0.attentionScratch[0].count >= attentionScratch
+            }) else { return nil }
+            return idle.remove(at: index)
+        }
+        return reused ?? EncoderWorkspace(
+            tokenCapacity: tokens, sequenceCapacity: sequenceLength, workers: workers, attentionScratch: attentionScratch
+        )
+    }
+
+    func give(_ workspace: EncoderWorkspace) {
+        guard workspace.tokenCapacity <= MiniLMEmbedder.packTokens else { return }
+        idle.withLock { idle in
+            if idle.count >= limit { idle.removeFirst() }
+            idle.append(workspace)
+        }
+    }
+}
+
+/// Set when the task awaiting an embedding is cancelled; checked between packs.
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func cancel() { flag.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    func check() throws { if isCancelled { throw CancellationError() } }
+}

@@ -1,0 +1,99 @@
+/// The forward pass's hot loops compiled for AVX-512 (this module is built with `-mavx512f`).
+///
+/// Call these only after checking that the CPU and OS support AVX-512F and FMA: TextEmbedding
+/// does so at run time. The module keeps no global state, so merely linking it runs none of
+/// its instructions.
+package enum AVX512Kernels {
+    /// Output features per packed weight panel.
+    package static let panelWidth = PackedMatrixKernel.panelWidth
+
+    /// What to do with `A · Wᵀ` once computed.
+    package enum Output {
+        /// Add it to `C` (the residual stream).
+        case accumulate
+        /// Store it plus the bias.
+        case addBias(UnsafePointer<Float>)
+        /// Store GELU of it plus the bias.
+        case addBiasThenGELU(UnsafePointer<Float>)
+    }
+
+    /// `A · Wᵀ` for the columns of `panels` into `C` (row stride `ldc`), with `A` m×k (row
+    /// stride `lda`) and `W` packed into panels of 32 output features (see `PackedMatrixKernel`).
+    @inline(never)
+    package static func multiplyPacked(
+        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
+        packed: UnsafePointer<Float>, panels: Range<Int>,
+        c: UnsafeMutablePointer<Float>, ldc: Int, output: Output
+    ) {
+        let epilogue: PackedMatrixKernel.Epilogue
+        switch output {
+        case .accumulate: epilogue = .accumulate
+        case .addBias(let bias): epilogue = .bias(bias)
+        case .addBiasThenGELU(let bias): epilogue = .biasGELU(bias)
+        }
+        PackedMatrixKernel.multiply(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, epilogue: epilogue)
+    }
+
+    /// Floats of scratch `attentionHead` needs for its keys, for sequences up to `length`.
+    package static func keyScratchCount(length: Int) -> Int {
+        paddedLength(length) * 32
+    }
+
+    /// Row stride of the scores `attentionHead` writes, for a sequence of `length` tokens.
+    package static func paddedLength(_ length: Int) -> Int {
+        (length + 31) / 32 * 32
+    }
+
+    /// One head of self-attention over one sequence: `softmax(Q Kᵀ · scale) V` into `context`.
+    ///
+    /// `qkv` holds the sequence's rows (`stride` floats apart) with queries, keys and values
+    /// `width` floats apart and this head's 32 at `head · 32` within each. `scores` needs
+    /// `length × paddedLength(length)` floats, `keys` `keyScratchCount(length:)`, `rowScales` `length`.
+    @inline(never)
+    package static func attentionHead(
+        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, scale: Float,
+        scores: UnsafeMutablePointer<Float>, keys: UnsafeMutablePointer<Float>,
+        rowScales: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>, contextStride: Int
+    ) {
+        let headSize = 32
+        let padded = paddedLength(length)
+        let query = qkv + head * headSize, key = query + width, value = query + 2 * width
+        // Kᵀ in panels of 32 keys (zero beyond the last): panel p, row d = dimension d of keys 32p ..< 32p + 32.
+        for panel in 0..<(padded / 32) {
+            let destination = keys + panel * headSize * 32
+            for column in 0..<32 {
+                let token = panel * 32 + column
+                if token < length {
+                    let source = key + token * stride
+                    for dimension in 0..<headSize { destination[dimension * 32 + column] = source[dimension] }
+                } else {
+                    for dimension in 0..<headSize { destination[dimension * 32 + column] = 0 }
+                }
+            }
+        }
+        PackedMatrixKernel.multiply(
+            m: length, k: headSize, a: query, lda: stride, packed: keys, panels: 0..<(padded / 32),
+            c: scores, ldc: padded, epilogue: .store
+        )
+        for row in 0..<length {
+            rowScales[row] = VectorKernels.exponentiateRow(scores + row * padded, count: length, scale: scale)
+        }
+        PackedMatrixKernel.multiply(
+            m: length, k: length, a: scores, lda: padded, packed: value, panels: 0..<1, weightStride: stride,
+            c: context + head * headSize, ldc: contextStride, epilogue: .scaleRows(rowScales)
+        )
+    }
+
+    /// LayerNorm of `rows` rows of `count` elements (stride `count`), each after adding `bias`.
+    @inline(never)
+    package static func addBiasAndNormalize(
+        _ rows: UnsafeMutablePointer<Float>, count rowCount: Int, bias: UnsafePointer<Float>?,
+        gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, width: Int, epsilon: Float
+    ) {
+        for row in 0..<rowCount {
+            VectorKernels.addBiasAndNormalize(
+                rows + row * width, bias: bias, gamma: gamma, beta: beta, count: width, epsilon: epsilon
+            )
+        }
+    }
+}
