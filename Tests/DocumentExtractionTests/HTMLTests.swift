@@ -1,0 +1,78 @@
+import Foundation
+import SibylCore
+import Testing
+@testable import DocumentExtraction
+
+struct HTMLTests {
+    static let page = """
+        <!DOCTYPE html>
+        <html><head><title>Tea &amp; Coffee</title>
+        <style>p { color: red; } </p></style>
+        <script>var s = "<h1>not a heading</h1>";</script>
+        </head>
+        <body>
+        <header><h1>Site banner</h1></header>
+        <nav><ul><li>Home</li><li>About</li></ul></nav>
+        <!-- a comment <p>hidden</p> -->
+        <h1>Brewing   guide</h1>
+        <p>Water at 95&nbsp;&deg;C &mdash; not&#160;boiling &#x2014; works <b>best</b>.
+        <p>Second paragraph<br>with a break
+        <h2 class="x">Tea</h2>
+        <ul><li>Green<li>Black <i>tea</i></ul>
+        <blockquote><p>Tea is liquid wisdom.</p></blockquote>
+        <pre>
+        steep(minutes: 3)
+          stir()</pre>
+        <table><tr><th>Kind</th><th>Minutes</th></tr>
+        <tr><td>Green</td><td>2<br>or 3</td></tr></table>
+        <h3>Notes</h3><div>Loose text in a div &lt;with&gt; entities &unknown; &amp</div>
+        <footer><p>Copyright</p></footer>
+        </body></html>
+        """
+
+    @Test func readsStructureAndSkipsChrome() throws {
+        let (blocks, title) = try HTMLReader.read(Self.page)
+        #expect(title == "Tea & Coffee")
+        let summary = blocks.map { "\($0.kind)|\($0.headingPath.joined(separator: ">"))|\($0.text)" }
+        #expect(summary == [
+            "heading(level: 1)||Brewing guide",
+            "paragraph|Brewing guide|Water at 95 °C — not boiling — works best.",
+            "paragraph|Brewing guide|Second paragraph\nwith a break",
+            "heading(level: 2)|Brewing guide|Tea",
+            "listItem|Brewing guide>Tea|Green",
+            "listItem|Brewing guide>Tea|Black tea",
+            "quote|Brewing guide>Tea|Tea is liquid wisdom.",
+            "code|Brewing guide>Tea|steep(minutes: 3)\n  stir()",
+            "table|Brewing guide>Tea|Kind | Minutes",
+            "table|Brewing guide>Tea|Green | 2 or 3",
+            "heading(level: 3)|Brewing guide>Tea|Notes",
+            "paragraph|Brewing guide>Tea>Notes|Loose text in a div <with> entities &unknown; &",
+        ])
+    }
+
+    @Test func decodesEntities() {
+        #expect(HTMLEntities.latin1Names.count == 96)
+        #expect(HTMLEntities.decode("&lt;a&gt; &eacute;&Eacute; &#65;&#x42;&#X43; &hellip; &#0; &bogus; & x") == "<a> éÉ ABC … \u{FFFD} &bogus; & x")
+    }
+
+    @Test func toleratesBrokenMarkup() throws {
+        let (blocks, title) = try HTMLReader.read("<p>one <b>bold<p>two</i></div> <h2>Head <p>after 1 < 2 </h2><li>loose item")
+        #expect(title == "Head")
+        #expect(blocks.map(\.text) == ["one bold", "two", "Head", "after 1 < 2", "loose item"])
+    }
+
+    @Test func tagNamesIgnoreCaseAndCDATAIsText() throws {
+        let (blocks, title) = try HTMLReader.read("<TITLE>Upper</TITLE><SCRIPT>if (a </b) {}</SCRIPT ><P CLASS='a>b'>Visible<![CDATA[ & raw ]]></P><!-- unterminated")
+        #expect(title == "Upper")
+        #expect(blocks.map(\.text) == ["Visible & raw"])
+    }
+
+    @Test func extractsAnHTMLFile() async throws {
+        try await Scratch.run { scratch in
+            let document = try await DocumentExtractor().extract(try scratch.file("guide.html", text: Self.page))
+            #expect(document.format == .html)
+            #expect(document.title == "Tea & Coffee")
+            #expect(document.blocks.count == 12)
+        }
+    }
+}
