@@ -1,0 +1,245 @@
+import Foundation
+import SibylCore
+
+/// A chunk before it is stored: text, size, and where it came from.
+public struct ChunkDraft: Sendable, Hashable {
+    public var text: String
+    public var tokenCount: Int
+    public var page: Int?
+    public var headingPath: [String]
+    /// Character offsets into the document's text (`Chunker.text(of:)`).
+    public var startOffset: Int
+    public var endOffset: Int
+}
+
+/// Cuts a document into passages that respect its structure and the embedder's limit.
+///
+/// A new passage begins at every heading and, in paginated documents, at every page, so each
+/// passage has one heading path and one page. Within a section, sentences are added until the
+/// next would pass the target size; the cut moves back to the last paragraph end when that loses
+/// little, and the next passage repeats the last sentences (the overlap) for context. Sizes are in
+/// the embedder's own tokens, and no passage exceeds its limit.
+public struct Chunker: Sendable {
+    public var counter: any TokenCounter
+    /// The size aimed at, in tokens.
+    public var targetTokens: Int
+    /// Tokens repeated from the end of one passage at the start of the next.
+    public var overlapTokens: Int
+    /// The most tokens the embedder reads; no passage is larger.
+    public var limitTokens: Int
+
+    /// A chunker with the default size (about 400 tokens, 15 % overlap), capped at the embedder's limit.
+    public init(counter: any TokenCounter, limitTokens: Int, targetTokens: Int = 400, overlapFraction: Double = 0.15) {
+        self.counter = counter
+        self.limitTokens = max(8, limitTokens)
+        self.targetTokens = max(8, min(targetTokens, self.limitTokens))
+        self.overlapTokens = max(0, Int(Double(self.targetTokens) * min(0.5, max(0, overlapFraction))))
+    }
+
+    /// The text offsets refer to: blocks joined by blank lines.
+    public static func text(of document: ExtractedDocument) -> String {
+        document.blocks.map(\.text).joined(separator: "\n\n")
+    }
+
+    /// A sentence (or a piece of an over-long one) with where it is.
+    struct Unit {
+        var start: Int
+        var end: Int
+        var tokens: Int
+        /// Whether a paragraph (block) ends here: a good place to cut.
+        var endsBlock: Bool
+    }
+
+    public func chunks(of document: ExtractedDocument) -> [ChunkDraft] {
+        let fullText = Self.text(of: document)
+        let characters = Array(fullText)
+        var drafts: [ChunkDraft] = []
+        var offset = 0
+        var section: [Unit] = []
+        var sectionPage: Int?
+        var sectionPath: [String] = []
+        func flush() {
+            drafts += pack(section, page: sectionPage, path: sectionPath, characters: characters)
+            section.removeAll()
+        }
+        for block in document.blocks {
+            let length = block.text.count
+            let isHeading: Bool
+            let path: [String]
+            if case .heading = block.kind {
+                isHeading = true
+                path = block.headingPath + [block.text.trimmingCharacters(in: .whitespacesAndNewlines)]
+            } else {
+                isHeading = false
+                path = block.headingPath
+            }
+            let startsSection = section.isEmpty || isHeading || block.page != sectionPage || path != sectionPath
+            if startsSection, !section.isEmpty { flush() }
+            if section.isEmpty {
+                sectionPage = block.page
+                sectionPath = path
+            }
+            section += units(in: block.text, at: offset)
+            offset += length + 2
+        }
+        if !section.isEmpty { flush() }
+        return drafts
+    }
+
+    /// Sentences of a block, each within the limit, the last marked as a block end.
+    func units(in text: String, at base: Int) -> [Unit] {
+        var result: [Unit] = []
+        var position = base
+        for sentence in Self.sentences(in: text) {
+            let length = sentence.count
+            let tokens = counter.count(sentence)
+            if tokens <= targetTokens {
+                result.append(Unit(start: position, end: position + length, tokens: tokens, endsBlock: false))
+            } else {
+                result += split(sentence, at: position)
+            }
+            position += length
+        }
+        if !result.isEmpty { result[result.count - 1].endsBlock = true }
+        // Leading and trailing whitespace does not belong in a passage.
+        return result.compactMap { trim($0, in: text, base: base) }
+    }
+
+    /// Breaks an over-long sentence at spaces into pieces of at most the target size.
+    private func split(_ sentence: String, at base: Int) -> [Unit] {
+        var result: [Unit] = []
+        var pieceStart = 0
+        var piece = ""
+        var position = 0
+        for word in sentence.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = piece.isEmpty ? String(word) : piece + " " + word
+            if !piece.isEmpty, counter.count(candidate) > targetTokens {
+                result.append(Unit(start: base + pieceStart, end: base + position - 1, tokens: counter.count(piece), endsBlock: false))
+                pieceStart = position
+                piece = String(word)
+            } else {
+                piece = candidate
+            }
+            position += word.count + 1
+        }
+        if !piece.isEmpty {
+            // A single "word" longer than the target (a URL, a run of symbols) is cut by characters.
+            var start = base + pieceStart
+            var rest = Substring(piece)
+            while counter.count(String(rest)) > targetTokens, rest.count > 1 {
+                var take = rest.count / 2
+                while take > 1, counter.count(String(rest.prefix(take))) > targetTokens { take /= 2 }
+                result.append(Unit(start: start, end: start + take, tokens: counter.count(String(rest.prefix(take))), endsBlock: false))
+                start += take
+                rest = rest.dropFirst(take)
+            }
+            result.append(Unit(start: start, end: start + rest.count, tokens: counter.count(String(rest)), endsBlock: false))
+        }
+        return result
+    }
+
+    private func trim(_ unit: Unit, in text: String, base: Int) -> Unit? {
+        let characters = Array(text)
+        var start = unit.start - base
+        var end = unit.end - base
+        while start < end, characters[start].isWhitespace { start += 1 }
+        while end > start, characters[end - 1].isWhitespace { end -= 1 }
+        guard start < end else { return nil }
+        return Unit(start: base + start, end: base + end, tokens: unit.tokens, endsBlock: unit.endsBlock)
+    }
+
+    /// Packs a section's units into passages near the target size, with overlap.
+    private func pack(_ units: [Unit], page: Int?, path: [String], characters: [Character]) -> [ChunkDraft] {
+        var drafts: [ChunkDraft] = []
+        var first = 0
+        while first < units.count {
+            var last = first
+            var tokens = units[first].tokens
+            while last + 1 < units.count, tokens + units[last + 1].tokens <= targetTokens {
+                last += 1
+                tokens += units[last].tokens
+            }
+            // Prefer ending at a paragraph end, if that keeps at least 70 % of the passage.
+            if last + 1 < units.count, !units[last].endsBlock,
+               let boundary = (first..<last).last(where: { units[$0].endsBlock }),
+               units[first...boundary].reduce(0, { $0 + $1.tokens }) >= targetTokens * 7 / 10 {
+                last = boundary
+            }
+            // Joining adds separators and merges across boundaries: check the real count.
+            var text = String(characters[units[first].start..<units[last].end])
+            var count = counter.count(text)
+            while count > limitTokens, last > first {
+                last -= 1
+                text = String(characters[units[first].start..<units[last].end])
+                count = counter.count(text)
+            }
+            drafts.append(ChunkDraft(text: text, tokenCount: count, page: page, headingPath: path, startOffset: units[first].start, endOffset: units[last].end))
+            guard last + 1 < units.count else { break }
+            // The next passage starts with the last sentences of this one, up to the overlap.
+            var next = last + 1
+            var overlap = 0
+            while next - 1 > first, overlap + units[next - 1].tokens <= overlapTokens {
+                next -= 1
+                overlap += units[next].tokens
+            }
+            first = next
+        }
+        return drafts
+    }
+
+    /// Sentences with their trailing spaces, so they concatenate back to the text.
+    ///
+    /// A Latin terminator ends a sentence only when whitespace follows ("3.14" stays whole); CJK
+    /// terminators and line breaks end one at once.
+    static func sentences(in text: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        var pendingTerminator = false
+        var atBoundary = false
+        for character in text {
+            if atBoundary, !character.isWhitespace {
+                result.append(current)
+                current = ""
+                atBoundary = false
+            }
+            current.append(character)
+            if character == "\n" || "。！？".contains(character) {
+                atBoundary = true
+                pendingTerminator = false
+            } else if ".!?".contains(character) {
+                pendingTerminator = true
+            } else if character.isWhitespace {
+                if pendingTerminator { atBoundary = true }
+                pendingTerminator = false
+            } else if !"\"')]”’".contains(character) {
+                pendingTerminator = false
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        return mergeFalseEnds(result)
+    }
+
+    /// Abbreviations after which a full stop does not end the sentence.
+    static let abbreviations: Set<String> = ["e.g.", "i.e.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "vs.", "cf.", "fig.", "no.", "vol.", "pp.", "approx."]
+
+    /// "3. " alone is not a sentence, nor is one ending in "e.g.": such a piece joins the next.
+    private static func mergeFalseEnds(_ pieces: [String]) -> [String] {
+        var result: [String] = []
+        var carry = ""
+        for piece in pieces {
+            let joined = carry + piece
+            let trimmed = joined.trimmingCharacters(in: .whitespaces)
+            let lastWord = trimmed.split(separator: " ").last.map { $0.lowercased() } ?? ""
+            if trimmed.count < 4 || abbreviations.contains(lastWord) {
+                carry = joined
+            } else {
+                result.append(joined)
+                carry = ""
+            }
+        }
+        if !carry.isEmpty {
+            if result.isEmpty { result.append(carry) } else { result[result.count - 1] += carry }
+        }
+        return result
+    }
+}
