@@ -1,0 +1,78 @@
+import Foundation
+import OpenAIClient
+import OpenAITestServer
+import SibylCore
+import Storage
+@testable import Assistant
+
+let chatPath = "/v1/chat/completions"
+
+/// A test server, a store and an engine wired together.
+struct EngineFixture {
+    let server: OpenAITestServer
+    let store: ConversationStore
+    let engine: ConversationEngine
+
+    static func make(options: EngineOptions = EngineOptions(model: "test-model", titles: .model)) async throws -> EngineFixture {
+        let server = try await OpenAITestServer.start()
+        let client = OpenAIClient(configuration: OpenAIConfiguration(
+            baseURL: server.baseURL,
+            apiKey: "sk-test-engine-key-123456",
+            retryPolicy: RetryPolicy(maxRetries: 0)
+        ))
+        let store = try ConversationStore.inMemory()
+        return EngineFixture(server: server, store: store, engine: ConversationEngine(store: store, chatModel: client, options: options))
+    }
+
+    /// Answers streamed requests with `answer` and title requests (not streamed) with `title`.
+    func answerEverything(with answer: [String], title: String = "A Fine Title") {
+        server.handle(chatPath) { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(answer) : .chatCompletion(title)
+        }
+    }
+
+    /// The chat requests that were streamed (answers, not titles).
+    var answerRequests: [[String: Any]] {
+        server.requests(to: chatPath).compactMap(\.json).filter { $0["stream"] as? Bool == true }
+    }
+}
+
+/// All events of a turn.
+func events(of turn: AssistantTurn) async -> [AssistantEvent] {
+    var all: [AssistantEvent] = []
+    for await event in turn.events { all.append(event) }
+    return all
+}
+
+extension Array where Element == AssistantEvent {
+    var text: String {
+        compactMap { if case .delta(let text) = $0 { text } else { nil } }.joined()
+    }
+
+    var finished: Message? {
+        for event in self { if case .finished(let message) = event { return message } }
+        return nil
+    }
+
+    var failed: (Message, String)? {
+        for event in self { if case .failed(let message, let error) = event { return (message, error) } }
+        return nil
+    }
+
+    var cancelled: Message? {
+        for event in self { if case .cancelled(let message) = event { return message } }
+        return nil
+    }
+
+    var title: String? {
+        for event in self { if case .titled(let title) = event { return title } }
+        return nil
+    }
+}
+
+extension [String: Any] {
+    /// The roles and texts of a chat request's messages.
+    var sentMessages: [(role: String, content: String)] {
+        ((self["messages"] as? [[String: Any]]) ?? []).map { ($0["role"] as? String ?? "", $0["content"] as? String ?? "") }
+    }
+}

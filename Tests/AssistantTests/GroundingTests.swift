@@ -1,0 +1,69 @@
+import Foundation
+import Knowledge
+import SibylCore
+import Storage
+import Testing
+@testable import Assistant
+
+@Suite("Grounded answers")
+struct GroundingTests {
+    let citations = (1...3).map {
+        Citation(number: $0, documentTitle: "Doc \($0)", documentPath: "/d\($0).md", page: $0 == 2 ? 7 : nil, headingPath: ["Intro"], quote: "Passage \($0).", score: 0.5)
+    }
+
+    @Test func instructionsNumberEverySourceWithItsLocation() {
+        let grounding = Grounding(citations: citations)
+        #expect(grounding.instructions.contains("[1] Doc 1 (Intro)\nPassage 1."))
+        #expect(grounding.instructions.contains("[2] Doc 2 (page 7 · Intro)"))
+        #expect(grounding.instructions.contains("cite"))
+    }
+
+    @Test func onlyCitedSourcesAreKept() {
+        #expect(Grounding.cited(in: "Yes [2], and also [1, 3].", from: citations).map(\.number) == [1, 2, 3])
+        #expect(Grounding.cited(in: "It is so [3][3].", from: citations).map(\.number) == [3])
+        #expect(Grounding.cited(in: "No references, see [note] and [x1].", from: citations).count == 3)
+        #expect(Grounding.referencedNumbers(in: "[12] [a] [4, 5]") == [12, 4, 5])
+    }
+
+    @Test func aGroundedAnswerKeepsItsCitationsAndTheModelSeesTheSources() async throws {
+        let fixture = try await EngineFixture.make()
+        defer { Task { await fixture.server.stop() } }
+        fixture.answerEverything(with: ["It is 7 ", "[2]."])
+        let conversation = try fixture.engine.startConversation(source: .cli)
+        let all = await events(of: try fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
+        let answer = try #require(all.finished)
+        #expect(answer.citations.map(\.number) == [2])
+        #expect(try fixture.store.message(id: answer.id)?.citations.map(\.documentPath) == ["/d2.md"])
+        let system = try #require(fixture.answerRequests.first?.sentMessages.first)
+        #expect(system.role == "system")
+        #expect(system.content.contains("Passage 3."))
+        let markdown = try fixture.store.exportMarkdown(conversationID: conversation.id)
+        #expect(markdown.contains("[2] Doc 2 — page 7 · Intro"))
+    }
+
+    @Test func nothingRelevantMeansNoModelCall() async throws {
+        let store = try KnowledgeStore.inMemory()
+        let grounder = DocumentGrounder(retriever: Retriever(store: store, embedder: ConstantEmbedder()), threshold: 0.3)
+        guard case .nothingRelevant(let closest, let threshold) = try await grounder.ground("anything", collection: nil) else {
+            Issue.record("an empty knowledge base cannot ground an answer")
+            return
+        }
+        #expect(closest.isEmpty)
+        #expect(threshold == 0.3)
+    }
+
+    @Test func recordedAnswersStayInTheConversation() async throws {
+        let fixture = try await EngineFixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let conversation = try fixture.engine.startConversation(source: .cli)
+        try fixture.engine.record(question: "Q?", answer: "Nothing in your documents.", in: conversation.id)
+        #expect(try fixture.store.messages(in: conversation.id).map(\.text) == ["Q?", "Nothing in your documents."])
+        #expect(fixture.server.requests.isEmpty)
+    }
+}
+
+struct ConstantEmbedder: Embedder {
+    func embed(_ texts: [String], options: EmbeddingOptions) async throws -> EmbeddingResult {
+        EmbeddingResult(vectors: texts.map { _ in [1, 0, 0] }, model: "constant", promptTokens: nil)
+    }
+}
