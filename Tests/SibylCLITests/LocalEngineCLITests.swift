@@ -1,0 +1,97 @@
+import Foundation
+import LocalEngines
+import Testing
+
+/// `sibyl` with no key and no server: everything runs on the local engines.
+@Suite(
+    .serialized,
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().first { $0.name == "chat" }?.installed == true
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local chat engine is not installed (sibyl models install chat)"
+    )
+)
+struct LocalEngineCLITests {
+    /// A runner with no provider configured at all, so the local engines are chosen.
+    func offlineRunner() throws -> CLIRunner {
+        var runner = try CLIRunner(server: nil)
+        runner.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        return runner
+    }
+
+    @Test func askAnswersOfflineWithStreamUsageAndTimings() async throws {
+        let cli = try offlineRunner()
+        let result = try await cli.run(["ask", "--json", "--temperature", "0", "--max-tokens", "20", "What is the capital of France? Answer with one word."])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(result.json as? [String: Any])
+        #expect((json["answer"] as? String)?.contains("Paris") == true)
+        #expect(json["model"] as? String == "qwen2.5-coder-0.5b-instruct")
+        let usage = try #require(json["usage"] as? [String: Int])
+        #expect((usage["prompt_tokens"] ?? 0) > 10)
+        #expect((usage["completion_tokens"] ?? 0) >= 1)
+        let timings = try #require(json["timings"] as? [String: Int])
+        #expect(timings["time_to_first_token_ms"] != nil)
+
+        // Streamed to the terminal, and the conversation continues across runs.
+        let streamed = try await cli.run(["ask", "-c", "--temperature", "0", "--max-tokens", "30", "And of Italy? One word."])
+        #expect(streamed.status == 0, "stderr: \(streamed.stderr)")
+        #expect(streamed.stdout.contains("Rome"))
+        let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
+        #expect(list.first?["messages"] as? Int == 4)
+        // The server Sibyl started is gone once the command is.
+        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct").isEmpty)
+    }
+
+    @Test func providersCheckShowsTheLocalEngines() async throws {
+        let result = try await offlineRunner().run(["providers", "check", "--json"])
+        let rows = try #require(result.json as? [[String: Any]])
+        let chat = try #require(rows.first { $0["capability"] as? String == "chat" })
+        #expect(chat["using"] as? String == "local")
+        #expect(chat["state"] as? String == "available")
+        for capability in ["stream", "embeddings", "transcription", "translation", "speech"] {
+            let row = rows.first { $0["capability"] as? String == capability }
+            #expect(row?["using"] as? String == "local", "\(capability)")
+            #expect(row?["state"] as? String == "available", "\(capability): \(row?["detail"] ?? "")")
+        }
+        #expect(rows.first { $0["capability"] as? String == "embeddings" }?["detail"] as? String == "all-MiniLM-L6-v2 in Swift, 384 dimensions")
+        #expect(rows.first { $0["capability"] as? String == "images" }?["using"] as? String == "remote")
+    }
+
+    /// llama-server processes still running with an argument (Sibyl's alias), from /proc.
+    private func processesNamed(_ name: String, withArgument argument: String) async throws -> [Int32] {
+        try await Task.sleep(for: .milliseconds(300))
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let parts = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return parts.first?.hasSuffix(name) == true && parts.contains(argument)
+        }
+    }
+}
+
+/// Speech offline: espeak-ng speaks, whisper.cpp listens.
+@Suite(
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().filter { ["stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local speech engines are not installed (sibyl models install stt tts)"
+    )
+)
+struct LocalSpeechCLITests {
+    @Test func speakThenTranscribeRoundTrip() async throws {
+        var cli = try CLIRunner(server: nil)
+        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
+        let wav = cli.home.appendingPathComponent("spoken.wav").path
+        let spoken = try await cli.run(["speak", "Please remind me to call my mother tomorrow morning.", "-o", wav])
+        #expect(spoken.status == 0, "stderr: \(spoken.stderr)")
+        let heard = try await cli.run(["transcribe", wav, "--json"])
+        #expect(heard.status == 0, "stderr: \(heard.stderr)")
+        let json = try #require(heard.json as? [String: Any])
+        let text = (json["text"] as? String ?? "").lowercased()
+        for word in ["remind", "call", "mother", "tomorrow", "morning"] {
+            #expect(text.contains(word), "heard: \(text)")
+        }
+        #expect(json["language"] as? String == "en")
+    }
+}
