@@ -39,7 +39,7 @@ struct LocalEngineCLITests {
         let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
         #expect(list.first?["messages"] as? Int == 4)
         // The server Sibyl started is gone once the command is.
-        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct").isEmpty)
+        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
     }
 
     @Test func providersCheckShowsTheLocalEngines() async throws {
@@ -57,14 +57,18 @@ struct LocalEngineCLITests {
         #expect(rows.first { $0["capability"] as? String == "images" }?["using"] as? String == "remote")
     }
 
-    /// llama-server processes still running with an argument (Sibyl's alias), from /proc.
-    private func processesNamed(_ name: String, withArgument argument: String) async throws -> [Int32] {
+    /// llama-server processes still running with an argument (Sibyl's alias) that a `sibyl` run with
+    /// this data directory started (they inherit its SIBYL_HOME; other tests run servers of their own), from /proc.
+    private func processesNamed(_ name: String, withArgument argument: String, home: URL) async throws -> [Int32] {
         try await Task.sleep(for: .milliseconds(300))
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let marker = Data("SIBYL_HOME=\(home.path)".utf8)
         return entries.compactMap(Int32.init).filter { pid in
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
             let parts = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return parts.first?.hasSuffix(name) == true && parts.contains(argument)
+            guard parts.first?.hasSuffix(name) == true && parts.contains(argument) else { return false }
+            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+            return environment.split(separator: 0).contains { Data($0) == marker }
         }
     }
 }
