@@ -1,0 +1,291 @@
+# Sibyl for Monocle: tap to ask by voice, hold to ask about a photo. Answers from the
+# Sibyl host arrive on the data channel and are revealed word by word.
+# Written for firmware v23.248.0754 (MicroPython 1.20). The uploader wraps this file in a
+# triple-quoted string, so it contains no backslashes and no triple quotes.
+import bluetooth
+import display
+import microphone
+import time
+import touch
+
+try:
+    import camera
+except Exception:
+    camera = None  # no camera driver on this FPGA: a hold asks by voice only
+
+COLS = display.WIDTH // display.FONT_WIDTH  # 26 characters per line
+ROWS = 7  # text lines at y = 0, 50, ... 300; the status line sits below them
+WORD_MS = 120  # reveal speed
+HOLD_MS = 1000  # a press this long takes a photo
+AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
+NL = chr(10)
+
+state = ""
+since = 0  # ticks_ms when the state began
+inbox = []  # data-channel messages, handled by the main loop
+presses = 0  # touch presses counted by the callback
+seen = 0
+note = ""  # a short status message shown instead of the prompt...
+note_until = 0  # ...until this time
+sent = 0  # audio or photo bytes sent so far
+
+text = b""  # the answer so far, as received (UTF-8)
+red = False  # the answer is an error
+words = []  # the answer's words; None marks a line break
+version = 0  # changes with words
+shown = 0  # words revealed
+word_at = 0  # ticks_ms of the last reveal
+last_chunk = 0
+seen_key = drawn = None
+
+
+def go(s):
+    global state, since
+    state = s
+    since = time.ticks_ms()
+    print("State:", s)
+
+
+def send(msg):
+    # Retries while the data service is busy; gives up once the phone has gone.
+    while True:
+        try:
+            bluetooth.send(msg)
+            return
+        except OSError:
+            if not bluetooth.connected():
+                return
+
+
+def on_data(msg):
+    inbox.append(msg)
+
+
+def on_touch(pad):
+    global presses
+    presses += 1
+
+
+def show_text(b, err):
+    # Replaces the answer. Decoding the whole byte string means a character split across
+    # chunks is decoded only once it is complete.
+    global text, red, words, shown, version
+    text, red = b, err
+    version += 1
+    n = len(b)
+    i = n
+    while i > 0 and n - i < 4 and b[i - 1] & 0xC0 == 0x80:
+        i -= 1
+    if i > 0 and b[i - 1] >= 0xC0:
+        lead = b[i - 1]
+        need = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if n - i + 1 < need:
+            n = i - 1  # an incomplete character at the end waits for the next chunk
+    try:
+        s = str(b[:n], "utf-8")
+    except Exception:
+        s = "".join([chr(c) if c < 128 else "?" for c in b[:n]])
+    words = []
+    for para in s.split(NL):
+        if words:
+            words.append(None)
+        words.extend(para.split())
+    shown = min(shown, len(words))
+
+
+def clear_text():
+    global shown
+    shown = 0
+    show_text(b"", False)
+
+
+def lines():
+    # Greedy word wrap of the revealed words; long words are split.
+    out = []
+    cur = ""
+    k = 0
+    for w in words:
+        if w is None:
+            if cur:
+                out.append(cur)
+                cur = ""
+            continue
+        if k == shown:
+            break
+        k += 1
+        while len(w) > COLS:
+            if cur:
+                out.append(cur)
+                cur = ""
+            out.append(w[:COLS])
+            w = w[COLS:]
+        if not cur:
+            cur = w
+        elif len(cur) + 1 + len(w) <= COLS:
+            cur = cur + " " + w
+        else:
+            out.append(cur)
+            cur = w
+    if cur:
+        out.append(cur)
+    return out[-ROWS:]
+
+
+def welcome():
+    go("Welcome")
+    show_text(b"Welcome to Sibyl.", False)
+    global shown
+    shown = 9
+
+
+def draw(prompt):
+    # Redraws only when the screen changes; returns whether it did.
+    global seen_key, drawn
+    key = (version, shown, prompt)
+    if key == seen_key:
+        return False
+    seen_key = key
+    ls = lines()
+    if (ls, prompt, red) == drawn:
+        return False
+    drawn = (ls, prompt, red)
+    color = display.RED if red else display.WHITE
+    objs = [display.Text(ls[i], 0, 50 * i, color) for i in range(len(ls))]
+    if prompt:
+        objs.append(display.Text(prompt, 320, 400, display.YELLOW, justify=display.BOTTOM_CENTER))
+    if objs:
+        display.show(objs)
+    else:
+        display.clear()
+    return True
+
+
+def bar(done, total):
+    k = min(5, done * 5 // total)
+    return "[" + "=" * k + " " * (5 - k) + "]"
+
+
+def mic_chunk(cap):
+    buf = b""
+    while len(buf) < cap:
+        c = microphone.read(min(127, cap - len(buf)))
+        if not c:
+            break
+        buf += c
+    return buf
+
+
+def start_listening(photo):
+    global sent
+    sent = 0
+    microphone.record(seconds=6.0, bit_depth=8, sample_rate=8000)
+    if not photo:
+        send(b"ast:")  # after a photo, ien: has announced the audio already
+    go("Listen")
+
+
+def handle(msg):
+    global last_chunk
+    cmd, body = bytes(msg[:4]), msg[4:]
+    if cmd == b"pin:":
+        send(b"pon:" + body)  # the host understood the question and prepares the answer
+    elif cmd in (b"res:", b"err:"):
+        if state not in ("Ready", "Thinking", "Answer"):
+            return  # not while the wearer is asking something
+        if state != "Answer":
+            clear_text()
+            go("Answer")
+        show_text(text + body, red or cmd == b"err:")
+        last_chunk = time.ticks_ms()
+    elif cmd == b"clr:":
+        clear_text()
+
+
+bluetooth.receive_callback(on_data)
+touch.callback(touch.EITHER, on_touch)
+welcome()
+
+while True:
+    now = time.ticks_ms()
+    held = time.ticks_diff(now, since)
+    tap = presses != seen
+    seen = presses
+    if not bluetooth.connected():
+        if state != "Welcome":
+            welcome()
+        prompt = "Open Sibyl to connect"
+    elif state == "Welcome":
+        clear_text()
+        go("Ready")
+        send(b"rdy:")
+        continue
+    while inbox:
+        handle(inbox.pop(0))
+    if state == "Ready":
+        prompt = "Tap to speak"
+        if tap:
+            go("Press")
+    elif state == "Press":
+        prompt = "Hold for a photo" if held > 250 and camera else "Tap to speak"
+        if touch.state() is None:
+            clear_text()
+            start_listening(False)
+        elif held >= HOLD_MS:
+            clear_text()
+            if camera:
+                camera.capture()
+                send(b"ist:")
+                go("Photo")
+            else:
+                start_listening(False)
+    elif state == "Photo":
+        cap = min(254, bluetooth.max_length() - 4)
+        for _ in range(2):
+            c = camera.read(cap)
+            if c is None:
+                send(b"ien:")
+                start_listening(True)
+                break
+            send(b"idt:" + c)
+            sent += len(c)
+        prompt = "Sending photo " + str(sent // 1024) + "K"
+    elif state == "Listen":
+        cap = bluetooth.max_length() - 4
+        for _ in range(2):
+            c = mic_chunk(cap)
+            if c:
+                send(b"dat:" + c)
+                sent += len(c)
+            if tap or (not c and (sent >= AUDIO_BYTES or held > 7000)):
+                send(b"aen:")
+                go("Thinking")
+                break
+            if not c:
+                break
+        prompt = "Listening " + bar(sent, AUDIO_BYTES)
+    elif state == "Thinking":
+        prompt = "Thinking" + "." * (held // 400 % 4)
+        prompt += " " * (11 - len(prompt))
+        if tap:
+            send(b"can:")
+            note, note_until = "Cancelled", time.ticks_add(now, 1500)
+            go("Ready")
+            send(b"rdy:")
+    elif state == "Answer":
+        prompt = ""
+        total = len(words) - words.count(None)
+        if tap:
+            shown = total
+        if shown < total and time.ticks_diff(now, word_at) >= WORD_MS:
+            shown += 1
+            word_at = now
+        if shown >= total and time.ticks_diff(now, last_chunk) > 400:
+            go("Ready")
+            send(b"rdy:")
+    if note and state in ("Ready", "Welcome"):
+        if time.ticks_diff(note_until, now) > 0:
+            prompt = note
+        else:
+            note = ""
+    if not draw(prompt):
+        time.sleep_ms(20)
