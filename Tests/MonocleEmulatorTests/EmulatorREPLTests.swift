@@ -1,0 +1,70 @@
+import Foundation
+import Monocle
+import MonocleEmulator
+import Testing
+
+/// The virtual Monocle's REPL, byte for byte, with a real MicroPython behind it.
+@Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
+struct EmulatorREPLTests {
+    let raw = "raw REPL; CTRL-B to exit\r\n>"
+
+    @Test func rawREPLRunsCommandsAndReportsErrorsLikeTheFirmware() async throws {
+        try await TestGlasses.with { glasses in
+            let phone = EmulatorTransport(emulator: glasses)
+            let recorder = TransportRecorder(phone)
+            try await phone.connect()
+            // No main.py: the REPL is idle at once; ^C ^C ^A enters raw mode.
+            try await phone.write(Data(RawREPL.enter), to: .serial)
+            _ = try await recorder.waitForSerial(raw)
+            await recorder.clear()
+            try await phone.write(RawREPL.command("import device;print(device.VERSION);del(device)"), to: .serial)
+            #expect(try await recorder.waitForSerial("\u{4}\u{4}>") == "OKv23.248.0754\r\n\u{4}\u{4}>")
+            await recorder.clear()
+            try await phone.write(RawREPL.command("import fpga;print(fpga.read(2,12));del(fpga)"), to: .serial)
+            #expect(try await recorder.waitForSerial("\u{4}\u{4}>") == "OKb'v23.230.0808'\r\n\u{4}\u{4}>")
+            await recorder.clear()
+            try await phone.write(RawREPL.command("print(UNDEFINED)"), to: .serial)
+            let error = try await recorder.waitForSerial("\u{4}>")
+            #expect(error == "OK\u{4}Traceback (most recent call last):\r\n  File \"<stdin>\", line 1, in <module>\r\nNameError: name 'UNDEFINED' isn't defined\r\n\u{4}>")
+        }
+    }
+
+    @Test func softResetRunsMainAgainAndAnInterruptedAppDropsIntoRawMode() async throws {
+        let main = "import display\nprint('app started')\nwhile True:\n    display.show(display.Text('hi', 0, 0, display.WHITE))\n"
+        try await TestGlasses.with(files: ["main.py": main]) { glasses in
+            let phone = EmulatorTransport(emulator: glasses)
+            let recorder = TransportRecorder(phone)
+            try await phone.connect()
+            _ = try await glasses.waitForScreen { $0.lines == ["hi"] }
+            try await phone.write(Data(RawREPL.enter), to: .serial)
+            let first = try await recorder.waitForSerial(raw)
+            #expect(first.contains("KeyboardInterrupt"))
+            await recorder.clear()
+            try await phone.write(Data(RawREPL.softReset), to: .serial)
+            _ = try await recorder.waitForSerial("app started")
+            #expect(await recorder.serialText.hasPrefix("OK\r\nMPY: soft reboot\r\n"))
+            // Raw mode survived the soft reset: the interrupt lands in raw mode and ^A greets again.
+            await recorder.clear()
+            try await phone.write(Data(RawREPL.enter), to: .serial)
+            let second = try await recorder.waitForSerial(raw + raw)
+            #expect(second.contains("KeyboardInterrupt"))
+        }
+    }
+
+    @Test func notificationsNeverExceedTheWriteLength() async throws {
+        try await TestGlasses.with(configure: { $0.maximumWriteLength = 20 }) { glasses in
+            let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: 20)
+            let recorder = TransportRecorder(phone)
+            try await phone.connect()
+            try await phone.write(Data(RawREPL.enter), to: .serial)
+            _ = try await recorder.waitForSerial(raw)
+            try await phone.write(RawREPL.command("print('x' * 100)"), to: .serial)
+            _ = try await recorder.waitForSerial("\u{4}\u{4}>")
+            let sizes = await recorder.events.compactMap { event -> Int? in
+                if case .received(.serial, let bytes) = event { return bytes.count } else { return nil }
+            }
+            #expect(sizes.allSatisfy { $0 <= 20 })
+            #expect(sizes.contains(20))
+        }
+    }
+}
