@@ -16,6 +16,13 @@ let avx512Settings: [SwiftSetting] = optimizedInDebug + [
 let avx512Settings: [SwiftSetting] = optimizedInDebug
 #endif
 
+/// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
+let deviceAppFiles = ["main.py"]
+/// The emulated firmware modules the virtual Monocle's interpreter imports.
+let firmwareStubFiles = [
+    "_sibyl_emu.py", "bluetooth.py", "camera.py", "device.py", "display.py", "fpga.py", "led.py", "microphone.py", "touch.py", "update.py",
+]
+
 let package = Package(
     name: "Sibyl",
     platforms: [.macOS(.v15)],
@@ -28,6 +35,8 @@ let package = Package(
         .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "TextEmbedding", targets: ["TextEmbedding"]),
         .library(name: "VectorIndex", targets: ["VectorIndex"]),
+        .library(name: "Monocle", targets: ["Monocle"]),
+        .library(name: "MonocleEmulator", targets: ["MonocleEmulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -45,8 +54,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
-        // Value types and capability protocols; no I/O.
-        .target(name: "SibylCore"),
+        // Value types and capability protocols; no I/O. Optimised in debug builds too: its audio
+        // resampler runs on every spoken question, and unoptimised it takes ~20× longer.
+        .target(name: "SibylCore", swiftSettings: optimizedInDebug),
 
         // Adapters.
         .target(
@@ -128,10 +138,26 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Monocle glasses: the protocol stack and controller (no I/O), and Sibyl's device app.
+        .target(
+            name: "Monocle",
+            dependencies: ["SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
+        ),
+        // A virtual Monocle: device apps under the real MicroPython interpreter, emulated firmware modules.
+        .target(
+            name: "MonocleEmulator",
+            dependencies: [
+                "Monocle", "SibylCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: firmwareStubFiles.map { .embedInCode("Resources/firmware/\($0)") }
+        ),
         .target(
             name: "Assistant",
             dependencies: [
-                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex",
+                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -141,6 +167,7 @@ let package = Package(
             name: "SibylCLI",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
+                "Monocle", "MonocleEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,6 +176,7 @@ let package = Package(
             name: "SibylBenchmarks",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
+                "Monocle", "MonocleEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -209,5 +237,10 @@ let package = Package(
         ),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
+        .testTarget(name: "MonocleTests", dependencies: ["Monocle"]),
+        .testTarget(
+            name: "MonocleEmulatorTests",
+            dependencies: ["MonocleEmulator", "Monocle", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer"]
+        ),
     ]
 )

@@ -100,6 +100,9 @@ extension ConfigKey {
             ConfigKey("docs.fusion", .choice, default: "score", choices: ["score", "rank"], "hybrid search: weighted scaled scores, or reciprocal-rank fusion"),
             ConfigKey("docs.vector_weight", .number, default: "1", "weight of the vector ranking in hybrid search"),
             ConfigKey("docs.lexical_weight", .number, default: "0.2", "weight of the BM25 ranking in hybrid search"),
+            ConfigKey("glasses.persona", .string, env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through Monocle glasses"),
+            ConfigKey("glasses.language", .string, env: ["SIBYL_GLASSES_LANGUAGE"], "language the wearer speaks (ISO 639-1), when known"),
+            ConfigKey("glasses.vision_model", .string, env: ["SIBYL_GLASSES_VISION_MODEL"], "vision-capable chat model for photo questions from the glasses"),
         ]
         let defaultModels: [CapabilityKind: String] = [
             .chat: "gpt-4o-mini", .embeddings: "text-embedding-3-small", .stt: "whisper-1", .tts: "tts-1", .images: "dall-e-3",
