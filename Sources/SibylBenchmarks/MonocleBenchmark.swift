@@ -1,0 +1,121 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import LocalEngines
+import Monocle
+import MonocleEmulator
+import SibylCore
+
+/// `SibylBenchmarks monocle`: the device-app upload, and where the time of a spoken question goes.
+struct MonocleBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monocle",
+        abstract: "Upload time and writes for Sibyl's device app, and the time of spoken questions on the virtual Monocle (local engines)."
+    )
+
+    @Option(help: "Uploads to fresh virtual glasses.") var uploads = 5
+    @Option(help: "Spoken questions (after one warm-up).") var questions = 3
+    @Option(help: "The spoken question.") var question = "What is the capital of France?"
+    @Option(name: .customLong("write-length"), help: "The link's largest write (ATT MTU − 3).") var writeLength = 253
+
+    func run() async throws {
+        let layout = EngineLayout()
+        let interpreter = MicroPythonInterpreter(module: layout.microPythonModule)
+        guard FileManager.default.fileExists(atPath: interpreter.module.path) else {
+            throw ValidationError("Install the emulator and the local engines first: sibyl models install all")
+        }
+        let app = try DeviceApp.sibyl()
+        print("Sibyl's device app: \(app.files.count) file(s), \(app.byteCount) bytes; link write length \(writeLength) bytes")
+
+        var times: [Double] = []
+        var writes = 0
+        for _ in 0..<uploads {
+            try await Self.withGlasses(interpreter: interpreter, writeLength: writeLength) { glasses in
+                let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app, options: Self.options())
+                let started = ContinuousClock.now
+                var uploadStarted: ContinuousClock.Instant?
+                var uploadWrites = 0
+                let serving = Task { await controller.run() }
+                for await event in controller.events {
+                    guard case .state(let state) = event else { continue }
+                    if case .uploadingApp(_, 0, _) = state {
+                        uploadStarted = ContinuousClock.now
+                        await glasses.resetWriteCounts()
+                    }
+                    if case .starting = state { uploadWrites = await glasses.writes[.serial] ?? 0 }
+                    if case .running = state {
+                        times.append(Statistics.milliseconds(ContinuousClock.now - (uploadStarted ?? started)))
+                        writes = uploadWrites
+                        break
+                    }
+                }
+                await controller.stop()
+                serving.cancel()
+            }
+        }
+        print(String(format: "upload: median %.1f ms over %d fresh glasses, %d serial writes (the REPL's replies included in the time)", Statistics.median(times), uploads, writes))
+
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-monocle-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let runtime = try SibylRuntime(environment: ["SIBYL_HOME": home.path, "SIBYL_ENGINES": layout.root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+        let speech = try await EspeakSynthesizer().synthesize(question, options: SpeechOptions(format: .wav, speed: 0.8)).data
+        var samples: [GlassesTimings] = []
+        try await Self.withGlasses(interpreter: interpreter, writeLength: writeLength) { glasses in
+            let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app, options: Self.options())
+            let engine = try await runtime.engine(temperature: 0, maxTokens: 40)
+            let assistant = GlassesAssistant(controller: controller, engine: engine, transcriber: try runtime.transcriber())
+            let (answers, sink) = AsyncStream<GlassesEvent>.makeStream()
+            let serving = Task { await controller.run() }
+            let answering = Task { await assistant.run { sink.yield($0) } }
+            _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.lowercased().contains("tap") } }
+            try await glasses.speak(wav: speech)
+            var iterator = answers.makeAsyncIterator()
+            for round in 0...questions {
+                await glasses.tap()
+                while let event = await iterator.next() {
+                    if case .answered(_, let answer, let timings) = event {
+                        if round > 0 { samples.append(timings) }
+                        print("  \(round == 0 ? "warm-up" : "question \(round)"): \(answer)")
+                        break
+                    }
+                    if case .failed(_, let detail) = event { throw ValidationError("the question failed: \(detail)") }
+                }
+                // Back to "Tap to speak" once the answer is shown.
+                let mark = await glasses.displayLog.count
+                _ = try await glasses.waitForScreen(after: mark, timeout: .seconds(60)) { $0.lines.contains { $0.lowercased().contains("tap") } }
+            }
+            await controller.stop()
+            serving.cancel()
+            answering.cancel()
+        }
+        await runtime.shutdown()
+        func median(_ pick: (GlassesTimings) -> Duration) -> Double { Statistics.median(samples.map { Statistics.milliseconds(pick($0)) }) }
+        print("one spoken question (median of \(samples.count), ms):")
+        print(String(format: "  audio transfer %.1f · conversion %.2f · speech-to-text %.1f · LLM %.1f · display %.2f", median(\.audioTransfer), median(\.audioConversion), median(\.speechToText), median(\.languageModel), median(\.display)))
+        let total = median(\.total)
+        let overhead = median(\.overhead)
+        print(String(format: "  from the end of the recording to the answer sent: %.1f; Sibyl's own overhead %.2f (%.2f %%; goal < 100 ms)", total, overhead, overhead / total * 100))
+    }
+
+    static func options() -> MonocleController.Options {
+        var options = MonocleController.Options()
+        options.reconnect = false
+        return options
+    }
+
+    static func withGlasses(interpreter: MicroPythonInterpreter, writeLength: Int, _ body: (MonocleEmulator) async throws -> Void) async throws {
+        let filesystem = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-glasses-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: filesystem) }
+        var configuration = EmulatorConfiguration(interpreter: interpreter)
+        configuration.maximumWriteLength = writeLength
+        let glasses = MonocleEmulator(configuration: configuration, filesystem: filesystem)
+        try await glasses.powerOn()
+        do {
+            try await body(glasses)
+        } catch {
+            await glasses.powerOff()
+            throw error
+        }
+        await glasses.powerOff()
+    }
+}

@@ -1,0 +1,147 @@
+import Assistant
+import Foundation
+import Monocle
+import MonocleEmulator
+import Synchronization
+
+/// The terminal side of the virtual glasses: shows the display and takes the wearer's actions.
+final class GlassesConsole: Sendable {
+    let emulator: MonocleEmulator
+    /// Completed answers and failures, so `wait` can wait for the next one.
+    private let outcomes = Mutex(0)
+
+    init(emulator: MonocleEmulator) {
+        self.emulator = emulator
+    }
+
+    /// Prints the screen whenever its status line changes (not on every word revealed or progress step).
+    func watchDisplay(showMessages: Bool = false) async {
+        var lastStatus: String?
+        for await event in emulator.events {
+            switch event {
+            case .display(let frame):
+                // "Listening [==   ]" and "Thinking.." are one status each: print when the words change.
+                let status = String((frame.texts.last { $0.color == DisplayFrame.Object.yellow }?.text ?? "").filter { $0.isLetter || $0 == " " })
+                    .trimmingCharacters(in: .whitespaces)
+                if status != lastStatus {
+                    lastStatus = status
+                    Terminal.print(frame.rendered())
+                }
+            case .dataSent(let packet) where showMessages:
+                let shown = AppMessage(packet: packet)?.description ?? String(decoding: packet.prefix(60), as: UTF8.self).debugDescription
+                Terminal.print(Terminal.cyan("glasses → \(shown)"))
+            case .restarted(let why):
+                Terminal.print(Terminal.dim("[glasses: \(why)]"))
+            case .log(let line):
+                Terminal.error(Terminal.dim("[micropython] \(line)", stderr: true))
+            default:
+                break
+            }
+        }
+    }
+
+    /// What the assistant did, as lines in the terminal.
+    func report(_ event: GlassesEvent) {
+        switch event {
+        case .state(let state):
+            Terminal.print(Terminal.dim("[monocle: \(state)]"))
+        case .notice(let text):
+            Terminal.print(Terminal.yellow("[monocle] \(text)"))
+        case .heard(let text):
+            Terminal.print(Terminal.bold("heard: ") + text)
+        case .answered(_, let answer, let timings):
+            Terminal.print(Terminal.green("answer: ") + answer)
+            Terminal.print(Terminal.dim(String(
+                format: "  audio %.2f s · speech-to-text %.2f s · model %.2f s · display %.1f ms · Sibyl's own %.1f ms",
+                timings.audioTransfer.seconds, timings.speechToText.seconds, timings.languageModel.seconds,
+                timings.display.seconds * 1_000, timings.overhead.seconds * 1_000
+            )))
+            outcomes.withLock { $0 += 1 }
+        case .failed(let shown, let detail):
+            Terminal.print(Terminal.red("shown in red: ") + shown + Terminal.dim(" (\(detail))"))
+            outcomes.withLock { $0 += 1 }
+        case .cancelled:
+            Terminal.print(Terminal.dim("cancelled by the wearer"))
+        }
+    }
+
+    /// Waits until the device app has said it is ready (`rdy:`), so the first command reaches it.
+    func waitUntilReady(timeout: Duration = .seconds(120)) async {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await readyCount() > 0 { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        Terminal.print(Terminal.yellow("the glasses did not become ready within \(timeout)"))
+    }
+
+    /// Reads commands until `quit` or the end of input.
+    func readCommands(phone: EmulatorTransport? = nil) async {
+        Terminal.print(Terminal.dim("commands: tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen · quit" + (phone == nil ? "" : " · send res:TEXT")))
+        let lines = Terminal.lines { "" }
+        Terminal.requestLine()
+        for await line in lines {
+            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
+            let argument = words.count > 1 ? words[1] : nil
+            do {
+                switch command {
+                case "tap":
+                    await emulator.tap()
+                case "say":
+                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
+                    try await emulator.speak(wav: Data(contentsOf: URL(fileURLWithPath: argument)))
+                    await emulator.tap()
+                case "hold":
+                    if let argument { await emulator.photo(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument))) }
+                    await emulator.hold()
+                case "wait":
+                    await waitForOutcome(timeout: .seconds(180))
+                case "pause":
+                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+                case "screen":
+                    if let frame = await emulator.screen { Terminal.print(frame.rendered()) }
+                case "send":
+                    guard let phone, let argument, let message = AppMessage(packet: Data(argument.utf8)) else {
+                        throw CLIError("send needs a message such as res:Hello")
+                    }
+                    try await phone.write(message.packet, to: .data)
+                case "quit", "exit":
+                    return
+                default:
+                    throw CLIError("Unknown command '\(command)'. Commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen, quit.")
+                }
+            } catch {
+                Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
+            }
+            Terminal.requestLine()
+        }
+    }
+
+    /// Waits for the next answer or failure, and for the glasses to show it and be ready again
+    /// (a script says `wait` after `say`).
+    private func waitForOutcome(timeout: Duration) async {
+        let start = outcomes.withLock { $0 }
+        let deadline = ContinuousClock.now + timeout
+        while outcomes.withLock({ $0 }) == start {
+            guard ContinuousClock.now < deadline else {
+                Terminal.print(Terminal.yellow("no answer within \(timeout)"))
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        let readies = await readyCount()
+        let shown = ContinuousClock.now + .seconds(60)
+        while await readyCount() == readies, ContinuousClock.now < shown {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func readyCount() async -> Int {
+        await emulator.sentMessages.count { $0 == Data("rdy:".utf8) }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

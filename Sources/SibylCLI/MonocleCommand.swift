@@ -1,0 +1,156 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import LocalEngines
+import Monocle
+import MonocleEmulator
+import SibylCore
+
+/// `sibyl monocle`: Brilliant Labs Monocle glasses.
+struct MonocleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monocle",
+        abstract: "Ask by voice through Monocle AR glasses and read the answer in them.",
+        discussion: """
+        `connect --emulator` runs Sibyl against a virtual Monocle (the device app under the real MicroPython \
+        interpreter); `emulate` runs any device app on the virtual glasses on its own. Both show the glasses' \
+        display in the terminal and take commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen, quit.
+        """,
+        subcommands: [Connect.self, Emulate.self]
+    )
+
+    struct EmulatorOptions: ParsableArguments {
+        @Option(help: "Run this directory's device scripts (with a main.py) instead of Sibyl's own app.")
+        var scripts: String?
+
+        @Option(name: .customLong("write-length"), help: "The link's largest write in bytes (ATT MTU − 3).")
+        var writeLength = 253
+
+        @Option(help: "Firmware version the virtual glasses report.")
+        var firmware = "v23.248.0754"
+
+        @Flag(name: .customLong("real-time-microphone"), help: "Deliver microphone samples at their real rate.")
+        var realTimeMicrophone = false
+
+        func app() throws -> DeviceApp {
+            guard let scripts else { return try DeviceApp.sibyl() }
+            return try DeviceApp(directory: URL(fileURLWithPath: scripts))
+        }
+
+        func emulator(runtime: SibylRuntime, name: String) throws -> MonocleEmulator {
+            let module = runtime.local.layout.microPythonModule
+            guard FileManager.default.fileExists(atPath: module.path) else {
+                throw CLIError("The Monocle emulator's MicroPython interpreter is not installed.", hint: "Run: sibyl models install emulator")
+            }
+            var configuration = EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module))
+            configuration.maximumWriteLength = writeLength
+            configuration.firmware = firmware
+            configuration.realTimeMicrophone = realTimeMicrophone
+            let filesystem = runtime.paths.home.appendingPathComponent("monocle/\(name)", isDirectory: true)
+            return MonocleEmulator(configuration: configuration, filesystem: filesystem)
+        }
+    }
+
+    /// `sibyl monocle connect --emulator`.
+    struct Connect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Connect to the glasses, keep their app up to date, and answer what the wearer asks.",
+            discussion: "Answers are saved in a conversation with source glasses (see `sibyl conversations list --source glasses`)."
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var emulatorOptions: EmulatorOptions
+
+        @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
+        var emulator = false
+
+        @Option(name: [.short, .long], help: "Persona for the answers (default: concise, one short sentence).")
+        var persona: String?
+
+        @Option(name: .customLong("translate-to"), help: "Translator mode: whatever the wearer says is translated into this language.")
+        var translateTo: String?
+
+        @Option(help: "The language the wearer speaks (ISO 639-1, e.g. de), when known.")
+        var language: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                guard emulator else {
+                    throw CLIError(
+                        "This build talks to Monocle through the emulator only; the Bluetooth (BlueZ) transport is not available yet.",
+                        hint: "Try: sibyl monocle connect --emulator"
+                    )
+                }
+                let runtime = try global.runtime()
+                let app = try emulatorOptions.app()
+                let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulator")
+                try await glasses.powerOn()
+                let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: app)
+                let engine = try await runtime.engine()
+                var options = GlassesAssistant.Options()
+                options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
+                options.mode = translateTo.map { .translator(target: $0) } ?? .chat
+                options.language = language ?? runtime.settings.value("glasses.language")
+                let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
+                let assistant = GlassesAssistant(controller: controller, engine: engine, visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
+                let console = GlassesConsole(emulator: glasses)
+                let serving = Task { await controller.run() }
+                let answering = Task { await assistant.run { console.report($0) } }
+                let watching = Task { await console.watchDisplay() }
+                await console.waitUntilReady()
+                await console.readCommands()
+                await controller.stop()
+                serving.cancel()
+                answering.cancel()
+                watching.cancel()
+                await glasses.powerOff()
+                if let id = await assistant.conversation {
+                    Terminal.print(Terminal.dim("saved in conversation \(id.uuidString.lowercased().prefix(8))"))
+                }
+                await runtime.shutdown()
+            }
+        }
+    }
+
+    /// `sibyl monocle emulate`.
+    struct Emulate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a device app on the virtual Monocle, without Sibyl behind it.",
+            discussion: """
+            The app is written to the virtual glasses and started; what it draws, prints and sends appears here. \
+            Besides tap, say, hold, wait, screen and quit: `send res:TEXT` sends a data message to the app.
+            """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var emulatorOptions: EmulatorOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let runtime = try global.runtime()
+                let app = try emulatorOptions.app()
+                let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulate")
+                // Written straight to the filesystem: this is the app as it would be after an upload.
+                try FileManager.default.createDirectory(at: glasses.filesystem, withIntermediateDirectories: true)
+                for (file, contents) in app.installedFiles() {
+                    try Data(contents.utf8).write(to: glasses.filesystem.appendingPathComponent(file))
+                }
+                try await glasses.powerOn()
+                let console = GlassesConsole(emulator: glasses)
+                let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
+                try await phone.connect()
+                let watching = Task { await console.watchDisplay(showMessages: true) }
+                await console.readCommands(phone: phone)
+                watching.cancel()
+                await glasses.powerOff()
+            }
+        }
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

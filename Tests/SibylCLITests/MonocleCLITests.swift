@@ -1,0 +1,76 @@
+import Foundation
+import LocalEngines
+import Testing
+
+/// `sibyl monocle`, as a user runs it, on the virtual glasses.
+@Suite(
+    .serialized,
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "stt", "tts", "emulator"].contains($0.name) }.allSatisfy(\.installed)
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local chat, speech and emulator engines are not installed (sibyl models install all)"
+    )
+)
+struct MonocleCLITests {
+    func runner() throws -> CLIRunner {
+        var runner = try CLIRunner(server: nil)
+        runner.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        return runner
+    }
+
+    func speech(_ text: String, in directory: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("question.wav")
+        let espeak = Process()
+        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        espeak.arguments = ["-s", "140", "-w", file.path, text]
+        try espeak.run()
+        espeak.waitUntilExit()
+        return file
+    }
+
+    @Test func aQuestionSpokenIntoTheVirtualGlassesIsAnsweredAndSaved() async throws {
+        let cli = try runner()
+        let wav = try speech("What is the capital of France?", in: cli.home)
+        let result = try await cli.run(["monocle", "connect", "--emulator"], input: "say \(wav.path)\nwait\nquit\n")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("[monocle: running"), "\(result.stdout)")
+        #expect(result.stdout.contains("heard: "), "\(result.stdout)")
+        #expect(result.stdout.contains("Paris"), "\(result.stdout)")
+        #expect(result.stdout.contains("Sibyl's own"))
+        let list = try #require(try await cli.run(["conversations", "list", "--source", "glasses", "--json"]).json as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["messages"] as? Int == 2)
+
+        // A second session finds the app already on the glasses.
+        let again = try await cli.run(["monocle", "connect", "--emulator"], input: "quit\n")
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(!again.stdout.contains("uploading main.py"))
+        #expect(result.stdout.contains("uploading main.py"))
+    }
+
+    @Test func emulateRunsAnyDeviceApp() async throws {
+        let cli = try runner()
+        let app = cli.home.appendingPathComponent("my-app", isDirectory: true)
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        try Data("""
+        import bluetooth, display, touch
+        def tapped(pad):
+            bluetooth.send(b"hey:" + pad.encode())
+        touch.callback(touch.EITHER, tapped)
+        while True:
+            display.show(display.Text("Hello from my app", 0, 0, display.GREEN))
+
+        """.utf8).write(to: app.appendingPathComponent("main.py"))
+        let result = try await cli.run(["monocle", "emulate", "--scripts", app.path], input: "pause 1\ntap\npause 1\nscreen\nquit\n")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("Hello from my app"))
+        #expect(result.stdout.contains("glasses → \"hey:A\""), "\(result.stdout)")
+    }
+
+    @Test func withoutTheEmulatorTheErrorSaysWhatToDo() async throws {
+        let result = try await runner().run(["monocle", "connect"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--emulator"))
+    }
+}
