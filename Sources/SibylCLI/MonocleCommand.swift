@@ -16,7 +16,7 @@ struct MonocleCommand: AsyncParsableCommand {
         interpreter); `emulate` runs any device app on the virtual glasses on its own. Both show the glasses' \
         display in the terminal and take commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen, quit.
         """,
-        subcommands: [Connect.self, Emulate.self]
+        subcommands: [Connect.self, Update.self, Emulate.self]
     )
 
     struct EmulatorOptions: ParsableArguments {
@@ -32,6 +32,12 @@ struct MonocleCommand: AsyncParsableCommand {
         @Flag(name: .customLong("real-time-microphone"), help: "Deliver microphone samples at their real rate.")
         var realTimeMicrophone = false
 
+        @Option(name: .customLong("emulated-fpga"), help: "FPGA version the virtual glasses report (an older one exercises `update --fpga`).")
+        var emulatedFPGA = "v23.230.0808"
+
+        /// The FPGA version the virtual glasses report after a complete update (set by `update`).
+        var emulatedFPGAAfterUpdate: String?
+
         func app() throws -> DeviceApp {
             guard let scripts else { return try DeviceApp.sibyl() }
             return try DeviceApp(directory: URL(fileURLWithPath: scripts))
@@ -46,6 +52,8 @@ struct MonocleCommand: AsyncParsableCommand {
             configuration.maximumWriteLength = writeLength
             configuration.firmware = firmware
             configuration.realTimeMicrophone = realTimeMicrophone
+            configuration.fpga = emulatedFPGA
+            configuration.fpgaAfterUpdate = emulatedFPGAAfterUpdate
             let filesystem = runtime.paths.home.appendingPathComponent("monocle/\(name)", isDirectory: true)
             return MonocleEmulator(configuration: configuration, filesystem: filesystem)
         }
@@ -108,6 +116,97 @@ struct MonocleCommand: AsyncParsableCommand {
                     Terminal.print(Terminal.dim("saved in conversation \(id.uuidString.lowercased().prefix(8))"))
                 }
                 await runtime.shutdown()
+            }
+        }
+    }
+
+    /// `sibyl monocle update`.
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the glasses' firmware and FPGA versions, and write a new FPGA image.",
+            discussion: """
+            With --fpga, the image is written in base64 chunks sized to the link, a failed chunk is sent again, \
+            and the glasses restart into it; Sibyl's app is then checked and uploaded as on every connection. \
+            Example: sibyl monocle update --emulator --emulated-fpga v23.179.1006 --fpga monocle-fpga.bin --fpga-version v23.230.0808
+            """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var emulatorOptions: EmulatorOptions
+
+        @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
+        var emulator = false
+
+        @Option(help: "An FPGA image (.bin) to write when the glasses report another version.")
+        var fpga: String?
+
+        @Option(name: .customLong("fpga-version"), help: "The version the FPGA image reports, e.g. v23.230.0808.")
+        var fpgaVersion: String?
+
+        func validate() throws {
+            if fpga != nil {
+                guard let fpgaVersion, RawREPL.version(in: fpgaVersion) == fpgaVersion else {
+                    throw ValidationError("--fpga needs --fpga-version with the image's version, such as v23.230.0808.")
+                }
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                guard emulator else {
+                    throw CLIError("This build updates Monocle through the emulator only; the Bluetooth transport is not available yet.", hint: "Try: sibyl monocle update --emulator")
+                }
+                let runtime = try global.runtime()
+                var options = MonocleController.Options()
+                if let fpga, let fpgaVersion {
+                    let url = URL(fileURLWithPath: fpga)
+                    guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else {
+                        throw CLIError("Cannot read the FPGA image \(fpga).")
+                    }
+                    options.fpgaImage = FPGAImage(data: data, version: fpgaVersion)
+                }
+                var glassesOptions = emulatorOptions
+                if fpgaVersion != nil { glassesOptions.emulatedFPGAAfterUpdate = fpgaVersion }
+                let glasses = try glassesOptions.emulator(runtime: runtime, name: "emulator")
+                try await glasses.powerOn()
+                let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: try emulatorOptions.app(), options: options)
+                let progress = ProgressDisplay()
+                let serving = Task { await controller.run() }
+                var result: DeviceInfo?
+                var updating = false
+                for await event in controller.events {
+                    switch event {
+                    case .state(.updatingFPGA(let fraction)):
+                        if !updating { progress.observer(.step("Writing the FPGA image (\(options.fpgaImage?.data.count ?? 0) bytes)")) }
+                        updating = true
+                        progress.observer(.progress(fraction, detail: ""))
+                    case .state(.running(let info)):
+                        result = info
+                    case .state(let state):
+                        if updating, case .disconnected = state {
+                            progress.observer(.finished("FPGA image written; the glasses restart"))
+                            updating = false
+                        }
+                    case .notice(let text):
+                        progress.finish()
+                        Terminal.error(Terminal.yellow("[monocle] \(text)", stderr: true))
+                    case .message:
+                        break
+                    }
+                    if result != nil { break }
+                }
+                progress.finish()
+                await controller.stop()
+                serving.cancel()
+                await glasses.powerOff()
+                guard let info = result else { throw CLIError("The glasses did not come back after the update.") }
+                Terminal.print("firmware \(info.firmware ?? "unknown") · FPGA \(info.fpga ?? "unknown") · app \(info.uploaded ? "uploaded" : "up to date")")
+                if let expected = MonocleController.Options().expectedFirmware, info.firmware != expected {
+                    Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); firmware updates (Nordic DFU) are not available in this build yet."))
+                }
+                if let fpgaVersion, info.fpga != fpgaVersion {
+                    throw CLIError("The FPGA still reports \(info.fpga ?? "no version") instead of \(fpgaVersion).")
+                }
             }
         }
     }

@@ -119,6 +119,37 @@ struct GlassesEndToEndTests {
         await server.stop()
     }
 
+    @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func aTapWhileThinkingCancelsTheAnswer() async throws {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .delayed(.seconds(8), .chatStream(["Too late."])) : .chatCompletion("Title")
+        }
+        try await Self.withAssistant(environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]) { glasses, events, runtime in
+            try await glasses.speak(wav: Self.speech("What time is it in Tokyo?"))
+            await glasses.tap()
+            _ = try await events.next { if case .heard(let text) = $0 { text } else { nil } }
+            // The model is still writing: a tap on the glasses cancels.
+            await glasses.tap()
+            _ = try await events.next { if case .cancelled = $0 { true } else { nil } }
+            _ = try await glasses.waitForScreen { $0.lines.contains("Cancelled") || $0.lines.contains { $0.contains("Cancelled") } }
+            let deadline = ContinuousClock.now + .seconds(10)
+            var status: MessageStatus?
+            while ContinuousClock.now < deadline {
+                let conversation = try runtime.store.conversations(source: .glasses).first
+                status = try conversation.flatMap { try runtime.store.messages(in: $0.conversation.id).last?.status }
+                if status == .cancelled { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(status == .cancelled)
+            #expect(await glasses.sentMessages.contains(Data("can:".utf8)))
+            // Nothing from the cancelled answer reaches the glasses afterwards.
+            try await Task.sleep(for: .seconds(1))
+            #expect(await glasses.displayLog.allSatisfy { !$0.lines.joined().contains("Too late") })
+        }
+        await server.stop()
+    }
+
     @Test func aPhotoWithoutAVisionModelGetsAClearMessageInRed() async throws {
         let server = try await OpenAITestServer.start()
         try await Self.withAssistant(environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_STT_BASE_URL": server.baseURL]) { glasses, events, _ in

@@ -68,6 +68,22 @@ struct MonocleCLITests {
         #expect(result.stdout.contains("glasses → \"hey:A\""), "\(result.stdout)")
     }
 
+    @Test func updateWritesAnFPGAImageWithProgressAndTheGlassesComeBackWithIt() async throws {
+        let cli = try runner()
+        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
+        let image = cli.home.appendingPathComponent("fpga.bin")
+        try Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 131 >> 2) }).write(to: image)
+        let result = try await cli.run([
+            "monocle", "update", "--emulator", "--emulated-fpga", "v23.179.1006", "--fpga", image.path, "--fpga-version", "v23.230.0808",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("100%"))
+        #expect(result.stdout.contains("FPGA v23.230.0808"))
+        let missingVersion = try await cli.run(["monocle", "update", "--emulator", "--fpga", image.path])
+        #expect(missingVersion.status != 0)
+        #expect(missingVersion.stderr.contains("--fpga-version"))
+    }
+
     @Test func withoutTheEmulatorTheErrorSaysWhatToDo() async throws {
         let result = try await runner().run(["monocle", "connect"])
         #expect(result.status == 1)

@@ -17,6 +17,7 @@ COLS = display.WIDTH // display.FONT_WIDTH  # 26 characters per line
 ROWS = 7  # text lines at y = 0, 50, ... 300; the status line sits below them
 WORD_MS = 120  # reveal speed
 HOLD_MS = 1000  # a press this long takes a photo
+WAIT_MS = 90000  # no answer by then: the question was lost (a dropped message, a host gone)
 AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
 NL = chr(10)
 
@@ -271,6 +272,11 @@ while True:
             note, note_until = "Cancelled", time.ticks_add(now, 1500)
             go("Ready")
             send(b"rdy:")
+        elif held > WAIT_MS:
+            clear_text()
+            go("Answer")
+            show_text(b"No answer came. Tap to ask again.", True)
+            last_chunk = now
     elif state == "Answer":
         prompt = ""
         total = len(words) - words.count(None)
