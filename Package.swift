@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -154,6 +155,17 @@ let package = Package(
             ],
             resources: firmwareStubFiles.map { .embedInCode("Resources/firmware/\($0)") }
         ),
+        // The WebSocket relay a browser with Web Bluetooth connects to.
+        .target(
+            name: "MonocleRelay",
+            dependencies: [
+                "Monocle",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "Assistant",
             dependencies: [
@@ -167,7 +179,7 @@ let package = Package(
             name: "SibylCLI",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
-                "Monocle", "MonocleEmulator",
+                "Monocle", "MonocleEmulator", "MonocleRelay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -240,7 +252,10 @@ let package = Package(
         .testTarget(name: "MonocleTests", dependencies: ["Monocle"]),
         .testTarget(
             name: "MonocleEmulatorTests",
-            dependencies: ["MonocleEmulator", "Monocle", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer"]
+            dependencies: [
+                "MonocleEmulator", "Monocle", "MonocleRelay", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
         ),
     ]
 )

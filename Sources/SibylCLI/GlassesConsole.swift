@@ -40,8 +40,17 @@ final class GlassesConsole: Sendable {
         }
     }
 
-    /// What the assistant did, as lines in the terminal.
+    /// What the assistant did, as lines in the terminal; answers and failures are counted for `wait`.
     func report(_ event: GlassesEvent) {
+        Self.describe(event)
+        switch event {
+        case .answered, .failed: outcomes.withLock { $0 += 1 }
+        default: break
+        }
+    }
+
+    /// Prints what the assistant did.
+    static func describe(_ event: GlassesEvent) {
         switch event {
         case .state(let state):
             Terminal.print(Terminal.dim("[monocle: \(state)]"))
@@ -56,10 +65,8 @@ final class GlassesConsole: Sendable {
                 timings.audioTransfer.seconds, timings.speechToText.seconds, timings.languageModel.seconds,
                 timings.display.seconds * 1_000, timings.overhead.seconds * 1_000
             )))
-            outcomes.withLock { $0 += 1 }
         case .failed(let shown, let detail):
             Terminal.print(Terminal.red("shown in red: ") + shown + Terminal.dim(" (\(detail))"))
-            outcomes.withLock { $0 += 1 }
         case .cancelled:
             Terminal.print(Terminal.dim("cancelled by the wearer"))
         }

@@ -4,6 +4,7 @@ import Foundation
 import LocalEngines
 import Monocle
 import MonocleEmulator
+import MonocleRelay
 import SibylCore
 
 /// `sibyl monocle`: Brilliant Labs Monocle glasses.
@@ -72,6 +73,12 @@ struct MonocleCommand: AsyncParsableCommand {
         @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
         var emulator = false
 
+        @Flag(help: "Let a browser page with Web Bluetooth carry the bytes: Sibyl listens for it on a WebSocket.")
+        var relay = false
+
+        @Option(help: "With --relay: the port to listen on (loopback).")
+        var port = 8765
+
         @Option(name: [.short, .long], help: "Persona for the answers (default: concise, one short sentence).")
         var persona: String?
 
@@ -83,10 +90,14 @@ struct MonocleCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
+                if relay {
+                    try await runRelay()
+                    return
+                }
                 guard emulator else {
                     throw CLIError(
-                        "This build talks to Monocle through the emulator only; the Bluetooth (BlueZ) transport is not available yet.",
-                        hint: "Try: sibyl monocle connect --emulator"
+                        "This build reaches Monocle through the emulator or a browser relay; the Bluetooth (BlueZ) transport is not available yet.",
+                        hint: "Try: sibyl monocle connect --emulator (or --relay for a Web Bluetooth page)"
                     )
                 }
                 let runtime = try global.runtime()
@@ -251,5 +262,37 @@ extension Optional {
     func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
         guard let self else { return nil }
         return try await transform(self)
+    }
+}
+
+extension MonocleCommand.Connect {
+    /// Serves browser pages that carry the glasses' bytes, one at a time, until `quit` or the end of input.
+    func runRelay() async throws {
+        let runtime = try global.runtime()
+        let app = try emulatorOptions.app()
+        let engine = try await runtime.engine()
+        var options = GlassesAssistant.Options()
+        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
+        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
+        options.language = language ?? runtime.settings.value("glasses.language")
+        let transcriber = try runtime.transcriber()
+        let server = try await MonocleRelayServer.start(port: port) { [options] transport in
+            Terminal.print(Terminal.dim("[relay] a browser connected"))
+            let controller = MonocleController(transport: transport, app: app)
+            let assistant = GlassesAssistant(controller: controller, engine: engine, transcriber: transcriber, options: options)
+            let serving = Task { await controller.run() }
+            await assistant.run { GlassesConsole.describe($0) }
+            serving.cancel()
+            Terminal.print(Terminal.dim("[relay] the browser left"))
+        }
+        Terminal.print("Waiting for a browser at \(server.url) (type quit to stop)")
+        let lines = Terminal.lines { "" }
+        Terminal.requestLine()
+        for await line in lines {
+            if ["quit", "exit"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { break }
+            Terminal.requestLine()
+        }
+        await server.stop()
+        await runtime.shutdown()
     }
 }
