@@ -17,7 +17,7 @@ public enum SearchMode: String, Sendable, CaseIterable, Codable {
 public enum FusionMethod: String, Sendable, Hashable, Codable, CaseIterable {
     /// Reciprocal-rank fusion: Σ weight / (k + rank); ignores how far apart the scores are.
     case rank
-    /// Weighted sum of each ranking's scores scaled to 0…1 by its best candidate (cosine as is, BM25 / best BM25).
+    /// Weighted sum of each ranking's scores, min-max scaled to 0…1 over its candidates.
     case score
 }
 
