@@ -14,8 +14,10 @@ struct MonocleCommand: AsyncParsableCommand {
         abstract: "Ask by voice through Monocle AR glasses and read the answer in them.",
         discussion: """
         `connect --emulator` runs Sibyl against a virtual Monocle (the device app under the real MicroPython \
-        interpreter); `emulate` runs any device app on the virtual glasses on its own. Both show the glasses' \
-        display in the terminal and take commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen, quit.
+        interpreter); `connect --relay` waits for a Web Bluetooth page to carry real glasses' bytes over a WebSocket; \
+        `emulate` runs any device app on the virtual glasses on its own. With the emulator, the glasses' display is \
+        drawn in the terminal and these commands act for the wearer: tap, say FILE.wav, hold [FILE.jpg], wait, \
+        pause [SECONDS], screen, quit.
         """,
         subcommands: [Connect.self, Update.self, Emulate.self]
     )

@@ -38,6 +38,7 @@ struct GlassesEndToEndTests {
     static func withAssistant(
         environment: [String: String],
         options: GlassesAssistant.Options = GlassesAssistant.Options(),
+        visionModel: String? = nil,
         _ body: (MonocleEmulator, Events, SibylRuntime) async throws -> Void
     ) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-glasses-\(UUID().uuidString)", isDirectory: true)
@@ -48,7 +49,8 @@ struct GlassesEndToEndTests {
         try await TestGlasses.with { glasses in
             let controller = MonocleController(transport: EmulatorTransport(emulator: glasses), app: try DeviceApp.sibyl(), options: ControllerTests.fastOptions())
             let engine = try await runtime.engine(temperature: 0, maxTokens: 40)
-            let assistant = GlassesAssistant(controller: controller, engine: engine, transcriber: try runtime.transcriber(), options: options)
+            let vision = try await visionModel.asyncMap { try await runtime.engine(model: $0, temperature: 0) }
+            let assistant = GlassesAssistant(controller: controller, engine: engine, visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
             let events = Events()
             let serving = Task { await controller.run() }
             let answering = Task { await assistant.run { events.record($0) } }
@@ -150,6 +152,38 @@ struct GlassesEndToEndTests {
         await server.stop()
     }
 
+    @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func aPhotoAndItsSpokenQuestionGoToTheVisionModel() async throws {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(["A red ", "bicycle."]) : .chatCompletion("Photo")
+        }
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + (0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* 37) } + [0xFF, 0xD9])
+        try await Self.withAssistant(
+            environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"],
+            visionModel: "test-vision-model"
+        ) { glasses, events, runtime in
+            await glasses.photo(jpeg: jpeg)
+            try await glasses.speak(wav: Self.speech("What is in this picture?"))
+            await glasses.hold()
+            let answer = try await events.next { if case .answered(_, let answer, _) = $0 { answer } else { nil } }
+            #expect(answer == "A red bicycle.")
+            _ = try await glasses.waitForScreen { $0.lines.joined(separator: " ").contains("A red bicycle.") }
+            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            #expect(request["model"] as? String == "test-vision-model")
+            let question = try #require((request["messages"] as? [[String: Any]])?.last)
+            let parts = try #require(question["content"] as? [[String: Any]])
+            let text = parts.first { $0["type"] as? String == "text" }?["text"] as? String ?? ""
+            #expect(text.lowercased().contains("picture"), "\(text)")
+            let image = parts.first { $0["type"] as? String == "image_url" }?["image_url"] as? [String: Any]
+            // The photo arrived whole over the data channel, in chunks that fit the link.
+            #expect(image?["url"] as? String == "data:image/jpeg;base64," + jpeg.base64EncodedString())
+            let saved = try runtime.store.messages(in: try #require(runtime.store.conversations(source: .glasses).first).conversation.id)
+            #expect(saved.first?.attachments.first?.data == jpeg)
+        }
+        await server.stop()
+    }
+
     @Test func aPhotoWithoutAVisionModelGetsAClearMessageInRed() async throws {
         let server = try await OpenAITestServer.start()
         try await Self.withAssistant(environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_STT_BASE_URL": server.baseURL]) { glasses, events, _ in
@@ -169,5 +203,12 @@ struct GlassesEndToEndTests {
 
     static func ms(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }
