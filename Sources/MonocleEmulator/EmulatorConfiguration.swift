@@ -30,9 +30,19 @@ public struct MicroPythonInterpreter: Sendable, Hashable {
     /// A Python 3.11 that can load it.
     public var python: URL
 
-    public init(module: URL, python: URL = URL(fileURLWithPath: "/usr/bin/python3")) {
+    public init(module: URL, python: URL = MicroPythonInterpreter.python311) {
         self.module = module
         self.python = python
+    }
+
+    /// The CPython 3.11 the module needs: Debian's (`sibyl models install emulator` installs it), else one on PATH.
+    public static var python311: URL {
+        var candidates = ["/usr/bin/python3.11", "/usr/local/bin/python3.11"]
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(directory)/python3.11")
+        }
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/python3"
+        return URL(fileURLWithPath: found)
     }
 
     /// The command line that runs a script under MicroPython.

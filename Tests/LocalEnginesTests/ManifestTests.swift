@@ -13,7 +13,7 @@ struct ManifestTests {
             for output in component.outputs ?? [] {
                 #expect(manifest.outputs[output] != nil, "component \(name) names unknown output \(output)")
             }
-            #expect((component.outputs ?? []).isEmpty != (component.debian ?? []).isEmpty)
+            #expect(!(component.outputs ?? []).isEmpty || !(component.debian ?? []).isEmpty, "component \(name) installs nothing")
         }
         for (id, output) in manifest.outputs {
             #expect(!output.from.isEmpty, "\(id) is made from nothing")

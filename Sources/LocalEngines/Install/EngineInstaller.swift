@@ -85,18 +85,16 @@ public struct EngineInstaller: Sendable {
         cleanStaging()
         for name in try componentNames(requested) {
             guard let component = manifest.components[name] else { continue }
-            if let packages = component.debian, !packages.isEmpty {
-                let missing = DebianPackages.missing(packages)
-                if missing.isEmpty {
-                    summary.alreadyInstalled.append(name)
-                    observer(.skipped(component.title))
+            var didWork = false
+            // Debian packages first: a component's outputs may need them to run.
+            if let packages = component.debian, !packages.isEmpty, !DebianPackages.missing(packages).isEmpty {
+                try await DebianPackages.ensure(packages, log: log(for: name), observer: observer)
+                didWork = true
+                if (component.outputs ?? []).isEmpty {
+                    summary.installed.append(name)
                     continue
                 }
-                try await DebianPackages.ensure(packages, log: log(for: name), observer: observer)
-                summary.installed.append(name)
-                continue
             }
-            var didWork = false
             for id in component.outputs ?? [] where !isInstalled(id) {
                 guard let output = manifest.outputs[id] else { continue }
                 observer(.step("Installing \(output.path)"))
