@@ -155,6 +155,9 @@ let package = Package(
             ],
             resources: firmwareStubFiles.map { .embedInCode("Resources/firmware/\($0)") }
         ),
+        // BlueZ over D-Bus (libdbus), for real glasses on Linux.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "MonocleBluetooth", dependencies: ["Monocle", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
         // The WebSocket relay a browser with Web Bluetooth connects to.
         .target(
             name: "MonocleRelay",
@@ -179,7 +182,7 @@ let package = Package(
             name: "SibylCLI",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
-                "Monocle", "MonocleEmulator", "MonocleRelay",
+                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -253,7 +256,7 @@ let package = Package(
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
-                "MonocleEmulator", "Monocle", "MonocleRelay", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
+                "MonocleEmulator", "Monocle", "MonocleRelay", "MonocleBluetooth", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),

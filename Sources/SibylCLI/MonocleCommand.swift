@@ -4,8 +4,10 @@ import Foundation
 import LocalEngines
 import Monocle
 import MonocleEmulator
+import MonocleBluetooth
 import MonocleRelay
 import SibylCore
+import Synchronization
 
 /// `sibyl monocle`: Brilliant Labs Monocle glasses.
 struct MonocleCommand: AsyncParsableCommand {
@@ -15,11 +17,12 @@ struct MonocleCommand: AsyncParsableCommand {
         discussion: """
         `connect --emulator` runs Sibyl against a virtual Monocle (the device app under the real MicroPython \
         interpreter); `connect --relay` waits for a Web Bluetooth page to carry real glasses' bytes over a WebSocket; \
-        `emulate` runs any device app on the virtual glasses on its own. With the emulator, the glasses' display is \
+        `emulate` runs any device app on the virtual glasses on its own; `scan`, `pair` and plain `connect` use \
+        real glasses over Bluetooth (BlueZ). With the emulator, the glasses' display is \
         drawn in the terminal and these commands act for the wearer: tap, say FILE.wav, hold [FILE.jpg], wait, \
         pause [SECONDS], screen, quit.
         """,
-        subcommands: [Connect.self, Update.self, Emulate.self]
+        subcommands: [Scan.self, Pair.self, Unpair.self, Connect.self, Update.self, Emulate.self]
     )
 
     struct EmulatorOptions: ParsableArguments {
@@ -97,10 +100,8 @@ struct MonocleCommand: AsyncParsableCommand {
                     return
                 }
                 guard emulator else {
-                    throw CLIError(
-                        "This build reaches Monocle through the emulator or a browser relay; the Bluetooth (BlueZ) transport is not available yet.",
-                        hint: "Try: sibyl monocle connect --emulator (or --relay for a Web Bluetooth page)"
-                    )
+                    try await runBluetooth()
+                    return
                 }
                 let runtime = try global.runtime()
                 let app = try emulatorOptions.app()
@@ -297,4 +298,130 @@ extension MonocleCommand.Connect {
         await server.stop()
         await runtime.shutdown()
     }
+}
+
+extension MonocleCommand.Connect {
+    /// Real glasses over BlueZ: the paired Monocle, until `quit` or the end of input.
+    func runBluetooth() async throws {
+        let runtime = try global.runtime()
+        guard let address = runtime.settings.value("glasses.device") else {
+            throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
+        }
+        let bus = try BluetoothSupport.bus()
+        defer { bus.close() }
+        let transport = BlueZTransport(bus: bus, address: address, adapter: runtime.settings.value("glasses.adapter") ?? "hci0")
+        let controller = MonocleController(transport: transport, app: try emulatorOptions.app())
+        var options = GlassesAssistant.Options()
+        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
+        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
+        options.language = language ?? runtime.settings.value("glasses.language")
+        let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
+        let assistant = GlassesAssistant(controller: controller, engine: try await runtime.engine(), visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
+        Terminal.print("Connecting to the Monocle \(address) (type quit to stop)")
+        let serving = Task { await controller.run() }
+        let answering = Task { await assistant.run { GlassesConsole.describe($0) } }
+        let lines = Terminal.lines { "" }
+        Terminal.requestLine()
+        for await line in lines {
+            if ["quit", "exit"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { break }
+            Terminal.requestLine()
+        }
+        await controller.stop()
+        serving.cancel()
+        answering.cancel()
+        await runtime.shutdown()
+    }
+}
+
+/// The system bus, with an error that says what to check.
+enum BluetoothSupport {
+    static func bus() throws -> DBusClient {
+        do {
+            return try DBusClient.system()
+        } catch {
+            throw CLIError("Cannot reach BlueZ on the system D-Bus: \(error.localizedDescription)", hint: "Is bluetoothd running (systemctl status bluetooth)? Or try --emulator.")
+        }
+    }
+
+    static func scanner(_ runtime: SibylRuntime, bus: DBusClient) -> BlueZScanner {
+        BlueZScanner(bus: bus, adapter: runtime.settings.value("glasses.adapter") ?? "hci0")
+    }
+}
+
+extension MonocleCommand {
+    /// `sibyl monocle scan`.
+    struct Scan: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the Monocles in reach, nearest first (Bluetooth, BlueZ).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "How long to scan, in seconds.") var seconds = 5.0
+
+        func run() async throws {
+            try await reportingErrors {
+                let runtime = try global.runtime()
+                let bus = try BluetoothSupport.bus()
+                defer { bus.close() }
+                let found = try await BluetoothSupport.scanner(runtime, bus: bus).scan(for: .seconds(seconds))
+                guard !found.isEmpty else {
+                    Terminal.print("No Monocle found. Is it charged and out of its case?")
+                    return
+                }
+                let paired = runtime.settings.value("glasses.device")?.uppercased()
+                for monocle in found {
+                    let mark = monocle.address.uppercased() == paired ? "  (paired)" : ""
+                    Terminal.print("\(monocle.address)  \(monocle.rssi.map { "\($0) dBm" } ?? "? dBm")  \(monocle.name)\(mark)")
+                }
+            }
+        }
+    }
+
+    /// `sibyl monocle pair`.
+    struct Pair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remember the Monocle held closest (stronger than −65 dBm) as yours.",
+            discussion: "Pairing is Sibyl's own: the address is kept in the config (glasses.device); the glasses need no Bluetooth bonding."
+        )
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "How long to look, in seconds.") var seconds = 10.0
+
+        func run() async throws {
+            try await reportingErrors {
+                var settings = try global.runtime().settings
+                let bus = try BluetoothSupport.bus()
+                defer { bus.close() }
+                let scanner = BlueZScanner(bus: bus, adapter: settings.value("glasses.adapter") ?? "hci0")
+                let picker = PickerBox()
+                Terminal.print("Hold your Monocle close to this computer…")
+                _ = try await scanner.scan(for: .seconds(seconds)) { sightings in
+                    for monocle in sightings { if let rssi = monocle.rssi { picker.saw(monocle.address, rssi: rssi) } }
+                }
+                guard let address = picker.nearest else {
+                    throw CLIError("No Monocle came close enough (stronger than −65 dBm).", hint: "Hold it next to the computer and try again; `sibyl monocle scan` shows what is in reach.")
+                }
+                try settings.set("glasses.device", to: address)
+                Terminal.print("Paired with the Monocle \(address). Connect with: sibyl monocle connect")
+            }
+        }
+    }
+
+    /// `sibyl monocle unpair`.
+    struct Unpair: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the paired Monocle.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                var settings = try global.runtime().settings
+                let previous = settings.value("glasses.device")
+                try settings.unset("glasses.device")
+                Terminal.print(previous.map { "Forgot the Monocle \($0)." } ?? "No Monocle was paired.")
+            }
+        }
+    }
+}
+
+/// The picker, shared with the scan's progress callback.
+final class PickerBox: Sendable {
+    private let picker = Mutex(NearestMonoclePicker())
+    func saw(_ address: String, rssi: Int) { picker.withLock { _ = $0.saw(address, rssi: rssi) } }
+    var nearest: String? { picker.withLock { $0.nearest } }
 }

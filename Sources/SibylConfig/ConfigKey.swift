@@ -103,6 +103,8 @@ extension ConfigKey {
             ConfigKey("glasses.persona", .string, env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through Monocle glasses"),
             ConfigKey("glasses.language", .string, env: ["SIBYL_GLASSES_LANGUAGE"], "language the wearer speaks (ISO 639-1), when known"),
             ConfigKey("glasses.vision_model", .string, env: ["SIBYL_GLASSES_VISION_MODEL"], "vision-capable chat model for photo questions from the glasses"),
+            ConfigKey("glasses.device", .string, env: ["SIBYL_GLASSES_DEVICE"], "Bluetooth address of the paired Monocle (set by `sibyl monocle pair`)"),
+            ConfigKey("glasses.adapter", .string, env: ["SIBYL_GLASSES_ADAPTER"], default: "hci0", "Bluetooth adapter for the glasses"),
         ]
         let defaultModels: [CapabilityKind: String] = [
             .chat: "gpt-4o-mini", .embeddings: "text-embedding-3-small", .stt: "whisper-1", .tts: "tts-1", .images: "dall-e-3",

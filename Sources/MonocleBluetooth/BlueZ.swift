@@ -1,0 +1,82 @@
+import Foundation
+import Monocle
+
+/// BlueZ's D-Bus names.
+enum BlueZ {
+    static let service = "org.bluez"
+    static let adapter = "org.bluez.Adapter1"
+    static let device = "org.bluez.Device1"
+    static let characteristic = "org.bluez.GattCharacteristic1"
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    static let properties = "org.freedesktop.DBus.Properties"
+
+    /// Every object BlueZ exports: path → interface → property → value.
+    static func objects(_ bus: DBusClient) async throws -> [String: [String: [String: DBusValue]]] {
+        let reply = try await bus.call(service, "/", objectManager, "GetManagedObjects")
+        var objects: [String: [String: [String: DBusValue]]] = [:]
+        for (path, interfaces) in reply.first?.entries ?? [:] {
+            var byInterface: [String: [String: DBusValue]] = [:]
+            for (name, properties) in interfaces.entries ?? [:] { byInterface[name] = properties.entries ?? [:] }
+            objects[path] = byInterface
+        }
+        return objects
+    }
+}
+
+/// A Monocle seen while scanning.
+public struct DiscoveredMonocle: Sendable, Hashable {
+    public var address: String
+    public var name: String
+    public var rssi: Int?
+    /// BlueZ's object path for it.
+    public var path: String
+}
+
+/// Finds Monocles through BlueZ: by the name they advertise or their REPL service.
+public struct BlueZScanner: Sendable {
+    let bus: DBusClient
+    let adapter: String
+
+    public init(bus: DBusClient, adapter: String = "hci0") {
+        self.bus = bus
+        self.adapter = adapter
+    }
+
+    /// Scans for `duration`, reporting what is seen as it is seen, and returns the last sighting of each.
+    public func scan(for duration: Duration, seen: @Sendable ([DiscoveredMonocle]) -> Void = { _ in }) async throws -> [DiscoveredMonocle] {
+        let adapterPath = "/org/bluez/\(adapter)"
+        // Low energy only, devices that advertise the REPL service (as the phone apps scan), and
+        // every advertisement, so the signal strength stays current.
+        try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [.options([
+            "Transport": .string("le"),
+            "UUIDs": .array([.string(MonocleIdentifiers.serialService)], element: "s"),
+            "DuplicateData": .bool(true),
+        ])])
+        do {
+            try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StartDiscovery")
+        } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
+            // Someone else is scanning already: their results serve as well.
+        }
+        defer { Task { [bus] in _ = try? await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StopDiscovery") } }
+        let deadline = ContinuousClock.now + duration
+        var found: [DiscoveredMonocle] = []
+        repeat {
+            found = try await monocles(under: adapterPath)
+            seen(found)
+            try await Task.sleep(for: .milliseconds(500))
+        } while ContinuousClock.now < deadline
+        return found
+    }
+
+    /// The Monocles BlueZ knows of now.
+    func monocles(under adapterPath: String) async throws -> [DiscoveredMonocle] {
+        try await BlueZ.objects(bus).compactMap { path, interfaces -> DiscoveredMonocle? in
+            guard path.hasPrefix(adapterPath + "/"), let device = interfaces[BlueZ.device] else { return nil }
+            let name = device["Name"]?.string ?? device["Alias"]?.string ?? ""
+            let uuids = device["UUIDs"]?.strings ?? []
+            guard name == MonocleIdentifiers.deviceName || uuids.contains(MonocleIdentifiers.serialService) else { return nil }
+            return DiscoveredMonocle(address: device["Address"]?.string ?? "", name: name, rssi: device["RSSI"]?.integer, path: path)
+        }
+        .sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Monocle
+import Synchronization
+
+/// Monocle over Bluetooth LE on Linux, through BlueZ's D-Bus API.
+///
+/// Connects to the device with the given address, finds the REPL and data characteristics,
+/// turns their notifications on, and writes without response (`type: command`), split at the MTU.
+public final class BlueZTransport: MonocleTransport {
+    public let events: AsyncStream<TransportEvent>
+    private let continuation: AsyncStream<TransportEvent>.Continuation
+    private let bus: DBusClient
+    private let address: String
+    private let adapter: String
+    private let link = LinkBox()
+    private let handler: Int
+
+    struct Link {
+        var device: String?
+        var characteristics: [String: String] = [:] // UUID → path
+        var writeLength = 0
+        var connected = false
+    }
+
+    /// The link's state, shared with the signal handler.
+    final class LinkBox: Sendable {
+        private let state = Mutex(Link())
+
+        func withLock<T>(_ body: (inout Link) -> T) -> T {
+            state.withLock { body(&$0) }
+        }
+    }
+
+    /// `address` is the glasses' Bluetooth address (as `sibyl monocle pair` stored it).
+    public init(bus: DBusClient, address: String, adapter: String = "hci0") {
+        self.bus = bus
+        self.address = address.uppercased()
+        self.adapter = adapter
+        let (events, continuation) = AsyncStream<TransportEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.events = events
+        self.continuation = continuation
+        let link = self.link
+        handler = bus.onSignal { signal in
+            guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+                  let interface = signal.arguments[0].string, let changed = signal.arguments[1].entries
+            else { return }
+            let current = link.withLock { $0 }
+            if interface == BlueZ.characteristic, let value = changed["Value"]?.data {
+                if signal.path == current.characteristics[MonocleIdentifiers.serialTX] {
+                    continuation.yield(.received(.serial, value))
+                } else if signal.path == current.characteristics[MonocleIdentifiers.dataTX] {
+                    continuation.yield(.received(.data, value))
+                }
+            } else if interface == BlueZ.device, signal.path == current.device, changed["Connected"]?.bool == false {
+                let wasConnected = link.withLock { link in
+                    defer { link.connected = false }
+                    return link.connected
+                }
+                if wasConnected { continuation.yield(.disconnected(reason: "the glasses went out of reach")) }
+            }
+        }
+    }
+
+    deinit {
+        bus.removeHandler(handler)
+    }
+
+    public func connect() async throws {
+        do {
+            try await bus.addMatch("type='signal',interface='\(BlueZ.properties)',member='PropertiesChanged'")
+            let objects = try await BlueZ.objects(bus)
+            guard let device = objects.first(where: { path, interfaces in
+                path.hasPrefix("/org/bluez/\(adapter)/") && interfaces[BlueZ.device]?["Address"]?.string?.uppercased() == address
+            })?.key else {
+                throw MonocleError.transport("no Monocle with the address \(address) is known to BlueZ; is it on and near? (sibyl monocle scan)")
+            }
+            do {
+                try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")
+            } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
+                // Fine: connected by an earlier run or another program.
+            }
+            let characteristics = try await resolveCharacteristics(under: device)
+            for uuid in [MonocleIdentifiers.serialTX, MonocleIdentifiers.dataTX] {
+                if let path = characteristics.paths[uuid] { try await bus.call(BlueZ.service, path, BlueZ.characteristic, "StartNotify") }
+            }
+            link.withLock {
+                $0 = Link(device: device, characteristics: characteristics.paths, writeLength: characteristics.writeLength, connected: true)
+            }
+            continuation.yield(.connected(maximumWriteLength: characteristics.writeLength))
+        } catch let error as DBusError {
+            throw MonocleError.transport(error.message)
+        }
+    }
+
+    /// Waits (up to 10 s) for BlueZ to resolve the glasses' services, and finds the four characteristics.
+    private func resolveCharacteristics(under device: String) async throws -> (paths: [String: String], writeLength: Int) {
+        let wanted = [MonocleIdentifiers.serialRX, MonocleIdentifiers.serialTX, MonocleIdentifiers.dataRX, MonocleIdentifiers.dataTX]
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            var paths: [String: String] = [:]
+            var mtu: Int?
+            for (path, interfaces) in try await BlueZ.objects(bus) where path.hasPrefix(device + "/") {
+                guard let properties = interfaces[BlueZ.characteristic], let uuid = properties["UUID"]?.string?.lowercased(), wanted.contains(uuid) else { continue }
+                paths[uuid] = path
+                if let value = properties["MTU"]?.integer { mtu = value }
+            }
+            if paths.count == wanted.count {
+                // BlueZ reports the ATT MTU; a write carries 3 bytes less. Without it, the ATT minimum.
+                return (paths, max((mtu ?? 23) - 3, 20))
+            }
+            guard ContinuousClock.now < deadline else {
+                throw MonocleError.transport("the glasses' REPL and data services did not appear (found \(paths.count) of 4 characteristics)")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    public func write(_ bytes: Data, to channel: MonocleChannel) async throws {
+        let current = link.withLock { $0 }
+        guard current.connected, let path = current.characteristics[channel == .serial ? MonocleIdentifiers.serialRX : MonocleIdentifiers.dataRX] else {
+            throw MonocleError.notConnected
+        }
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes.index(start, offsetBy: current.writeLength, limitedBy: bytes.endIndex) ?? bytes.endIndex
+            // Without response, back to back, in order: BlueZ queues them on the link.
+            try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue",
+                               [.bytes(Data(bytes[start..<end])), .options(["type": .string("command")])], expectReply: false)
+            start = end
+        }
+    }
+
+    public func disconnect() async {
+        let current = link.withLock { link in
+            defer { link.connected = false }
+            return link
+        }
+        guard current.connected, let device = current.device else { return }
+        _ = try? await bus.call(BlueZ.service, device, BlueZ.device, "Disconnect")
+        continuation.yield(.disconnected(reason: "disconnected by Sibyl"))
+    }
+}
