@@ -109,10 +109,7 @@ struct MonocleCommand: AsyncParsableCommand {
                 try await glasses.powerOn()
                 let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: app)
                 let engine = try await runtime.engine()
-                var options = GlassesAssistant.Options()
-                options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
-                options.mode = translateTo.map { .translator(target: $0) } ?? .chat
-                options.language = language ?? runtime.settings.value("glasses.language")
+                let options = glassesOptions(runtime)
                 let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
                 let assistant = GlassesAssistant(controller: controller, engine: engine, visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
                 let console = GlassesConsole(emulator: glasses)
@@ -179,9 +176,9 @@ struct MonocleCommand: AsyncParsableCommand {
                     }
                     options.fpgaImage = FPGAImage(data: data, version: fpgaVersion)
                 }
-                var glassesOptions = emulatorOptions
-                if fpgaVersion != nil { glassesOptions.emulatedFPGAAfterUpdate = fpgaVersion }
-                let glasses = try glassesOptions.emulator(runtime: runtime, name: "emulator")
+                var virtualGlasses = emulatorOptions
+                if fpgaVersion != nil { virtualGlasses.emulatedFPGAAfterUpdate = fpgaVersion }
+                let glasses = try virtualGlasses.emulator(runtime: runtime, name: "emulator")
                 try await glasses.powerOn()
                 let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: try emulatorOptions.app(), options: options)
                 let progress = ProgressDisplay()
@@ -269,15 +266,21 @@ extension Optional {
 }
 
 extension MonocleCommand.Connect {
+    /// How answers are made: the options given, else the settings, else the glasses' defaults.
+    func glassesOptions(_ runtime: SibylRuntime) -> GlassesAssistant.Options {
+        var options = GlassesAssistant.Options()
+        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
+        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
+        options.language = language ?? runtime.settings.value("glasses.language")
+        return options
+    }
+
     /// Serves browser pages that carry the glasses' bytes, one at a time, until `quit` or the end of input.
     func runRelay() async throws {
         let runtime = try global.runtime()
         let app = try emulatorOptions.app()
         let engine = try await runtime.engine()
-        var options = GlassesAssistant.Options()
-        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
-        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
-        options.language = language ?? runtime.settings.value("glasses.language")
+        let options = glassesOptions(runtime)
         let transcriber = try runtime.transcriber()
         let server = try await MonocleRelayServer.start(port: port) { [options] transport in
             Terminal.print(Terminal.dim("[relay] a browser connected"))
@@ -311,10 +314,7 @@ extension MonocleCommand.Connect {
         defer { bus.close() }
         let transport = BlueZTransport(bus: bus, address: address, adapter: runtime.settings.value("glasses.adapter") ?? "hci0")
         let controller = MonocleController(transport: transport, app: try emulatorOptions.app())
-        var options = GlassesAssistant.Options()
-        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
-        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
-        options.language = language ?? runtime.settings.value("glasses.language")
+        let options = glassesOptions(runtime)
         let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
         let assistant = GlassesAssistant(controller: controller, engine: try await runtime.engine(), visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
         Terminal.print("Connecting to the Monocle \(address) (type quit to stop)")
