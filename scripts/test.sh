@@ -9,3 +9,5 @@ say "Installing the local engines and models (cached in ${SIBYL_ENGINES:-$HOME/.
 "$(sibyl_binary debug)" models install all
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build "$@"
+say "Checking the emulated Monocle firmware and Sibyl's device app under MicroPython"
+python3 "$ROOT/scripts/monocle/emulator-smoke.py"
