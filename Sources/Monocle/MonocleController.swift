@@ -183,6 +183,8 @@ public actor MonocleController {
             setState(.starting)
             serial.removeAll()
             try await transport.write(Data(RawREPL.softReset), to: .serial)
+            // A link lost during that write has already set `.disconnected`: don't overwrite it.
+            try Task.checkCancellation()
             setState(.running(DeviceInfo(firmware: firmware, fpga: fpga, app: app.version, uploaded: uploaded, maximumWriteLength: maximumWriteLength)))
         } catch is CancellationError {
             return

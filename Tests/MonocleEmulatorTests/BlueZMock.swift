@@ -9,7 +9,7 @@ final class BlueZMock: @unchecked Sendable {
     let directory: URL
     let address: String
     private var processes: [Process] = []
-    let bus: DBusClient
+    private(set) var bus: DBusClient!
     static let available = FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
         && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/dbusmock/templates/bluez5.py")
 
@@ -18,35 +18,63 @@ final class BlueZMock: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)"]
-        // Never the test's own output: a child left holding it would keep `swift test` waiting.
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        processes.append(daemon)
-        try await Self.waitFor { FileManager.default.fileExists(atPath: socket) }
-        let mock = Process()
-        mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        mock.arguments = ["-m", "dbusmock", "--template", "bluez5", "--system"]
-        mock.environment = ["DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
-        mock.standardOutput = FileHandle.nullDevice
-        mock.standardError = FileHandle.nullDevice
-        try mock.run()
-        processes.append(mock)
-        bus = try DBusClient(address: address)
-        let bus = self.bus
-        try await Self.waitFor { (try? await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")) != nil }
-        try await bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddAdapter", [.string("hci0"), .string("sibyl-test")])
+        do {
+            try start(["/usr/bin/dbus-daemon", "--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)"], log: "dbus-daemon.log")
+            try await Self.waitFor("dbus-daemon's socket") { FileManager.default.fileExists(atPath: socket) }
+            let bus = try DBusClient(address: address)
+            self.bus = bus
+            for attempt in 1...2 {
+                let mock = try start(["/usr/bin/python3", "-m", "dbusmock", "--template", "bluez5", "--system"], log: "dbusmock-\(attempt).log")
+                do {
+                    try await Self.waitFor("python-dbusmock's org.bluez") {
+                        guard mock.isRunning else { return true } // died: try again below
+                        return (try? await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")) != nil
+                    }
+                    if mock.isRunning { break }
+                } catch where attempt < 2 {
+                    kill(mock.processIdentifier, SIGKILL)
+                }
+            }
+            try await bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddAdapter", [.string("hci0"), .string("sibyl-test")])
+        } catch {
+            let logs = ["dbus-daemon.log", "dbusmock-1.log", "dbusmock-2.log"].compactMap { name -> String? in
+                guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8), !text.isEmpty else { return nil }
+                return "\(name): \(text.suffix(400))"
+            }
+            bus?.close()
+            stopProcesses()
+            throw MonocleError.transport("the mock BlueZ did not start (\(error.localizedDescription)); \(logs.joined(separator: "; "))")
+        }
     }
 
-    func stop() {
-        bus.close()
+    /// Starts a helper with its output in a log file (never the test's own output: a child left
+    /// holding that would keep `swift test` waiting).
+    @discardableResult
+    private func start(_ command: [String], log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ["DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
+        let logURL = directory.appendingPathComponent(log)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes.append(process)
+        return process
+    }
+
+    private func stopProcesses() {
         for process in processes.reversed() where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+    }
+
+    func stop() {
+        bus.close()
+        stopProcesses()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -91,7 +119,7 @@ final class BlueZMock: @unchecked Sendable {
     /// Carries a device's writes to the virtual glasses and their notifications back, as the radio would.
     func bridge(device: String, to glasses: MonocleEmulator) async throws -> Task<Void, Never> {
         let phone = EmulatorTransport(emulator: glasses)
-        let bus = self.bus
+        let bus: DBusClient = self.bus
         try await bus.addMatch("type='signal',interface='org.sibyl.Test'")
         try await bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties'")
         let (writes, sink) = AsyncStream<(String, Data)>.makeStream()
@@ -145,12 +173,13 @@ final class BlueZMock: @unchecked Sendable {
         }
     }
 
-    static func waitFor(_ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
+    /// Waits for a helper process to come up; generous, because the whole suite may be loading both cores.
+    static func waitFor(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             if await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(100))
         }
-        throw MonocleError.timeout(waitingFor: "the mock BlueZ", after: .seconds(15))
+        throw MonocleError.timeout(waitingFor: what, after: .seconds(90))
     }
 }

@@ -59,8 +59,18 @@ struct LocalEngineCLITests {
 
     /// llama-server processes still running with an argument (Sibyl's alias) that a `sibyl` run with
     /// this data directory started (they inherit its SIBYL_HOME; other tests run servers of their own), from /proc.
+    ///
+    /// A server being stopped may take a moment on a loaded machine: only one still there after 10 s counts.
     private func processesNamed(_ name: String, withArgument argument: String, home: URL) async throws -> [Int32] {
-        try await Task.sleep(for: .milliseconds(300))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let found = runningProcesses(name, withArgument: argument, home: home)
+            if found.isEmpty || ContinuousClock.now > deadline { return found }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    private func runningProcesses(_ name: String, withArgument argument: String, home: URL) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         let marker = Data("SIBYL_HOME=\(home.path)".utf8)
         return entries.compactMap(Int32.init).filter { pid in
