@@ -59,3 +59,14 @@ public enum MonocleError: Error, Sendable, Equatable, LocalizedError {
         traceback.split(whereSeparator: \.isNewline).last.map(String.init) ?? traceback
     }
 }
+
+extension Data {
+    /// The bytes in pieces of at most `length` (the last may be shorter): how every transport
+    /// splits a write, and how the glasses split their output into notifications.
+    public func pieces(of length: Int) -> [Data] {
+        precondition(length > 0, "a piece must hold at least one byte")
+        return stride(from: startIndex, to: endIndex, by: length).map { start in
+            Data(self[start..<Swift.min(start + length, endIndex)])
+        }
+    }
+}

@@ -47,15 +47,12 @@ public final class RelayTransport: MonocleTransport {
 
     public func write(_ bytes: Data, to channel: MonocleChannel) async throws {
         guard let length = writeLength.withLock({ $0 }) else { throw MonocleError.notConnected }
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes.index(start, offsetBy: length, limitedBy: bytes.endIndex) ?? bytes.endIndex
+        for piece in bytes.pieces(of: length) {
             do {
-                try await send(.bytes(channel, Data(bytes[start..<end])))
+                try await send(.bytes(channel, piece))
             } catch {
                 throw MonocleError.disconnected("the browser relay is gone")
             }
-            start = end
         }
     }
 

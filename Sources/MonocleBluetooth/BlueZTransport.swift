@@ -120,13 +120,10 @@ public final class BlueZTransport: MonocleTransport {
         guard current.connected, let path = current.characteristics[channel == .serial ? MonocleIdentifiers.serialRX : MonocleIdentifiers.dataRX] else {
             throw MonocleError.notConnected
         }
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes.index(start, offsetBy: current.writeLength, limitedBy: bytes.endIndex) ?? bytes.endIndex
+        for piece in bytes.pieces(of: current.writeLength) {
             // Without response, back to back, in order: BlueZ queues them on the link.
             try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue",
-                               [.bytes(Data(bytes[start..<end])), .options(["type": .string("command")])], expectReply: false)
-            start = end
+                               [.bytes(piece), .options(["type": .string("command")])], expectReply: false)
         }
     }
 

@@ -21,11 +21,8 @@ public final class EmulatorTransport: MonocleTransport {
 
     public func write(_ bytes: Data, to channel: MonocleChannel) async throws {
         // Split at the MTU and send back to back, without response, as the phone apps do.
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes.index(start, offsetBy: maximumWriteLength, limitedBy: bytes.endIndex) ?? bytes.endIndex
-            try await emulator.clientWrite(Data(bytes[start..<end]), to: channel)
-            start = end
+        for piece in bytes.pieces(of: maximumWriteLength) {
+            try await emulator.clientWrite(piece, to: channel)
         }
     }
 

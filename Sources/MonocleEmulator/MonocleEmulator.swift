@@ -389,11 +389,8 @@ public actor MonocleEmulator {
                 serialLog.append(contentsOf: bytes)
                 eventSink.yield(.serial(String(decoding: bytes, as: UTF8.self)))
                 guard clientConnected else { continue }
-                var start = 0
-                while start < bytes.count {
-                    let end = min(start + configuration.maximumWriteLength, bytes.count)
-                    client?.yield(.received(.serial, Data(bytes[start..<end])))
-                    start = end
+                for piece in Data(bytes).pieces(of: configuration.maximumWriteLength) {
+                    client?.yield(.received(.serial, piece))
                 }
             case .execute(let code, let raw):
                 send(EmulatorFrame(raw ? .executeRaw : .executeFriendly, Array(code.utf8)))
