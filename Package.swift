@@ -142,7 +142,11 @@ let package = Package(
         // Monocle glasses: the protocol stack and controller (no I/O), and Sibyl's device app.
         .target(
             name: "Monocle",
-            dependencies: ["SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SibylCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
         ),
         // A virtual Monocle: device apps under the real MicroPython interpreter, emulated firmware modules.
@@ -150,6 +154,7 @@ let package = Package(
             name: "MonocleEmulator",
             dependencies: [
                 "Monocle", "SibylCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -252,12 +257,21 @@ let package = Package(
         ),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
-        .testTarget(name: "MonocleTests", dependencies: ["Monocle"]),
+        .testTarget(
+            name: "MonocleTests",
+            dependencies: [
+                "Monocle",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
                 "MonocleEmulator", "Monocle", "MonocleRelay", "MonocleBluetooth", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ]

@@ -2,9 +2,10 @@ import Foundation
 
 /// Brings Monocle glasses from "connected" to "running Sibyl's app", and carries app messages after that.
 ///
-/// On every connection it enters the raw REPL, reads the firmware and FPGA versions, updates the FPGA
-/// when an image is given and the versions differ, uploads the device app unless the glasses already
-/// run the same version, and soft-resets into it. Every wait has a timeout and a bounded number of
+/// On every connection it enters the raw REPL, reads the firmware and FPGA versions, installs a
+/// firmware package (Nordic Secure DFU through the bootloader) and an FPGA image when they are given
+/// and the versions differ, uploads the device app unless the glasses already run the same version,
+/// and soft-resets into it. Every wait has a timeout and a bounded number of
 /// attempts (the phone apps waited forever); a lost link in any state ends up in `.disconnected`,
 /// and the controller reconnects when `Options.reconnect` is set.
 public actor MonocleController {
@@ -14,6 +15,16 @@ public actor MonocleController {
         public var expectedFirmware: String? = "v23.248.0754"
         /// An FPGA image to install when the glasses report another version.
         public var fpgaImage: FPGAImage?
+        /// A firmware package to install when the glasses report another version than the package's.
+        public var firmwarePackage: DFUPackage?
+        /// Reaches the glasses' bootloader (`DfuTarg`); needed for `firmwarePackage`.
+        public var bootloader: (any DFUTransport)?
+        /// How the firmware is sent.
+        public var dfu = SecureDFUClient.Options()
+        /// How long the glasses may take to drop the link after being told to enter their bootloader.
+        public var bootloaderTimeout: Duration = .seconds(15)
+        /// Firmware installs tried on one run before the controller stops trying.
+        public var firmwareAttempts = 3
         /// How long to wait for a REPL reply.
         public var replyTimeout: Duration = .seconds(3)
         /// How long to wait for a file write or the FPGA erase.
@@ -45,6 +56,13 @@ public actor MonocleController {
     private var maximumWriteLength = 0
     private var preparation: Task<Void, Never>?
     private var stopped = false
+    /// Set between asking the glasses to enter their bootloader and the link dropping.
+    private var pendingFirmware: DFUPackage?
+    private var firmwareUpdate: Task<Void, Never>?
+    private var firmwareTries = 0
+    private var installedFirmware: String?
+    private var dfuClient: SecureDFUClient?
+    private var reportedFirmwareProgress = -1
 
     private struct Waiter {
         var id: Int
@@ -82,6 +100,7 @@ public actor MonocleController {
     public func stop() async {
         stopped = true
         preparation?.cancel()
+        firmwareUpdate?.cancel()
         fail(MonocleError.disconnected("stopped"))
         await transport.disconnect()
         continuation.finish()
@@ -128,6 +147,13 @@ public actor MonocleController {
         case .disconnected(let reason):
             preparation?.cancel()
             fail(MonocleError.disconnected(reason))
+            if let package = pendingFirmware {
+                // The glasses restarted into their bootloader, as asked.
+                pendingFirmware = nil
+                startFirmwareUpdate(package)
+                return
+            }
+            if firmwareUpdate != nil { return }
             setState(.disconnected(reason: reason))
             if options.reconnect && !stopped {
                 Task { await self.connect() }
@@ -143,6 +169,12 @@ public actor MonocleController {
                 try await transport.connect()
                 return
             } catch {
+                if let package = options.firmwarePackage, await bootloaderIsWaiting() {
+                    // Left in the bootloader (a failed update, or one started elsewhere): finish the update first.
+                    continuation.yield(.notice("the glasses are in their bootloader (DfuTarg)"))
+                    startFirmwareUpdate(package)
+                    return
+                }
                 continuation.yield(.notice("cannot connect: \(error.localizedDescription); trying again in \(delay)"))
                 if !options.reconnect { setState(.disconnected(reason: error.localizedDescription)); return }
                 try? await Task.sleep(for: delay)
@@ -166,6 +198,15 @@ public actor MonocleController {
             let firmware = try await query("import device;print(device.VERSION);del(device)", what: "the firmware version")
             setState(.checkingFPGA(firmware: firmware))
             let fpga = try await query("import fpga;print(fpga.read(2,12));del(fpga)", what: "the FPGA version")
+            if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
+                if let target = package.version, installedFirmware != target {
+                    try await enterBootloader(toInstall: package)
+                    return // the glasses restart into the bootloader; the update runs when the link drops
+                }
+                continuation.yield(.notice(package.version == nil
+                    ? "the firmware package does not say which version it holds; not installing it"
+                    : "the glasses still report firmware \(firmware ?? "of unknown version") after installing \(package.version ?? "?"); not installing it again"))
+            }
             if let expected = options.expectedFirmware, firmware != expected {
                 continuation.yield(.notice("the glasses run firmware \(firmware ?? "of unknown version"); Sibyl's app is written for \(expected)"))
             }
@@ -283,6 +324,77 @@ public actor MonocleController {
         serial.removeAll()
         // The glasses print "Resetting" and restart; the lost link reconnects into the new image.
         try await transport.write(RawREPL.command(FPGAImage.finishCommand), to: .serial)
+    }
+
+    // MARK: Firmware (Nordic Secure DFU)
+
+    /// Asks the app firmware to restart into the bootloader (`update.micropython()`); the link drops.
+    private func enterBootloader(toInstall package: DFUPackage) async throws {
+        setState(.updatingFirmware(progress: 0))
+        reportedFirmwareProgress = -1
+        continuation.yield(.notice("installing firmware \(package.version ?? "?"): restarting the glasses into their bootloader"))
+        pendingFirmware = package
+        serial.removeAll()
+        do {
+            try await transport.write(RawREPL.command("import update;update.micropython()"), to: .serial)
+            // Success is the link dropping (which ends this wait); an exception comes back as a reply.
+            try await wait(for: "the glasses to restart into their bootloader", timeout: options.bootloaderTimeout) { RawREPL.reply(in: $0)?.succeeded == false }
+            let traceback = RawREPL.reply(in: serial)?.error ?? ""
+            pendingFirmware = nil
+            throw MonocleError.replError(command: "update.micropython()", traceback: traceback)
+        } catch MonocleError.disconnected {
+            throw MonocleError.disconnected("restarting into the bootloader")
+        } catch {
+            pendingFirmware = nil
+            throw error
+        }
+    }
+
+    private func startFirmwareUpdate(_ package: DFUPackage) {
+        guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
+        firmwareTries += 1
+        installedFirmware = package.version
+        setState(.updatingFirmware(progress: 0))
+        let client = dfuClient ?? SecureDFUClient(transport: bootloader, options: options.dfu)
+        dfuClient = client
+        firmwareUpdate = Task { await self.installFirmware(package, with: client) }
+    }
+
+    private func installFirmware(_ package: DFUPackage, with client: SecureDFUClient) async {
+        var outcome: String
+        do {
+            try await client.update(package) { progress in await self.firmwareProgressed(progress) }
+            outcome = "restarting into firmware \(package.version ?? "?")"
+            continuation.yield(.notice("firmware \(package.version ?? "?") installed (\(package.firmware.count) bytes); the glasses restart into it"))
+        } catch {
+            outcome = "the firmware update failed"
+            continuation.yield(.notice("the firmware update failed: \(error.localizedDescription)"))
+        }
+        firmwareUpdate = nil
+        guard !stopped, !Task.isCancelled else { return }
+        setState(.disconnected(reason: outcome))
+        await connect()
+    }
+
+    private func firmwareProgressed(_ progress: DFUProgress) {
+        switch progress.phase {
+        case .connecting(let attempt) where attempt > 1:
+            continuation.yield(.notice("the bootloader's link dropped; connecting again (attempt \(attempt))"))
+        case .resuming(let offset):
+            continuation.yield(.notice("resuming the firmware update at byte \(offset) of \(progress.totalBytes)"))
+        default:
+            break
+        }
+        let percent = Int(progress.fraction * 100)
+        guard percent != reportedFirmwareProgress else { return }
+        reportedFirmwareProgress = percent
+        setState(.updatingFirmware(progress: progress.fraction))
+    }
+
+    /// Whether the glasses wait in their bootloader, when a firmware package is given (and tries are left).
+    private func bootloaderIsWaiting() async -> Bool {
+        guard options.firmwarePackage != nil, let bootloader = options.bootloader, firmwareTries < options.firmwareAttempts else { return false }
+        return await bootloader.bootloaderInReach()
     }
 
     // MARK: Waiting for bytes

@@ -32,6 +32,8 @@ public enum MonocleState: Sendable, Hashable, CustomStringConvertible {
     case enteringRawREPL(attempt: Int)
     case checkingFirmware
     case checkingFPGA(firmware: String?)
+    /// Installing a firmware package through the bootloader; the glasses restart when it is done.
+    case updatingFirmware(progress: Double)
     /// Writing a new FPGA image; the glasses restart when it is done.
     case updatingFPGA(progress: Double)
     /// Asking which device-app version the glasses run.
@@ -51,6 +53,7 @@ public enum MonocleState: Sendable, Hashable, CustomStringConvertible {
         case .enteringRawREPL: "enteringRawREPL"
         case .checkingFirmware: "checkingFirmware"
         case .checkingFPGA: "checkingFPGA"
+        case .updatingFirmware: "updatingFirmware"
         case .updatingFPGA: "updatingFPGA"
         case .checkingApp: "checkingApp"
         case .uploadingApp: "uploadingApp"
@@ -66,6 +69,7 @@ public enum MonocleState: Sendable, Hashable, CustomStringConvertible {
         case .enteringRawREPL(let attempt): attempt > 1 ? "entering the raw REPL (attempt \(attempt))" : "entering the raw REPL"
         case .checkingFirmware: "checking the firmware version"
         case .checkingFPGA: "checking the FPGA version"
+        case .updatingFirmware(let progress): "updating the firmware: \(Int(progress * 100)) %"
         case .updatingFPGA(let progress): "updating the FPGA: \(Int(progress * 100)) %"
         case .checkingApp: "checking the device app"
         case .uploadingApp(let file, let index, let count): "uploading \(file) (\(index + 1)/\(count))"

@@ -12,6 +12,8 @@ public struct EmulatorConfiguration: Sendable {
     public var fpga = "v23.230.0808"
     /// The FPGA version after a complete FPGA update (the image's own version).
     public var fpgaAfterUpdate: String?
+    /// The DFU bootloader `update.micropython()` restarts into: which key it trusts, object sizes.
+    public var bootloader = EmulatedBootloader.Settings()
     /// Deliver microphone samples as fast as the app reads them (true), or at 8/16 kHz in real time.
     public var realTimeMicrophone = false
     /// Skip the firmware's one-second pauses in `device.reset()`.

@@ -24,8 +24,11 @@ public enum EmulatorEvent: Sendable {
 ///
 /// The device's filesystem is a directory; a connected "phone" (an `EmulatorTransport`) writes to the
 /// serial and data channels and receives notifications. The wearer's side is driven by `tap`, `hold`,
-/// `speak` and `photo`; everything drawn is kept in `displayLog`. Faults: `disconnect`,
-/// `dropNotifications`, `corruptNextWrite`, `disconnectWhenSerialContains`.
+/// `speak` and `photo`; everything drawn is kept in `displayLog`. `update.micropython()` restarts it
+/// into an emulated Secure DFU bootloader (`DfuTarg`, reached through `EmulatorDFUTransport`) that
+/// installs a signed package and restarts into the new firmware version. Faults: `disconnect`,
+/// `dropNotifications`, `corruptNextWrite`, `disconnectWhenSerialContains`, `disconnectBootloader`,
+/// `corruptDFUPackets`.
 public actor MonocleEmulator {
     public nonisolated let events: AsyncStream<EmulatorEvent>
     private let eventSink: AsyncStream<EmulatorEvent>.Continuation
@@ -65,6 +68,17 @@ public actor MonocleEmulator {
     /// Serial bytes lost because the receive ring was full.
     public var droppedSerialBytes: Int { frontEnd.dropped }
     private var fpgaVersion: String
+    /// What `device.VERSION` reports; a firmware update changes it.
+    public private(set) var firmwareVersion: String
+    /// The bootloader, while the glasses are in it (advertising as `DfuTarg` instead of `monocle`).
+    public private(set) var bootloader: EmulatedBootloader?
+    /// The last firmware image a DFU activated.
+    public private(set) var installedFirmware: Data?
+    private var dfuClient: AsyncStream<DFUTransportEvent>.Continuation?
+    private var dfuConnected = false
+    private var dfuPacketsToCorrupt: Set<Int> = []
+    private var dfuPackets = 0
+    private var dfuDisconnectAt: Int?
     private var notificationsToDrop = 0
     private var corruption: String?
     private var disconnectTrigger: String?
@@ -82,6 +96,7 @@ public actor MonocleEmulator {
         self.configuration = configuration
         self.filesystem = filesystem
         fpgaVersion = configuration.fpga
+        firmwareVersion = configuration.firmware
         firmwareDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-monocle-firmware-\(UUID().uuidString.prefix(8))", isDirectory: true)
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(2_000))
     }
@@ -109,6 +124,7 @@ public actor MonocleEmulator {
     /// Stops the interpreter and closes everything.
     public func powerOff() async {
         dropClient(reason: "the glasses were switched off")
+        dropDFUClient(reason: "the glasses were switched off")
         stopInterpreter()
         await link?.close()
         link = nil
@@ -168,7 +184,7 @@ public actor MonocleEmulator {
     private func configJSON(safeMode: Bool) -> String {
         let config: [String: Any] = [
             "max_length": configuration.maximumWriteLength,
-            "firmware": configuration.firmware,
+            "firmware": firmwareVersion,
             "fpga": fpgaVersion,
             "safe_mode": safeMode,
             "mic_realtime": configuration.realTimeMicrophone,
@@ -186,6 +202,9 @@ public actor MonocleEmulator {
     }
 
     func connectClient() throws {
+        guard bootloader == nil else {
+            throw MonocleError.transport("no Monocle is advertising: the emulated glasses are in their bootloader (DfuTarg)")
+        }
         guard link != nil, process != nil else { throw MonocleError.transport("the emulated glasses are off") }
         guard !clientConnected else { return }
         clientConnected = true
@@ -226,6 +245,85 @@ public actor MonocleEmulator {
         clientConnected = false
         send(EmulatorFrame(.connection, Array("0".utf8)))
         client?.yield(.disconnected(reason: reason))
+    }
+
+    // MARK: The bootloader (DfuTarg)
+
+    /// Restarts the glasses into their DFU bootloader, as `update.micropython()` does (or as glasses
+    /// left there by a failed update are found).
+    public func enterBootloader() {
+        dropClient(reason: "the glasses entered the firmware bootloader")
+        stopInterpreter()
+        bootloader = EmulatedBootloader(settings: configuration.bootloader)
+        eventSink.yield(.restarted("bootloader (DfuTarg)"))
+    }
+
+    func attachDFU(_ continuation: AsyncStream<DFUTransportEvent>.Continuation) {
+        dfuClient = continuation
+    }
+
+    func connectDFUClient() throws {
+        guard bootloader != nil else { throw DFUError.bootloaderNotFound("no DfuTarg is advertising (the emulated glasses run their app)") }
+        guard !dfuConnected else { return }
+        dfuConnected = true
+        dfuClient?.yield(.connected(maximumWriteLength: configuration.maximumWriteLength))
+    }
+
+    func disconnectDFUClient() {
+        dropDFUClient(reason: "disconnected by the phone")
+    }
+
+    func dfuControl(_ bytes: Data) throws {
+        guard dfuConnected, var bootloader else { throw DFUError.disconnected("not connected to DfuTarg") }
+        let outcome = bootloader.control(bytes)
+        self.bootloader = bootloader
+        for notification in outcome.notifications { dfuClient?.yield(.notification(notification)) }
+        if let image = outcome.activated { activate(image) }
+    }
+
+    func dfuPacket(_ bytes: Data) throws {
+        guard dfuConnected, var bootloader else { throw DFUError.disconnected("not connected to DfuTarg") }
+        dfuPackets += 1
+        var bytes = bytes
+        if dfuPacketsToCorrupt.remove(dfuPackets) != nil, !bytes.isEmpty {
+            bytes[bytes.startIndex] ^= 0xFF // radio noise
+        }
+        let outcome = bootloader.packet(bytes)
+        self.bootloader = bootloader
+        for notification in outcome.notifications { dfuClient?.yield(.notification(notification)) }
+        if let limit = dfuDisconnectAt, bootloader.firmware.count >= limit {
+            dfuDisconnectAt = nil
+            dropDFUClient(reason: "fault injected")
+        }
+    }
+
+    private func dropDFUClient(reason: String) {
+        guard dfuConnected else { return }
+        dfuConnected = false
+        dfuClient?.yield(.disconnected(reason: reason))
+    }
+
+    /// The bootloader verified a whole image: it resets into the new firmware.
+    private func activate(_ image: Data) {
+        installedFirmware = image
+        if let version = DFUPackage.embeddedVersion(in: image) {
+            firmwareVersion = version
+        } else {
+            eventSink.yield(.log("the new firmware image holds no version string; device.VERSION stays \(firmwareVersion)"))
+        }
+        dropDFUClient(reason: "the bootloader restarted the glasses into the new firmware")
+        bootloader = nil
+        try? startInterpreter(afterSoftReset: false)
+    }
+
+    /// Drops the DfuTarg link once the bootloader holds `bytes` firmware bytes.
+    public func disconnectBootloader(atFirmwareByte bytes: Int) {
+        dfuDisconnectAt = bytes
+    }
+
+    /// Damages the first byte of these DFU packet writes, counted from the next one (1).
+    public func corruptDFUPackets(_ numbers: Set<Int>) {
+        dfuPacketsToCorrupt = Set(numbers.map { $0 + dfuPackets })
     }
 
     // MARK: The wearer's side
@@ -374,9 +472,7 @@ public actor MonocleEmulator {
             dropClient(reason: "the glasses restarted")
             try? startInterpreter(afterSoftReset: false)
         case .bootloader:
-            dropClient(reason: "the glasses entered the firmware bootloader")
-            stopInterpreter()
-            eventSink.yield(.log("the app asked for a firmware update (DfuTarg); the emulator has no bootloader and stays off"))
+            enterBootloader()
         case .boot, .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo:
             break
         }

@@ -1,0 +1,27 @@
+import Foundation
+
+/// What a link to the DFU bootloader reports.
+public enum DFUTransportEvent: Sendable, Equatable {
+    /// The DFU service is found and the control point's notifications are on.
+    case connected(maximumWriteLength: Int)
+    /// One control-point notification.
+    case notification(Data)
+    case disconnected(reason: String)
+}
+
+/// Carries Secure DFU to glasses in their bootloader (`DfuTarg`): Bluetooth LE, or the emulator.
+///
+/// The bootloader is a device of its own (its own name, service and, on real glasses, address), so
+/// `connect` finds it afresh each time. `events` stays open across reconnections.
+public protocol DFUTransport: Sendable {
+    var events: AsyncStream<DFUTransportEvent> { get }
+    /// Whether a `DfuTarg` is in reach now (seen advertising), without connecting to it.
+    func bootloaderInReach() async -> Bool
+    /// Finds `DfuTarg` and connects; `events` reports `.connected` when the link is ready.
+    func connect() async throws
+    /// Writes a request to the control point (with response).
+    func writeControl(_ bytes: Data) async throws
+    /// Writes one piece of an object to the packet characteristic (without response); at most the link's write length.
+    func writePacket(_ bytes: Data) async throws
+    func disconnect() async
+}
