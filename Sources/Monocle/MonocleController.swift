@@ -60,7 +60,7 @@ public actor MonocleController {
     private var pendingFirmware: DFUPackage?
     private var firmwareUpdate: Task<Void, Never>?
     private var firmwareTries = 0
-    private var installedFirmware: String?
+    private var attemptedFirmware: String?
     private var dfuClient: SecureDFUClient?
     private var reportedFirmwareProgress = -1
 
@@ -199,13 +199,13 @@ public actor MonocleController {
             setState(.checkingFPGA(firmware: firmware))
             let fpga = try await query("import fpga;print(fpga.read(2,12));del(fpga)", what: "the FPGA version")
             if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
-                if let target = package.version, installedFirmware != target {
+                if let target = package.version, attemptedFirmware != target {
                     try await enterBootloader(toInstall: package)
                     return // the glasses restart into the bootloader; the update runs when the link drops
                 }
                 continuation.yield(.notice(package.version == nil
                     ? "the firmware package does not say which version it holds; not installing it"
-                    : "the glasses still report firmware \(firmware ?? "of unknown version") after installing \(package.version ?? "?"); not installing it again"))
+                    : "the glasses report firmware \(firmware ?? "of unknown version"); \(package.version ?? "?") was tried already, so it is not installed again"))
             }
             if let expected = options.expectedFirmware, firmware != expected {
                 continuation.yield(.notice("the glasses run firmware \(firmware ?? "of unknown version"); Sibyl's app is written for \(expected)"))
@@ -330,8 +330,7 @@ public actor MonocleController {
 
     /// Asks the app firmware to restart into the bootloader (`update.micropython()`); the link drops.
     private func enterBootloader(toInstall package: DFUPackage) async throws {
-        setState(.updatingFirmware(progress: 0))
-        reportedFirmwareProgress = -1
+        reportFirmwareProgress(0)
         continuation.yield(.notice("installing firmware \(package.version ?? "?"): restarting the glasses into their bootloader"))
         pendingFirmware = package
         serial.removeAll()
@@ -353,8 +352,8 @@ public actor MonocleController {
     private func startFirmwareUpdate(_ package: DFUPackage) {
         guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
         firmwareTries += 1
-        installedFirmware = package.version
-        setState(.updatingFirmware(progress: 0))
+        attemptedFirmware = package.version
+        reportFirmwareProgress(0)
         let client = dfuClient ?? SecureDFUClient(transport: bootloader, options: options.dfu)
         dfuClient = client
         firmwareUpdate = Task { await self.installFirmware(package, with: client) }
@@ -371,6 +370,7 @@ public actor MonocleController {
             continuation.yield(.notice("the firmware update failed: \(error.localizedDescription)"))
         }
         firmwareUpdate = nil
+        reportedFirmwareProgress = -1
         guard !stopped, !Task.isCancelled else { return }
         setState(.disconnected(reason: outcome))
         await connect()
@@ -385,10 +385,15 @@ public actor MonocleController {
         default:
             break
         }
-        let percent = Int(progress.fraction * 100)
+        reportFirmwareProgress(progress.fraction)
+    }
+
+    /// `.updatingFirmware`, once per percent.
+    private func reportFirmwareProgress(_ fraction: Double) {
+        let percent = Int(fraction * 100)
         guard percent != reportedFirmwareProgress else { return }
         reportedFirmwareProgress = percent
-        setState(.updatingFirmware(progress: progress.fraction))
+        setState(.updatingFirmware(progress: fraction))
     }
 
     /// Whether the glasses wait in their bootloader, when a firmware package is given (and tries are left).

@@ -316,6 +316,15 @@ public actor MonocleEmulator {
         try? startInterpreter(afterSoftReset: false)
     }
 
+    /// Restarts the glasses out of their bootloader into the application they have (as the reset
+    /// button, or the bootloader's inactivity timeout, does).
+    public func leaveBootloader() {
+        guard bootloader != nil else { return }
+        dropDFUClient(reason: "the glasses restarted")
+        bootloader = nil
+        try? startInterpreter(afterSoftReset: false)
+    }
+
     /// Drops the DfuTarg link once the bootloader holds `bytes` firmware bytes.
     public func disconnectBootloader(atFirmwareByte bytes: Int) {
         dfuDisconnectAt = bytes

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Why a firmware update over Secure DFU stopped.
 public enum DFUError: Error, Sendable, Equatable, LocalizedError {
@@ -103,15 +104,21 @@ public actor SecureDFUClient {
     public func update(_ package: DFUPackage, progress: @escaping @Sendable (DFUProgress) async -> Void = { _ in }) async throws {
         startConsuming()
         let total = package.firmware.count
+        // Bytes the bootloader is known to hold: a reconnection doesn't take the progress back to zero.
+        let accepted = Mutex(0)
+        let progress: @Sendable (DFUProgress) async -> Void = { report in
+            accepted.withLock { $0 = max($0, report.bytesSent) }
+            await progress(report)
+        }
         var attempt = 1
         while true {
             do {
-                await progress(DFUProgress(phase: .connecting(attempt: attempt), bytesSent: 0, totalBytes: total))
+                await progress(DFUProgress(phase: .connecting(attempt: attempt), bytesSent: accepted.withLock { $0 }, totalBytes: total))
                 try await connectLink()
                 if options.receiptInterval > 0 {
                     _ = try await request(.setReceiptNotification(options.receiptInterval))
                 }
-                await progress(DFUProgress(phase: .sendingInitPacket, bytesSent: 0, totalBytes: total))
+                await progress(DFUProgress(phase: .sendingInitPacket, bytesSent: accepted.withLock { $0 }, totalBytes: total))
                 try await sendInitPacket(package.initPacket)
                 try await sendFirmware(package.firmware, progress: progress)
                 await progress(DFUProgress(phase: .done, bytesSent: total, totalBytes: total))
