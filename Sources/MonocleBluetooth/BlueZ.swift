@@ -1,5 +1,19 @@
 import Foundation
 import Monocle
+import Synchronization
+
+/// A link's state, shared between a transport and its D-Bus signal handler.
+final class SharedState<Value: Sendable>: Sendable {
+    private let state: Mutex<Value>
+
+    init(_ value: Value) {
+        state = Mutex(value)
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try state.withLock { try body(&$0) }
+    }
+}
 
 /// BlueZ's D-Bus names.
 enum BlueZ {
@@ -20,6 +34,29 @@ enum BlueZ {
             objects[path] = byInterface
         }
         return objects
+    }
+
+    /// Waits (up to 10 s) for BlueZ to resolve a device's services, and finds the characteristics
+    /// wanted (UUID → object path), with the link's write length (ATT MTU − 3).
+    static func characteristics(_ bus: DBusClient, under device: String, wanted: [String], services: String) async throws -> (paths: [String: String], writeLength: Int) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            var paths: [String: String] = [:]
+            var mtu: Int?
+            for (path, interfaces) in try await objects(bus) where path.hasPrefix(device + "/") {
+                guard let properties = interfaces[characteristic], let uuid = properties["UUID"]?.string?.lowercased(), wanted.contains(uuid) else { continue }
+                paths[uuid] = path
+                if let value = properties["MTU"]?.integer { mtu = value }
+            }
+            if paths.count == wanted.count {
+                // BlueZ reports the ATT MTU; a write carries 3 bytes less. Without it, the ATT minimum.
+                return (paths, max((mtu ?? 23) - 3, 20))
+            }
+            guard ContinuousClock.now < deadline else {
+                throw MonocleError.transport("\(services) did not appear (found \(paths.count) of \(wanted.count) characteristics)")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
     }
 }
 

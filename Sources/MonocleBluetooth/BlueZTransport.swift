@@ -1,6 +1,5 @@
 import Foundation
 import Monocle
-import Synchronization
 
 /// Monocle over Bluetooth LE on Linux, through BlueZ's D-Bus API.
 ///
@@ -12,7 +11,7 @@ public final class BlueZTransport: MonocleTransport {
     private let bus: DBusClient
     private let address: String
     private let adapter: String
-    private let link = LinkBox()
+    private let link = SharedState(Link())
     private let handler: Int
 
     struct Link {
@@ -22,14 +21,6 @@ public final class BlueZTransport: MonocleTransport {
         var connected = false
     }
 
-    /// The link's state, shared with the signal handler.
-    final class LinkBox: Sendable {
-        private let state = Mutex(Link())
-
-        func withLock<T>(_ body: (inout Link) -> T) -> T {
-            state.withLock { body(&$0) }
-        }
-    }
 
     /// `address` is the glasses' Bluetooth address (as `sibyl monocle pair` stored it).
     public init(bus: DBusClient, address: String, adapter: String = "hci0") {
@@ -79,7 +70,8 @@ public final class BlueZTransport: MonocleTransport {
             } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
                 // Fine: connected by an earlier run or another program.
             }
-            let characteristics = try await resolveCharacteristics(under: device)
+            let wanted = [MonocleIdentifiers.serialRX, MonocleIdentifiers.serialTX, MonocleIdentifiers.dataRX, MonocleIdentifiers.dataTX]
+            let characteristics = try await BlueZ.characteristics(bus, under: device, wanted: wanted, services: "the glasses' REPL and data services")
             for uuid in [MonocleIdentifiers.serialTX, MonocleIdentifiers.dataTX] {
                 if let path = characteristics.paths[uuid] { try await bus.call(BlueZ.service, path, BlueZ.characteristic, "StartNotify") }
             }
@@ -89,29 +81,6 @@ public final class BlueZTransport: MonocleTransport {
             continuation.yield(.connected(maximumWriteLength: characteristics.writeLength))
         } catch let error as DBusError {
             throw MonocleError.transport(error.message)
-        }
-    }
-
-    /// Waits (up to 10 s) for BlueZ to resolve the glasses' services, and finds the four characteristics.
-    private func resolveCharacteristics(under device: String) async throws -> (paths: [String: String], writeLength: Int) {
-        let wanted = [MonocleIdentifiers.serialRX, MonocleIdentifiers.serialTX, MonocleIdentifiers.dataRX, MonocleIdentifiers.dataTX]
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            var paths: [String: String] = [:]
-            var mtu: Int?
-            for (path, interfaces) in try await BlueZ.objects(bus) where path.hasPrefix(device + "/") {
-                guard let properties = interfaces[BlueZ.characteristic], let uuid = properties["UUID"]?.string?.lowercased(), wanted.contains(uuid) else { continue }
-                paths[uuid] = path
-                if let value = properties["MTU"]?.integer { mtu = value }
-            }
-            if paths.count == wanted.count {
-                // BlueZ reports the ATT MTU; a write carries 3 bytes less. Without it, the ATT minimum.
-                return (paths, max((mtu ?? 23) - 3, 20))
-            }
-            guard ContinuousClock.now < deadline else {
-                throw MonocleError.transport("the glasses' REPL and data services did not appear (found \(paths.count) of 4 characteristics)")
-            }
-            try await Task.sleep(for: .milliseconds(200))
         }
     }
 

@@ -125,7 +125,7 @@ final class BlueZMock: @unchecked Sendable {
         let (writes, sink) = AsyncStream<(String, Data)>.makeStream()
         let (links, linkSink) = AsyncStream<Bool>.makeStream()
         let handler = bus.onSignal { signal in
-            if signal.member == "Written", let bytes = signal.arguments.first?.data {
+            if signal.member == "Written", signal.path.hasPrefix(device + "/"), let bytes = signal.arguments.first?.data {
                 sink.yield((signal.path, bytes))
             } else if signal.member == "PropertiesChanged", signal.path == device,
                       signal.arguments.first?.string == "org.bluez.Device1", let connected = signal.arguments.dropFirst().first?.entries?["Connected"]?.bool {
@@ -171,6 +171,113 @@ final class BlueZMock: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Shows a device advertising as "DfuTarg" (with the DFU service) while the virtual glasses are in
+    /// their bootloader, and carries its control point and packet writes to them, as the radio would.
+    func bridgeBootloader(address: String, to glasses: MonocleEmulator) async throws -> Task<Void, Never> {
+        let dfu = EmulatorDFUTransport(emulator: glasses)
+        let bus: DBusClient = self.bus
+        try await bus.addMatch("type='signal',interface='org.sibyl.Test'")
+        try await bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties'")
+        let device = "/org/bluez/hci0/dev_" + address.replacingOccurrences(of: ":", with: "_")
+        let (writes, sink) = AsyncStream<(String, Data)>.makeStream()
+        let (links, linkSink) = AsyncStream<Bool>.makeStream()
+        let handler = bus.onSignal { signal in
+            if signal.member == "Written", signal.path.hasPrefix(device + "/"), let bytes = signal.arguments.first?.data {
+                sink.yield((signal.path, bytes))
+            } else if signal.member == "PropertiesChanged", signal.path == device,
+                      signal.arguments.first?.string == "org.bluez.Device1", let connected = signal.arguments.dropFirst().first?.entries?["Connected"]?.bool {
+                linkSink.yield(connected)
+            }
+        }
+        let setConnected: @Sendable (Bool) async -> Void = { connected in
+            _ = try? await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
+                .string("org.bluez.Device1"), .options(["Connected": .bool(connected)]),
+            ])
+        }
+        return Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Advertising: the device appears while the glasses are in their bootloader, and goes when they leave it.
+                    var advertising = false
+                    while !Task.isCancelled {
+                        let inBootloader = await glasses.bootloader != nil
+                        if inBootloader && !advertising {
+                            try? await self.addDfuTarg(address: address, device: device)
+                        } else if !inBootloader && advertising {
+                            _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(device)])
+                        }
+                        advertising = inBootloader
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                group.addTask {
+                    for await connected in links {
+                        if connected {
+                            if (try? await dfu.connect()) == nil { await setConnected(false) }
+                        } else {
+                            await dfu.disconnect()
+                        }
+                    }
+                }
+                group.addTask {
+                    for await (path, bytes) in writes {
+                        if path.hasSuffix("service1/char1") { try? await dfu.writeControl(bytes) } else { try? await dfu.writePacket(bytes) }
+                    }
+                }
+                group.addTask {
+                    for await event in dfu.events {
+                        switch event {
+                        case .notification(let bytes):
+                            _ = try? await bus.call("org.bluez", "\(device)/service1/char1", "org.freedesktop.DBus.Mock", "UpdateProperties", [
+                                .string("org.bluez.GattCharacteristic1"), .options(["Value": .bytes(bytes)]),
+                            ])
+                        case .disconnected:
+                            await setConnected(false)
+                        case .connected:
+                            break
+                        }
+                    }
+                }
+                await withTaskCancellationHandler {
+                    await group.waitForAll()
+                } onCancel: {
+                    sink.finish()
+                    linkSink.finish()
+                    bus.removeHandler(handler)
+                }
+            }
+        }
+    }
+
+    /// Adds (or brings back) the bootloader's device with the DFU service: control point and packet.
+    private func addDfuTarg(address: String, device: String) async throws {
+        let objects = try await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+        let known = Set((objects.first?.entries ?? [:]).keys)
+        if !known.contains(device) {
+            _ = try await bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string(address), .string(MonocleIdentifiers.bootloaderName)])
+        }
+        let service = "\(device)/service1"
+        if !known.contains(service) {
+            try await addObject(service, "org.bluez.GattService1", [
+                "UUID": .string(MonocleIdentifiers.dfuService), "Primary": .bool(true), "Device": .objectPath(device),
+            ], methods: [])
+            for (index, (uuid, flags)) in [(MonocleIdentifiers.dfuControl, ["write", "notify"]), (MonocleIdentifiers.dfuPacket, ["write-without-response"])].enumerated() {
+                try await addObject("\(service)/char\(index + 1)", "org.bluez.GattCharacteristic1", [
+                    "UUID": .string(uuid), "Service": .objectPath(service), "Value": .bytes(Data()), "MTU": .uint16(247),
+                    "Flags": .array(flags.map { .string($0) }, element: "s"),
+                ], methods: [
+                    ("StartNotify", "", "", ""),
+                    ("StopNotify", "", "", ""),
+                    ("WriteValue", "aya{sv}", "", "self.EmitSignal('org.sibyl.Test', 'Written', 'ay', [args[0]])"),
+                ])
+            }
+        }
+        try await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
+            .string("org.bluez.Device1"),
+            .options(["RSSI": .int16(-50), "Name": .string(MonocleIdentifiers.bootloaderName), "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s")]),
+        ])
     }
 
     /// Waits for a helper process to come up; generous, because the whole suite may be loading both cores.

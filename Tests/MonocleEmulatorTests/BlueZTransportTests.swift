@@ -44,6 +44,37 @@ struct BlueZTransportTests {
             following.cancel()
         }
     }
+
+    @Test func firmwareIsInstalledThroughDfuTargOverBlueZ() async throws {
+        let mock = try await BlueZMock()
+        defer { mock.stop() }
+        let device = try await mock.addMonocle(address: "AA:BB:CC:DD:EE:02", rssi: -50)
+        let package = try DFUFixture.package()
+        try await TestGlasses.with(configure: FirmwareUpdateTests.configure) { glasses in
+            let bridge = try await mock.bridge(device: device, to: glasses)
+            let bootloaderBridge = try await mock.bridgeBootloader(address: "AA:BB:CC:DD:EE:03", to: glasses)
+            defer {
+                bridge.cancel()
+                bootloaderBridge.cancel()
+            }
+            let dfu = BlueZDFUTransport(bus: mock.bus)
+            #expect(await !dfu.bootloaderInReach())
+            var options = ControllerTests.fastOptions()
+            options.firmwarePackage = package
+            options.bootloader = dfu
+            let controller = MonocleController(transport: BlueZTransport(bus: mock.bus, address: "aa:bb:cc:dd:ee:02"), app: try DeviceApp.sibyl(), options: options)
+            let observer = ControllerTests.Observer()
+            let following = observer.follow(controller)
+            let serving = Task { await controller.run() }
+            let info = try await observer.running(timeout: .seconds(90))
+            #expect(info.firmware == "v23.300.1200")
+            #expect(await glasses.installedFirmware == package.firmware)
+            #expect(observer.states.withLock { $0.contains { if case .updatingFirmware(1) = $0 { true } else { false } } })
+            await controller.stop()
+            serving.cancel()
+            following.cancel()
+        }
+    }
 }
 
 /// `sibyl monocle scan | pair | unpair` against the mock BlueZ.

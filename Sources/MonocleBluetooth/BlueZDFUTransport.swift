@@ -1,0 +1,139 @@
+import Foundation
+import Monocle
+
+/// Secure DFU to glasses in their bootloader over BlueZ: finds the device advertising `DfuTarg` (or
+/// the DFU service 0xFE59), connects, turns the control point's notifications on, writes requests
+/// with response and object bytes without response.
+public final class BlueZDFUTransport: DFUTransport {
+    public let events: AsyncStream<DFUTransportEvent>
+    private let continuation: AsyncStream<DFUTransportEvent>.Continuation
+    private let bus: DBusClient
+    private let adapter: String
+    private let link = SharedState(Link())
+    private let handler: Int
+
+    struct Link {
+        var device: String?
+        var control: String?
+        var packet: String?
+        var writeLength = 20
+        var connected = false
+    }
+
+    public init(bus: DBusClient, adapter: String = "hci0") {
+        self.bus = bus
+        self.adapter = adapter
+        let (events, continuation) = AsyncStream<DFUTransportEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.events = events
+        self.continuation = continuation
+        let link = self.link
+        handler = bus.onSignal { signal in
+            guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+                  let interface = signal.arguments[0].string, let changed = signal.arguments[1].entries
+            else { return }
+            let current = link.withLock { $0 }
+            if interface == BlueZ.characteristic, signal.path == current.control, let value = changed["Value"]?.data {
+                continuation.yield(.notification(value))
+            } else if interface == BlueZ.device, signal.path == current.device, changed["Connected"]?.bool == false {
+                let wasConnected = link.withLock { link in
+                    defer { link.connected = false }
+                    return link.connected
+                }
+                if wasConnected { continuation.yield(.disconnected(reason: "the bootloader went out of reach")) }
+            }
+        }
+    }
+
+    deinit {
+        bus.removeHandler(handler)
+    }
+
+    /// Whether BlueZ's device looks like the DFU bootloader.
+    static func isBootloader(_ device: [String: DBusValue]) -> Bool {
+        let name = device["Name"]?.string ?? device["Alias"]?.string
+        return name == MonocleIdentifiers.bootloaderName || (device["UUIDs"]?.strings ?? []).contains(MonocleIdentifiers.dfuService)
+    }
+
+    /// Bootloaders BlueZ has seen recently (with a signal strength), strongest first.
+    private func bootloaders() async throws -> [String] {
+        try await BlueZ.objects(bus).compactMap { path, interfaces -> (String, Int)? in
+            guard path.hasPrefix("/org/bluez/\(adapter)/"), let device = interfaces[BlueZ.device], Self.isBootloader(device),
+                  let rssi = device["RSSI"]?.integer else { return nil }
+            return (path, rssi)
+        }
+        .sorted { $0.1 > $1.1 }
+        .map(\.0)
+    }
+
+    public func bootloaderInReach() async -> Bool {
+        (try? await bootloaders().isEmpty == false) ?? false
+    }
+
+    public func connect() async throws {
+        do {
+            try await bus.addMatch("type='signal',interface='\(BlueZ.properties)',member='PropertiesChanged'")
+            guard let device = try await bootloaders().first else {
+                try await discover()
+                throw DFUError.bootloaderNotFound("no DfuTarg is advertising yet")
+            }
+            do {
+                try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")
+            } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
+                // Fine: still connected from an earlier attempt.
+            }
+            let found = try await BlueZ.characteristics(bus, under: device, wanted: [MonocleIdentifiers.dfuControl, MonocleIdentifiers.dfuPacket], services: "the bootloader's DFU service")
+            guard let control = found.paths[MonocleIdentifiers.dfuControl], let packet = found.paths[MonocleIdentifiers.dfuPacket] else {
+                throw DFUError.bootloaderNotFound("the DFU service is incomplete")
+            }
+            try await bus.call(BlueZ.service, control, BlueZ.characteristic, "StartNotify")
+            link.withLock { $0 = Link(device: device, control: control, packet: packet, writeLength: found.writeLength, connected: true) }
+            _ = try? await bus.call(BlueZ.service, "/org/bluez/\(adapter)", BlueZ.adapter, "StopDiscovery")
+            continuation.yield(.connected(maximumWriteLength: found.writeLength))
+        } catch let error as DBusError {
+            throw DFUError.bootloaderNotFound(error.message)
+        } catch let error as MonocleError {
+            throw DFUError.bootloaderNotFound(error.localizedDescription)
+        }
+    }
+
+    /// Starts looking for the bootloader's advertisements (it appears seconds after the glasses restart).
+    private func discover() async throws {
+        let adapterPath = "/org/bluez/\(adapter)"
+        try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [.options([
+            "Transport": .string("le"),
+            "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s"),
+            "DuplicateData": .bool(true),
+        ])])
+        do {
+            try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StartDiscovery")
+        } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
+            // Already looking.
+        }
+    }
+
+    public func writeControl(_ bytes: Data) async throws {
+        guard let path = link.withLock({ $0.connected ? $0.control : nil }) else { throw DFUError.disconnected("not connected to DfuTarg") }
+        do {
+            // With response: the bootloader takes requests one at a time, in order.
+            try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue", [.bytes(bytes), .options(["type": .string("request")])])
+        } catch let error as DBusError {
+            throw DFUError.disconnected(error.message)
+        }
+    }
+
+    public func writePacket(_ bytes: Data) async throws {
+        guard let path = link.withLock({ $0.connected ? $0.packet : nil }) else { throw DFUError.disconnected("not connected to DfuTarg") }
+        try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue",
+                           [.bytes(bytes), .options(["type": .string("command")])], expectReply: false)
+    }
+
+    public func disconnect() async {
+        let current = link.withLock { link in
+            defer { link.connected = false }
+            return link
+        }
+        guard current.connected, let device = current.device else { return }
+        _ = try? await bus.call(BlueZ.service, device, BlueZ.device, "Disconnect")
+        continuation.yield(.disconnected(reason: "disconnected by Sibyl"))
+    }
+}
