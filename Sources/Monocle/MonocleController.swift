@@ -367,7 +367,7 @@ public actor MonocleController {
             continuation.yield(.notice("firmware \(package.version ?? "?") installed (\(package.firmware.count) bytes); the glasses restart into it"))
         } catch {
             outcome = "the firmware update failed"
-            continuation.yield(.notice("the firmware update failed: \(error.localizedDescription)"))
+            continuation.yield(.updateFailed(error.localizedDescription))
         }
         firmwareUpdate = nil
         reportedFirmwareProgress = -1

@@ -86,4 +86,6 @@ public enum MonocleEvent: Sendable {
     case message(AppMessage)
     /// Something worth a line in the log (a retry, a skipped update).
     case notice(String)
+    /// A firmware update failed, in words; the glasses stay in their bootloader until updated or restarted.
+    case updateFailed(String)
 }

@@ -15,6 +15,11 @@ public struct EmulatedBootloader: Sendable {
             set { trustedKeyBytes = newValue?.rawRepresentation }
         }
         private var trustedKeyBytes: Data?
+
+        /// Trusts the P-256 public key in a PEM file's text (as `nrfutil keys display --key pk --format pem` prints it).
+        public mutating func trust(publicKeyPEM: String) throws {
+            trustedKey = try P256.Signing.PublicKey(pemRepresentation: publicKeyPEM)
+        }
         /// `--hw-version` the bootloader accepts (nRF52: 52).
         public var hardwareVersion: UInt32 = 52
         /// The SoftDevice on the glasses (S132 as Monocle's packages require: `--sd-req 0x0124`).

@@ -32,8 +32,11 @@ struct MonocleCommand: AsyncParsableCommand {
         @Option(name: .customLong("write-length"), help: "The link's largest write in bytes (ATT MTU − 3).")
         var writeLength = 253
 
-        @Option(help: "Firmware version the virtual glasses report.")
-        var firmware = "v23.248.0754"
+        @Option(name: .customLong("emulated-firmware"), help: "Firmware version the virtual glasses report (an older one exercises `update --firmware`).")
+        var emulatedFirmware = "v23.248.0754"
+
+        @Option(name: .customLong("emulated-bootloader-key"), help: "The public key (PEM) the virtual glasses' bootloader trusts; without it, it takes any signature.")
+        var emulatedBootloaderKey: String?
 
         @Flag(name: .customLong("real-time-microphone"), help: "Deliver microphone samples at their real rate.")
         var realTimeMicrophone = false
@@ -56,7 +59,14 @@ struct MonocleCommand: AsyncParsableCommand {
             }
             var configuration = EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module))
             configuration.maximumWriteLength = writeLength
-            configuration.firmware = firmware
+            configuration.firmware = emulatedFirmware
+            if let emulatedBootloaderKey {
+                do {
+                    try configuration.bootloader.trust(publicKeyPEM: String(contentsOfFile: emulatedBootloaderKey, encoding: .utf8))
+                } catch {
+                    throw CLIError("Cannot read the public key \(emulatedBootloaderKey) (a PEM file): \(error.localizedDescription)")
+                }
+            }
             configuration.realTimeMicrophone = realTimeMicrophone
             configuration.fpga = emulatedFPGA
             configuration.fpgaAfterUpdate = emulatedFPGAAfterUpdate
@@ -134,11 +144,16 @@ struct MonocleCommand: AsyncParsableCommand {
     /// `sibyl monocle update`.
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the glasses' firmware and FPGA versions, and write a new FPGA image.",
+            abstract: "Check the glasses' firmware and FPGA versions, and install new firmware or a new FPGA image.",
             discussion: """
-            With --fpga, the image is written in base64 chunks sized to the link, a failed chunk is sent again, \
-            and the glasses restart into it; Sibyl's app is then checked and uploaded as on every connection. \
-            Example: sibyl monocle update --emulator --emulated-fpga v23.179.1006 --fpga monocle-fpga.bin --fpga-version v23.230.0808
+            --firmware takes a Nordic DFU package (the zip Brilliant Labs publishes, made by `nrfutil pkg generate`). \
+            It is checked first (its image against the init packet's size and SHA-256); when the glasses report another \
+            version, they restart into their bootloader (DfuTarg) and the image is sent by Secure DFU: every object is \
+            checked by CRC-32, a damaged one is sent again, and a lost link resumes where it stopped. With --fpga, the \
+            image is written in base64 chunks sized to the link and a failed chunk is sent again. The glasses then restart, \
+            and Sibyl's app is checked and uploaded as on every connection. Examples:
+              sibyl monocle update --firmware monocle-micropython-v23.248.0754.zip
+              sibyl monocle update --emulator --emulated-fpga v23.179.1006 --fpga monocle-fpga.bin --fpga-version v23.230.0808
             """
         )
 
@@ -147,6 +162,12 @@ struct MonocleCommand: AsyncParsableCommand {
 
         @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
         var emulator = false
+
+        @Option(help: "A firmware package (.zip) to install when the glasses report another version.")
+        var firmware: String?
+
+        @Option(name: .customLong("firmware-version"), help: "The version the package's firmware reports (read from the image when not given).")
+        var firmwareVersion: String?
 
         @Option(help: "An FPGA image (.bin) to write when the glasses report another version.")
         var fpga: String?
@@ -160,66 +181,136 @@ struct MonocleCommand: AsyncParsableCommand {
                     throw ValidationError("--fpga needs --fpga-version with the image's version, such as v23.230.0808.")
                 }
             }
+            if let firmwareVersion, DFUPackage.embeddedVersion(in: Data(firmwareVersion.utf8)) != firmwareVersion {
+                throw ValidationError("--firmware-version takes a version such as v23.248.0754.")
+            }
         }
 
         func run() async throws {
             try await reportingErrors {
-                guard emulator else {
-                    throw CLIError("This build updates Monocle through the emulator only; the Bluetooth transport is not available yet.", hint: "Try: sibyl monocle update --emulator")
-                }
                 let runtime = try global.runtime()
                 var options = MonocleController.Options()
+                let package = try firmware.map(loadPackage)
+                options.firmwarePackage = package
                 if let fpga, let fpgaVersion {
-                    let url = URL(fileURLWithPath: fpga)
-                    guard let data = FileManager.default.contents(atPath: url.path), !data.isEmpty else {
+                    guard let data = FileManager.default.contents(atPath: fpga), !data.isEmpty else {
                         throw CLIError("Cannot read the FPGA image \(fpga).")
                     }
                     options.fpgaImage = FPGAImage(data: data, version: fpgaVersion)
                 }
-                var virtualGlasses = emulatorOptions
-                if fpgaVersion != nil { virtualGlasses.emulatedFPGAAfterUpdate = fpgaVersion }
-                let glasses = try virtualGlasses.emulator(runtime: runtime, name: "emulator")
-                try await glasses.powerOn()
-                let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: try emulatorOptions.app(), options: options)
-                let progress = ProgressDisplay()
+                let links = try await connectLinks(runtime)
+                defer { links.close() }
+                options.bootloader = links.bootloader
+                let controller = MonocleController(transport: links.glasses, app: try emulatorOptions.app(), options: options)
                 let serving = Task { await controller.run() }
-                var result: DeviceInfo?
-                var updating = false
-                for await event in controller.events {
-                    switch event {
-                    case .state(.updatingFPGA(let fraction)):
-                        if !updating { progress.observer(.step("Writing the FPGA image (\(options.fpgaImage?.data.count ?? 0) bytes)")) }
-                        updating = true
-                        progress.observer(.progress(fraction, detail: ""))
-                    case .state(.running(let info)):
-                        result = info
-                    case .state(let state):
-                        if updating, case .disconnected = state {
-                            progress.observer(.finished("FPGA image written; the glasses restart"))
-                            updating = false
-                        }
-                    case .notice(let text):
-                        progress.finish()
-                        Terminal.error(Terminal.yellow("[monocle] \(text)", stderr: true))
-                    case .message:
-                        break
-                    }
-                    if result != nil { break }
-                }
-                progress.finish()
+                let outcome = await follow(controller, package: package, image: options.fpgaImage)
                 await controller.stop()
                 serving.cancel()
-                await glasses.powerOff()
-                guard let info = result else { throw CLIError("The glasses did not come back after the update.") }
+                await links.powerOff()
+                let info = try outcome.get()
                 Terminal.print("firmware \(info.firmware ?? "unknown") · FPGA \(info.fpga ?? "unknown") · app \(info.uploaded ? "uploaded" : "up to date")")
-                if let expected = MonocleController.Options().expectedFirmware, info.firmware != expected {
-                    Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); firmware updates (Nordic DFU) are not available in this build yet."))
+                if let expected = MonocleController.Options().expectedFirmware, info.firmware != expected, package == nil {
+                    Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); install it with --firmware PACKAGE.zip."))
+                }
+                if let package, info.firmware != package.version {
+                    throw CLIError("The glasses still report firmware \(info.firmware ?? "of no version") instead of \(package.version ?? "?").")
                 }
                 if let fpgaVersion, info.fpga != fpgaVersion {
                     throw CLIError("The FPGA still reports \(info.fpga ?? "no version") instead of \(fpgaVersion).")
                 }
             }
         }
+
+        /// Reads and checks the package before anything is sent.
+        func loadPackage(_ path: String) throws -> DFUPackage {
+            let package: DFUPackage
+            do {
+                package = try DFUPackage(contentsOf: URL(fileURLWithPath: path), version: firmwareVersion)
+            } catch {
+                throw CLIError(error.localizedDescription)
+            }
+            guard let version = package.version else {
+                throw CLIError("Cannot tell which firmware version \(path) holds.", hint: "Give it with --firmware-version (such as v23.248.0754).")
+            }
+            let signed = package.info.signature == nil ? "unsigned" : "signed"
+            Terminal.print("Firmware package: \(version), \(package.firmware.count) bytes, hardware \(package.info.hardwareVersion), \(signed)")
+            return package
+        }
+
+        /// The glasses' link and their bootloader's: the emulator's, or the paired Monocle's over BlueZ.
+        func connectLinks(_ runtime: SibylRuntime) async throws -> UpdateLinks {
+            if emulator {
+                var virtualGlasses = emulatorOptions
+                if fpgaVersion != nil { virtualGlasses.emulatedFPGAAfterUpdate = fpgaVersion }
+                let glasses = try virtualGlasses.emulator(runtime: runtime, name: "emulator")
+                try await glasses.powerOn()
+                return UpdateLinks(
+                    glasses: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength),
+                    bootloader: EmulatorDFUTransport(emulator: glasses),
+                    powerOff: { await glasses.powerOff() }, close: {}
+                )
+            }
+            guard let address = runtime.settings.value("glasses.device") else {
+                throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
+            }
+            let bus = try BluetoothSupport.bus()
+            let adapter = runtime.settings.value("glasses.adapter") ?? "hci0"
+            Terminal.print("Connecting to the Monocle \(address)…")
+            return UpdateLinks(
+                glasses: BlueZTransport(bus: bus, address: address, adapter: adapter),
+                bootloader: BlueZDFUTransport(bus: bus, adapter: adapter),
+                powerOff: {}, close: { bus.close() }
+            )
+        }
+
+        /// Shows the update's progress until the app runs on the glasses, or an update fails.
+        func follow(_ controller: MonocleController, package: DFUPackage?, image: FPGAImage?) async -> Result<DeviceInfo, CLIError> {
+            let progress = ProgressDisplay()
+            var updating: String?
+            for await event in controller.events {
+                switch event {
+                case .state(.updatingFirmware(let fraction)):
+                    if updating == nil {
+                        updating = "firmware"
+                        progress.observer(.step("Installing firmware \(package?.version ?? "") (\(package?.firmware.count ?? 0) bytes) through the bootloader"))
+                    }
+                    progress.observer(.progress(fraction, detail: ""))
+                case .state(.updatingFPGA(let fraction)):
+                    if updating == nil {
+                        updating = "FPGA image"
+                        progress.observer(.step("Writing the FPGA image (\(image?.data.count ?? 0) bytes)"))
+                    }
+                    progress.observer(.progress(fraction, detail: ""))
+                case .state(.running(let info)):
+                    progress.finish()
+                    return .success(info)
+                case .state(let state):
+                    if let what = updating, case .disconnected = state {
+                        progress.observer(.finished("\(what.prefix(1).uppercased() + what.dropFirst()) installed; the glasses restart"))
+                        updating = nil
+                    }
+                case .notice(let text):
+                    progress.finish()
+                    Terminal.error(Terminal.yellow("[monocle] \(text)", stderr: true))
+                case .updateFailed(let reason):
+                    progress.finish()
+                    return .failure(CLIError("The firmware update failed: \(reason)",
+                                             hint: "The glasses stay in their bootloader (DfuTarg) until they are updated or restarted; run the update again."))
+                case .message:
+                    break
+                }
+            }
+            progress.finish()
+            return .failure(CLIError("The glasses did not come back after the update."))
+        }
+    }
+
+    /// What `update` talks to.
+    struct UpdateLinks {
+        var glasses: any MonocleTransport
+        var bootloader: any DFUTransport
+        var powerOff: @Sendable () async -> Void
+        var close: @Sendable () -> Void
     }
 
     /// `sibyl monocle emulate`.

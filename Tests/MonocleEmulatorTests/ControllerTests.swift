@@ -25,6 +25,7 @@ struct ControllerTests {
                         states.withLock { $0.append(state) }
                         await onState(state)
                     case .notice(let text): notices.withLock { $0.append(text) }
+                    case .updateFailed(let reason): notices.withLock { $0.append("the firmware update failed: \(reason)") }
                     case .message: break
                     }
                 }

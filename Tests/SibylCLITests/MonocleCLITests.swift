@@ -84,6 +84,41 @@ struct MonocleCLITests {
         #expect(missingVersion.stderr.contains("--fpga-version"))
     }
 
+    @Test func updateInstallsAFirmwarePackageThroughTheBootloader() async throws {
+        let cli = try runner()
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+        let package = fixtures.appendingPathComponent("monocle-firmware-test.zip").path
+        let result = try await cli.run([
+            "monocle", "update", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package,
+            "--emulated-bootloader-key", fixtures.appendingPathComponent("test-key-public.pem").path,
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("Firmware package: v23.300.1200, 18000 bytes, hardware 52, signed"))
+        #expect(result.stderr.contains("Installing firmware v23.300.1200 (18000 bytes) through the bootloader"))
+        #expect(result.stderr.contains("100%"))
+        #expect(result.stderr.contains("Firmware installed; the glasses restart"))
+        #expect(result.stdout.contains("firmware v23.300.1200 · FPGA v23.230.0808 · app uploaded"), "\(result.stdout)")
+
+        // A bootloader that trusts another key refuses the package, and says so.
+        let otherKey = cli.home.appendingPathComponent("other.pem")
+        try Data("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEiTQMXuU61NbcTxBh8plKmPafBmvm\nW1seqnDDyOGdnVCHgYKGttnaqU2XtbLzgP+Xl7JZlbNNrD8glZiZbIqN1g==\n-----END PUBLIC KEY-----\n".utf8).write(to: otherKey)
+        let refused = try await cli.run([
+            "monocle", "update", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package, "--emulated-bootloader-key", otherKey.path,
+        ])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("The firmware update failed: The bootloader refused to execute the object: the image or its signature does not verify."), "\(refused.stderr)")
+        #expect(refused.stderr.contains("run the update again"))
+
+        // A damaged download is refused before anything is sent.
+        var zip = try Data(contentsOf: URL(fileURLWithPath: package))
+        zip[zip.count / 2] ^= 0xFF
+        let damaged = cli.home.appendingPathComponent("damaged.zip")
+        try zip.write(to: damaged)
+        let bad = try await cli.run(["monocle", "update", "--emulator", "--firmware", damaged.path])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("The firmware package is damaged"), "\(bad.stderr)")
+    }
+
     @Test func withoutTheEmulatorTheErrorSaysWhatToDo() async throws {
         let result = try await runner().run(["monocle", "connect"])
         #expect(result.status == 1)

@@ -67,6 +67,8 @@ public actor GlassesAssistant {
                 if case .disconnected = state { assembler = GlassesRequestAssembler() }
             case .notice(let text):
                 observer(.notice(text))
+            case .updateFailed(let reason):
+                observer(.notice("the firmware update failed: \(reason)"))
             case .message(let message):
                 receive(message)
             }
