@@ -65,8 +65,21 @@ public final class BlueZDFUTransport: DFUTransport {
         .map(\.0)
     }
 
+    /// Looks (for up to 3 s, scanning if need be) for a device advertising as the bootloader.
     public func bootloaderInReach() async -> Bool {
-        (try? await bootloaders().isEmpty == false) ?? false
+        let deadline = ContinuousClock.now + .seconds(3)
+        var scanning = false
+        while true {
+            if (try? await bootloaders().isEmpty == false) == true { return true }
+            if !scanning {
+                scanning = (try? await discover()) != nil
+                if !scanning { return false }
+            }
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(250))) != nil else {
+                _ = try? await bus.call(BlueZ.service, "/org/bluez/\(adapter)", BlueZ.adapter, "StopDiscovery")
+                return false
+            }
+        }
     }
 
     public func connect() async throws {

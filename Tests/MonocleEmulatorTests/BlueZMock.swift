@@ -20,8 +20,17 @@ final class BlueZMock: @unchecked Sendable {
         address = "unix:path=\(socket)"
         do {
             try start(["/usr/bin/dbus-daemon", "--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)"], log: "dbus-daemon.log")
-            try await Self.waitFor("dbus-daemon's socket") { FileManager.default.fileExists(atPath: socket) }
-            let bus = try DBusClient(address: address)
+            // The socket file appears when it is bound, a moment before the daemon listens on it.
+            let deadline = ContinuousClock.now + .seconds(90)
+            var client: DBusClient?
+            while client == nil {
+                do {
+                    client = try DBusClient(address: address)
+                } catch where ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            let bus = client!
             self.bus = bus
             for attempt in 1...2 {
                 let mock = try start(["/usr/bin/python3", "-m", "dbusmock", "--template", "bluez5", "--system"], log: "dbusmock-\(attempt).log")

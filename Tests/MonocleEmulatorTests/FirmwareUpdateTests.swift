@@ -13,6 +13,7 @@ struct FirmwareUpdateTests {
         options.firmwarePackage = package
         options.bootloader = EmulatorDFUTransport(emulator: glasses)
         options.dfu.reconnectDelay = .milliseconds(20)
+        options.dfu.findTimeout = .seconds(5)
         return options
     }
 

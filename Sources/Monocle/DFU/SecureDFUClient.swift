@@ -25,11 +25,12 @@ public enum DFUError: Error, Sendable, Equatable, LocalizedError {
         }
     }
 
-    /// Whether trying again on a new link may help.
+    /// Whether trying again on a new link may help. (Not finding the bootloader after looking for
+    /// `findTimeout` is final: the glasses left it, or went out of reach.)
     var isLinkProblem: Bool {
         switch self {
-        case .bootloaderNotFound, .disconnected, .timeout, .checksumMismatch: true
-        case .rejected, .gaveUp: false
+        case .disconnected, .timeout, .checksumMismatch: true
+        case .bootloaderNotFound, .rejected, .gaveUp: false
         }
     }
 }
