@@ -2,6 +2,13 @@ import Foundation
 import Monocle
 import Synchronization
 
+/// What a BlueZ transport knows of its link.
+protocol BlueZLink: Sendable {
+    /// The device's object path, once connected.
+    var device: String? { get }
+    var connected: Bool { get set }
+}
+
 /// A link's state, shared between a transport and its D-Bus signal handler.
 final class SharedState<Value: Sendable>: Sendable {
     private let state: Mutex<Value>
@@ -15,6 +22,30 @@ final class SharedState<Value: Sendable>: Sendable {
     }
 }
 
+extension SharedState where Value: BlueZLink {
+    /// Marks the link down; returns the link as it was.
+    func takeDown() -> Value {
+        withLock { link in
+            defer { link.connected = false }
+            return link
+        }
+    }
+
+    /// Whether a PropertiesChanged signal says this link's device disconnected while it was up (it is marked down).
+    func lost(_ signal: DBusSignal, interface: String, changed: [String: DBusValue]) -> Bool {
+        guard interface == BlueZ.device, signal.path == withLock({ $0.device }), changed["Connected"]?.bool == false else { return false }
+        return takeDown().connected
+    }
+
+    /// Disconnects the device, if the link is up; returns whether it was.
+    func disconnect(on bus: DBusClient) async -> Bool {
+        let current = takeDown()
+        guard current.connected, let device = current.device else { return false }
+        _ = try? await bus.call(BlueZ.service, device, BlueZ.device, "Disconnect")
+        return true
+    }
+}
+
 /// BlueZ's D-Bus names.
 enum BlueZ {
     static let service = "org.bluez"
@@ -23,6 +54,29 @@ enum BlueZ {
     static let characteristic = "org.bluez.GattCharacteristic1"
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
+
+    /// A PropertiesChanged signal, read: which interface, and the properties that changed.
+    static func changedProperties(_ signal: DBusSignal) -> (interface: String, changed: [String: DBusValue])? {
+        guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
+              let interface = signal.arguments[0].string, let changed = signal.arguments[1].entries else { return nil }
+        return (interface, changed)
+    }
+
+    /// Starts LE discovery of devices that advertise `service`, reporting every advertisement (so the
+    /// signal strength stays current). Discovery someone else started serves as well.
+    static func startDiscovery(_ bus: DBusClient, adapter: String, service: String) async throws {
+        let adapterPath = "/org/bluez/\(adapter)"
+        try await bus.call(self.service, adapterPath, self.adapter, "SetDiscoveryFilter", [.options([
+            "Transport": .string("le"),
+            "UUIDs": .array([.string(service)], element: "s"),
+            "DuplicateData": .bool(true),
+        ])])
+        do {
+            try await bus.call(self.service, adapterPath, self.adapter, "StartDiscovery")
+        } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
+            // Someone else is scanning already: their results serve as well.
+        }
+    }
 
     /// Every object BlueZ exports: path → interface → property → value.
     static func objects(_ bus: DBusClient) async throws -> [String: [String: [String: DBusValue]]] {
@@ -82,18 +136,8 @@ public struct BlueZScanner: Sendable {
     /// Scans for `duration`, reporting what is seen as it is seen, and returns the last sighting of each.
     public func scan(for duration: Duration, seen: @Sendable ([DiscoveredMonocle]) -> Void = { _ in }) async throws -> [DiscoveredMonocle] {
         let adapterPath = "/org/bluez/\(adapter)"
-        // Low energy only, devices that advertise the REPL service (as the phone apps scan), and
-        // every advertisement, so the signal strength stays current.
-        try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [.options([
-            "Transport": .string("le"),
-            "UUIDs": .array([.string(MonocleIdentifiers.serialService)], element: "s"),
-            "DuplicateData": .bool(true),
-        ])])
-        do {
-            try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StartDiscovery")
-        } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
-            // Someone else is scanning already: their results serve as well.
-        }
+        // Devices that advertise the REPL service, as the phone apps scan.
+        try await BlueZ.startDiscovery(bus, adapter: adapter, service: MonocleIdentifiers.serialService)
         defer { Task { [bus] in _ = try? await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StopDiscovery") } }
         let deadline = ContinuousClock.now + duration
         var found: [DiscoveredMonocle] = []

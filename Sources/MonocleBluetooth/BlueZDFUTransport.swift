@@ -12,7 +12,7 @@ public final class BlueZDFUTransport: DFUTransport {
     private let link = SharedState(Link())
     private let handler: Int
 
-    struct Link {
+    struct Link: BlueZLink {
         var device: String?
         var control: String?
         var packet: String?
@@ -28,18 +28,11 @@ public final class BlueZDFUTransport: DFUTransport {
         self.continuation = continuation
         let link = self.link
         handler = bus.onSignal { signal in
-            guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
-                  let interface = signal.arguments[0].string, let changed = signal.arguments[1].entries
-            else { return }
-            let current = link.withLock { $0 }
-            if interface == BlueZ.characteristic, signal.path == current.control, let value = changed["Value"]?.data {
+            guard let (interface, changed) = BlueZ.changedProperties(signal) else { return }
+            if interface == BlueZ.characteristic, signal.path == link.withLock({ $0.control }), let value = changed["Value"]?.data {
                 continuation.yield(.notification(value))
-            } else if interface == BlueZ.device, signal.path == current.device, changed["Connected"]?.bool == false {
-                let wasConnected = link.withLock { link in
-                    defer { link.connected = false }
-                    return link.connected
-                }
-                if wasConnected { continuation.yield(.disconnected(reason: "the bootloader went out of reach")) }
+            } else if link.lost(signal, interface: interface, changed: changed) {
+                continuation.yield(.disconnected(reason: "the bootloader went out of reach"))
             }
         }
     }
@@ -111,17 +104,7 @@ public final class BlueZDFUTransport: DFUTransport {
 
     /// Starts looking for the bootloader's advertisements (it appears seconds after the glasses restart).
     private func discover() async throws {
-        let adapterPath = "/org/bluez/\(adapter)"
-        try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "SetDiscoveryFilter", [.options([
-            "Transport": .string("le"),
-            "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s"),
-            "DuplicateData": .bool(true),
-        ])])
-        do {
-            try await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StartDiscovery")
-        } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
-            // Already looking.
-        }
+        try await BlueZ.startDiscovery(bus, adapter: adapter, service: MonocleIdentifiers.dfuService)
     }
 
     public func writeControl(_ bytes: Data) async throws {
@@ -141,12 +124,6 @@ public final class BlueZDFUTransport: DFUTransport {
     }
 
     public func disconnect() async {
-        let current = link.withLock { link in
-            defer { link.connected = false }
-            return link
-        }
-        guard current.connected, let device = current.device else { return }
-        _ = try? await bus.call(BlueZ.service, device, BlueZ.device, "Disconnect")
-        continuation.yield(.disconnected(reason: "disconnected by Sibyl"))
+        if await link.disconnect(on: bus) { continuation.yield(.disconnected(reason: "disconnected by Sibyl")) }
     }
 }

@@ -14,7 +14,7 @@ public final class BlueZTransport: MonocleTransport {
     private let link = SharedState(Link())
     private let handler: Int
 
-    struct Link {
+    struct Link: BlueZLink {
         var device: String?
         var characteristics: [String: String] = [:] // UUID → path
         var writeLength = 0
@@ -32,22 +32,16 @@ public final class BlueZTransport: MonocleTransport {
         self.continuation = continuation
         let link = self.link
         handler = bus.onSignal { signal in
-            guard signal.member == "PropertiesChanged", signal.arguments.count >= 2,
-                  let interface = signal.arguments[0].string, let changed = signal.arguments[1].entries
-            else { return }
-            let current = link.withLock { $0 }
+            guard let (interface, changed) = BlueZ.changedProperties(signal) else { return }
             if interface == BlueZ.characteristic, let value = changed["Value"]?.data {
-                if signal.path == current.characteristics[MonocleIdentifiers.serialTX] {
+                let characteristics = link.withLock { $0.characteristics }
+                if signal.path == characteristics[MonocleIdentifiers.serialTX] {
                     continuation.yield(.received(.serial, value))
-                } else if signal.path == current.characteristics[MonocleIdentifiers.dataTX] {
+                } else if signal.path == characteristics[MonocleIdentifiers.dataTX] {
                     continuation.yield(.received(.data, value))
                 }
-            } else if interface == BlueZ.device, signal.path == current.device, changed["Connected"]?.bool == false {
-                let wasConnected = link.withLock { link in
-                    defer { link.connected = false }
-                    return link.connected
-                }
-                if wasConnected { continuation.yield(.disconnected(reason: "the glasses went out of reach")) }
+            } else if link.lost(signal, interface: interface, changed: changed) {
+                continuation.yield(.disconnected(reason: "the glasses went out of reach"))
             }
         }
     }
@@ -97,12 +91,6 @@ public final class BlueZTransport: MonocleTransport {
     }
 
     public func disconnect() async {
-        let current = link.withLock { link in
-            defer { link.connected = false }
-            return link
-        }
-        guard current.connected, let device = current.device else { return }
-        _ = try? await bus.call(BlueZ.service, device, BlueZ.device, "Disconnect")
-        continuation.yield(.disconnected(reason: "disconnected by Sibyl"))
+        if await link.disconnect(on: bus) { continuation.yield(.disconnected(reason: "disconnected by Sibyl")) }
     }
 }

@@ -52,7 +52,11 @@ struct LlamaServerTests {
         let first = try await server.baseURL()
         let pid = try #require(await server.processID)
         kill(pid, SIGKILL)
-        try await Task.sleep(for: .milliseconds(300))
+        // The server notices the exit when the process is reaped: moments later, or seconds on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await server.processID != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let second = try await server.baseURL()
         #expect(await server.launches == 2)
         let restartedPID = await server.processID

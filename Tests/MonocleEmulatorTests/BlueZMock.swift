@@ -125,9 +125,9 @@ final class BlueZMock: @unchecked Sendable {
         ])
     }
 
-    /// Carries a device's writes to the virtual glasses and their notifications back, as the radio would.
-    func bridge(device: String, to glasses: MonocleEmulator) async throws -> Task<Void, Never> {
-        let phone = EmulatorTransport(emulator: glasses)
+    /// A device's traffic as the radio sees it: the writes to its characteristics (path, bytes) and
+    /// its connection changes. `stop` ends both.
+    private func traffic(of device: String) async throws -> (writes: AsyncStream<(String, Data)>, links: AsyncStream<Bool>, stop: @Sendable () -> Void) {
         let bus: DBusClient = self.bus
         try await bus.addMatch("type='signal',interface='org.sibyl.Test'")
         try await bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties'")
@@ -141,123 +141,112 @@ final class BlueZMock: @unchecked Sendable {
                 linkSink.yield(connected)
             }
         }
-        return Task {
+        return (writes, links, {
+            sink.finish()
+            linkSink.finish()
+            bus.removeHandler(handler)
+        })
+    }
+
+    /// Sets properties of a mock object, as BlueZ would on a notification or a lost link.
+    private func update(_ path: String, _ interface: String, _ properties: [String: DBusValue]) async {
+        _ = try? await bus.call("org.bluez", path, "org.freedesktop.DBus.Mock", "UpdateProperties", [.string(interface), .options(properties)])
+    }
+
+    /// Runs the bridge's loops until cancelled.
+    private func serve(_ loops: [@Sendable () async -> Void], stop: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+        Task {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await connected in links {
-                        if connected { try? await phone.connect() } else { await phone.disconnect() }
-                    }
-                }
-                group.addTask {
-                    for await (path, bytes) in writes {
-                        try? await phone.write(bytes, to: path.hasSuffix("service1/char1") ? .serial : .data)
-                    }
-                }
-                group.addTask {
-                    for await event in phone.events {
-                        switch event {
-                        case .received(let channel, let bytes):
-                            let path = "\(device)/service\(channel == .serial ? 1 : 2)/char2"
-                            _ = try? await bus.call("org.bluez", path, "org.freedesktop.DBus.Mock", "UpdateProperties", [
-                                .string("org.bluez.GattCharacteristic1"), .options(["Value": .bytes(bytes)]),
-                            ])
-                        case .disconnected:
-                            // The glasses went away: BlueZ reports the device disconnected.
-                            _ = try? await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
-                                .string("org.bluez.Device1"), .options(["Connected": .bool(false)]),
-                            ])
-                        case .connected:
-                            break
-                        }
-                    }
-                }
+                for loop in loops { group.addTask { await loop() } }
                 await withTaskCancellationHandler {
                     await group.waitForAll()
                 } onCancel: {
-                    sink.finish()
-                    linkSink.finish()
-                    bus.removeHandler(handler)
+                    stop()
                 }
             }
         }
+    }
+
+    /// Carries a device's writes to the virtual glasses and their notifications back, as the radio would.
+    func bridge(device: String, to glasses: MonocleEmulator) async throws -> Task<Void, Never> {
+        let phone = EmulatorTransport(emulator: glasses)
+        let (writes, links, stop) = try await traffic(of: device)
+        return serve([
+            {
+                for await connected in links {
+                    if connected { try? await phone.connect() } else { await phone.disconnect() }
+                }
+            },
+            {
+                for await (path, bytes) in writes {
+                    try? await phone.write(bytes, to: path.hasSuffix("service1/char1") ? .serial : .data)
+                }
+            },
+            {
+                for await event in phone.events {
+                    switch event {
+                    case .received(let channel, let bytes):
+                        await self.update("\(device)/service\(channel == .serial ? 1 : 2)/char2", "org.bluez.GattCharacteristic1", ["Value": .bytes(bytes)])
+                    case .disconnected:
+                        // The glasses went away: BlueZ reports the device disconnected.
+                        await self.update(device, "org.bluez.Device1", ["Connected": .bool(false)])
+                    case .connected:
+                        break
+                    }
+                }
+            },
+        ], stop: stop)
     }
 
     /// Shows a device advertising as "DfuTarg" (with the DFU service) while the virtual glasses are in
     /// their bootloader, and carries its control point and packet writes to them, as the radio would.
     func bridgeBootloader(address: String, to glasses: MonocleEmulator) async throws -> Task<Void, Never> {
         let dfu = EmulatorDFUTransport(emulator: glasses)
-        let bus: DBusClient = self.bus
-        try await bus.addMatch("type='signal',interface='org.sibyl.Test'")
-        try await bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties'")
         let device = "/org/bluez/hci0/dev_" + address.replacingOccurrences(of: ":", with: "_")
-        let (writes, sink) = AsyncStream<(String, Data)>.makeStream()
-        let (links, linkSink) = AsyncStream<Bool>.makeStream()
-        let handler = bus.onSignal { signal in
-            if signal.member == "Written", signal.path.hasPrefix(device + "/"), let bytes = signal.arguments.first?.data {
-                sink.yield((signal.path, bytes))
-            } else if signal.member == "PropertiesChanged", signal.path == device,
-                      signal.arguments.first?.string == "org.bluez.Device1", let connected = signal.arguments.dropFirst().first?.entries?["Connected"]?.bool {
-                linkSink.yield(connected)
-            }
-        }
-        let setConnected: @Sendable (Bool) async -> Void = { connected in
-            _ = try? await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
-                .string("org.bluez.Device1"), .options(["Connected": .bool(connected)]),
-            ])
-        }
-        return Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    // Advertising: the device appears while the glasses are in their bootloader, and goes when they leave it.
-                    var advertising = false
-                    while !Task.isCancelled {
-                        let inBootloader = await glasses.bootloader != nil
-                        if inBootloader && !advertising {
-                            try? await self.addDfuTarg(address: address, device: device)
-                        } else if !inBootloader && advertising {
-                            _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(device)])
-                        }
-                        advertising = inBootloader
-                        try? await Task.sleep(for: .milliseconds(50))
+        let (writes, links, stop) = try await traffic(of: device)
+        let bus: DBusClient = self.bus
+        return serve([
+            {
+                // Advertising: the device appears while the glasses are in their bootloader, and goes when they leave it.
+                var advertising = false
+                while !Task.isCancelled {
+                    let inBootloader = await glasses.bootloader != nil
+                    if inBootloader && !advertising {
+                        try? await self.addDfuTarg(address: address, device: device)
+                    } else if !inBootloader && advertising {
+                        _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(device)])
+                    }
+                    advertising = inBootloader
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            },
+            {
+                for await connected in links {
+                    if !connected {
+                        await dfu.disconnect()
+                    } else if (try? await dfu.connect()) == nil {
+                        await self.update(device, "org.bluez.Device1", ["Connected": .bool(false)])
                     }
                 }
-                group.addTask {
-                    for await connected in links {
-                        if connected {
-                            if (try? await dfu.connect()) == nil { await setConnected(false) }
-                        } else {
-                            await dfu.disconnect()
-                        }
+            },
+            {
+                for await (path, bytes) in writes {
+                    if path.hasSuffix("service1/char1") { try? await dfu.writeControl(bytes) } else { try? await dfu.writePacket(bytes) }
+                }
+            },
+            {
+                for await event in dfu.events {
+                    switch event {
+                    case .notification(let bytes):
+                        await self.update("\(device)/service1/char1", "org.bluez.GattCharacteristic1", ["Value": .bytes(bytes)])
+                    case .disconnected:
+                        await self.update(device, "org.bluez.Device1", ["Connected": .bool(false)])
+                    case .connected:
+                        break
                     }
                 }
-                group.addTask {
-                    for await (path, bytes) in writes {
-                        if path.hasSuffix("service1/char1") { try? await dfu.writeControl(bytes) } else { try? await dfu.writePacket(bytes) }
-                    }
-                }
-                group.addTask {
-                    for await event in dfu.events {
-                        switch event {
-                        case .notification(let bytes):
-                            _ = try? await bus.call("org.bluez", "\(device)/service1/char1", "org.freedesktop.DBus.Mock", "UpdateProperties", [
-                                .string("org.bluez.GattCharacteristic1"), .options(["Value": .bytes(bytes)]),
-                            ])
-                        case .disconnected:
-                            await setConnected(false)
-                        case .connected:
-                            break
-                        }
-                    }
-                }
-                await withTaskCancellationHandler {
-                    await group.waitForAll()
-                } onCancel: {
-                    sink.finish()
-                    linkSink.finish()
-                    bus.removeHandler(handler)
-                }
-            }
-        }
+            },
+        ], stop: stop)
     }
 
     /// Adds (or brings back) the bootloader's device with the DFU service: control point and packet.
