@@ -130,6 +130,12 @@ final class ProgressLog: Sendable {
         #expect(link.state.withLock { $0.activated } == package.firmware)
         #expect(link.dataObjectsCreated == 5) // 18,000 bytes in 4,096-byte objects
         #expect(link.state.withLock { $0.packetBytes } == package.firmware.count + package.initPacket.count)
+        if writeLength == 244 {
+            // The figures in the closing note: one init packet, 4 × 17 + 7 firmware packets; receipts,
+            // two selects, and a create, checksum and execute for each of the 6 objects.
+            #expect(link.state.withLock { $0.packets } == 76)
+            #expect(link.state.withLock { $0.requests.count } == 21)
+        }
         let reports = log.reports.withLock { $0 }
         #expect(reports.last?.phase == .done)
         let sent = reports.map(\.bytesSent)
