@@ -220,13 +220,18 @@ public actor MonocleController {
             setState(.checkingApp(firmware: firmware, fpga: fpga))
             let installed = try await execute(DeviceApp.versionQuery, what: "the app version", timeout: options.replyTimeout)
             let uploaded = installed.output.trimmingCharacters(in: .whitespacesAndNewlines) != app.version
-            if uploaded { try await upload() }
+            var uploadTime: Duration?
+            if uploaded {
+                let started = ContinuousClock.now
+                try await upload()
+                uploadTime = ContinuousClock.now - started
+            }
             setState(.starting)
             serial.removeAll()
             try await transport.write(Data(RawREPL.softReset), to: .serial)
             // A link lost during that write has already set `.disconnected`: don't overwrite it.
             try Task.checkCancellation()
-            setState(.running(DeviceInfo(firmware: firmware, fpga: fpga, app: app.version, uploaded: uploaded, maximumWriteLength: maximumWriteLength)))
+            setState(.running(DeviceInfo(firmware: firmware, fpga: fpga, app: app.version, uploaded: uploaded, maximumWriteLength: maximumWriteLength, uploadTime: uploadTime)))
         } catch is CancellationError {
             return
         } catch MonocleError.disconnected {

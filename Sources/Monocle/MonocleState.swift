@@ -12,13 +12,16 @@ public struct DeviceInfo: Sendable, Hashable {
     public var uploaded: Bool
     /// The largest write the link takes (ATT MTU − 3).
     public var maximumWriteLength: Int
+    /// How long the upload took (every file written and acknowledged), when there was one.
+    public var uploadTime: Duration?
 
-    public init(firmware: String?, fpga: String?, app: String, uploaded: Bool, maximumWriteLength: Int) {
+    public init(firmware: String?, fpga: String?, app: String, uploaded: Bool, maximumWriteLength: Int, uploadTime: Duration? = nil) {
         self.firmware = firmware
         self.fpga = fpga
         self.app = app
         self.uploaded = uploaded
         self.maximumWriteLength = maximumWriteLength
+        self.uploadTime = uploadTime
     }
 }
 

@@ -65,6 +65,7 @@ struct ControllerTests {
             let elapsed = clock.now - started
             let writes = await glasses.writes[.serial] ?? 0
             #expect(first.uploaded)
+            #expect(first.uploadTime != nil)
             #expect(first.firmware == "v23.248.0754")
             #expect(first.fpga == "v23.230.0808")
             #expect(first.app == app.version)
@@ -77,6 +78,7 @@ struct ControllerTests {
             await glasses.disconnect()
             let second = try await observer.running(2)
             #expect(!second.uploaded)
+            #expect(second.uploadTime == nil)
             #expect(await glasses.writes[.serial] ?? 0 < 10)
             #expect(observer.states.withLock { $0.contains { if case .uploadingApp = $0 { true } else { false } } })
             await controller.stop()
