@@ -46,6 +46,8 @@ public actor MonocleEmulator {
     private var channel: (any Channel)?
     private var pendingFrames: [EmulatorFrame] = []
     private var pendingInterrupt = false
+    private var lastStart = ContinuousClock.now
+    private var quickExits = 0
     private var frontEnd = REPLFrontEnd()
 
     private var client: AsyncStream<TransportEvent>.Continuation?
@@ -138,6 +140,7 @@ public actor MonocleEmulator {
         stopInterpreter()
         generation += 1
         boots += 1
+        lastStart = .now
         let current = generation
         let process = Process()
         process.executableURL = configuration.interpreter.python
@@ -445,9 +448,16 @@ public actor MonocleEmulator {
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") { eventSink.yield(.log(String(line))) }
         case .exited(let from):
             guard from == generation, process != nil else { return }
-            // The interpreter died on its own: like a crash on the device, the glasses restart.
-            eventSink.yield(.log("the interpreter exited; restarting the glasses"))
             dropClient(reason: "the glasses restarted")
+            // The interpreter died on its own: like a crash on the device, the glasses restart;
+            // unless it dies as soon as it starts (a broken firmware stub), which would only spin.
+            quickExits = ContinuousClock.now - lastStart < .seconds(2) ? quickExits + 1 : 0
+            guard quickExits < 3 else {
+                eventSink.yield(.log("the interpreter exits as soon as it starts (3 times in a row); the glasses stay off"))
+                stopInterpreter()
+                return
+            }
+            eventSink.yield(.log("the interpreter exited; restarting the glasses"))
             try? startInterpreter(afterSoftReset: false)
         }
     }

@@ -51,6 +51,31 @@ struct EmulatorREPLTests {
         }
     }
 
+    /// The phone's retry (^C ^C ^A) can land at any moment of a command: while it runs, as it
+    /// ends, or while the reply is written. Whatever the moment, the REPL answers again.
+    @Test func anInterruptAtAnyMomentNeverWedgesTheREPL() async throws {
+        try await TestGlasses.with { glasses in
+            let phone = EmulatorTransport(emulator: glasses)
+            let recorder = TransportRecorder(phone)
+            try await phone.connect()
+            try await phone.write(Data(RawREPL.enter), to: .serial)
+            _ = try await recorder.waitForSerial(raw)
+            for round in 0..<40 {
+                await recorder.clear()
+                // Odd rounds interrupt a command; even ones a soft reset, as the interpreter restarts
+                // and connects to the emulator.
+                try await phone.write(round % 2 == 1 ? RawREPL.command("import device;print(device.VERSION);del(device)") : Data(RawREPL.softReset), to: .serial)
+                try await Task.sleep(for: .microseconds(round * 2_000))
+                try await phone.write(Data(RawREPL.enter), to: .serial)
+                _ = try await recorder.waitForSerial(raw, timeout: .seconds(10))
+                // Still a working REPL afterwards.
+                await recorder.clear()
+                try await phone.write(RawREPL.command("print(6*7)"), to: .serial)
+                #expect(try await recorder.waitForSerial("\u{4}\u{4}>").hasSuffix("OK42\r\n\u{4}\u{4}>"))
+            }
+        }
+    }
+
     @Test func notificationsNeverExceedTheWriteLength() async throws {
         try await TestGlasses.with(configure: { $0.maximumWriteLength = 20 }) { glasses in
             let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: 20)

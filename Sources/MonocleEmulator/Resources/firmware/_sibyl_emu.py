@@ -58,15 +58,20 @@ _repl_requests = []  # 'X'/'Y' frames wait here until the REPL is idle, like ser
 _events = []  # (callback, argument) waiting for the scheduler
 _pump_scheduled = False
 _interrupted = False  # a ^C that hit a callback, re-raised in the program (see _pump)
+_current = None  # [kind, error] of the REPL request (or "B": the boot) whose end is not written yet
 
 
 def _connect():
+    # Safe to call again after a ^C cut it short: the host sends one as soon as the link is up.
     global _sock, _poller
-    port = int(os.getenv("SIBYL_EMU_PORT") or "0")
-    _sock = socket.socket()
-    _sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
-    _poller = select.poll()
-    _poller.register(_sock, select.POLLIN)
+    if _sock is None:
+        port = int(os.getenv("SIBYL_EMU_PORT") or "0")
+        sock = socket.socket()
+        sock.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
+        _sock = sock
+    poller = select.poll()
+    poller.register(_sock, select.POLLIN)
+    _poller = poller
 
 
 def send(kind, payload=b""):
@@ -197,21 +202,22 @@ def _dispatch(kind, payload):
         photo = bytes(payload)
 
 
-def print_exception(e):
-    """Prints a traceback to the serial output without the emulator's own frames, so it reads
-    as the firmware's would (its modules are C or frozen code)."""
+def format_exception(e):
+    """A traceback without the emulator's own frames, so it reads as the firmware's would (its
+    modules are C or frozen code)."""
     buf = io.StringIO()
     sys.print_exception(e, buf)
     hidden = ('  File "' + FIRMWARE_DIR + "/", '  File "' + _ARGV0 + '"')
+    out = ""
     for line in buf.getvalue().split("\n"):
         if line and not line.startswith(hidden[0]) and not line.startswith(hidden[1]):
-            sys.stdout.write(line + "\n")
+            out += line + "\n"
+    return out
 
 
-def _marker(s):
-    sys.stdout.flush()
-    sys.stdout.write(s)
-    sys.stdout.flush()
+def print_exception(e):
+    """Prints a traceback to the serial output, as the firmware does."""
+    sys.stdout.write(format_exception(e))
 
 
 def _run(source, filename, mode, g):
@@ -227,22 +233,36 @@ def _run(source, filename, mode, g):
     return None
 
 
-def _repl_request(kind, source, g):
+def _repl_request(g):
+    global _current
+    # Taken off the queue and marked current with no jump in between (see _finish_request); until
+    # the code has run, its outcome is the host's ^C, which may land anywhere from here on.
+    kind, source = _repl_requests.pop(0); _current = [kind, KeyboardInterrupt()]  # noqa: E702
+    # Raw REPL: "exec"; friendly REPL: one statement compiled like the interactive prompt, so an
+    # expression's value is printed.
+    _current[1] = _run(source, "<stdin>", "exec" if kind == "X" else "single", g)
+    _finish_request()
+
+
+def _finish_request():
+    """Writes the reply's end: in the raw REPL (the host prints "OK" before and ">" after) ^D,
+    the exception text, ^D; in the friendly REPL the exception text; then the end marker.
+
+    The host sends ^C (SIGINT) while it believes code runs, so the KeyboardInterrupt can land
+    after the code has ended, in here. MicroPython raises it only at a jump, so the write and
+    the clearing of _current below cannot be split: an interrupted reply is either not written
+    at all (and the supervisor loop writes it) or written whole, never twice or in part."""
+    global _current
+    kind, err = _current
+    text = "" if err is None else format_exception(err)
     if kind == "X":
-        # Raw REPL: the host prints "OK" before and ">" after; we write what the device
-        # writes in between: output, ^D, exception text, ^D.
-        err = _run(source, "<stdin>", "exec", g)
-        _marker("\x04")
-        if err is not None:
-            print_exception(err)
-        _marker("\x04")
+        text = "\x04" + text + "\x04"
+    if kind == "B":
+        text += "\x1eB"  # the boot's end: main.py has finished (or there is none, or a ^C stopped it starting)
     else:
-        # Friendly REPL: one statement compiled like the interactive prompt, so an
-        # expression's value is printed.
-        err = _run(source, "<stdin>", "single", g)
-        if err is not None:
-            print_exception(err)
-    _marker("\x1eE")
+        text += "\x1eE"
+    sys.stdout.flush()
+    sys.stdout.write(text); _current = None; sys.stdout.flush()  # noqa: E702 (one line, no jump)
 
 
 def _boot(g):
@@ -259,28 +279,42 @@ def _boot(g):
 
 
 def main():
+    global _current
     # The device finds its own files first (cwd), then the firmware modules.
     sys.path.clear()
     sys.path.append("")
     sys.path.append(FIRMWARE_DIR)
-    _connect()
+    _current = ["B", None]
+    booting = not config.get("safe_mode")
+    while _poller is None:
+        try:
+            _connect()
+        except KeyboardInterrupt:
+            # The host's ^C, sent once the link is up, landed in the socket calls: it was meant
+            # for the program, which now does not start.
+            _current[1] = KeyboardInterrupt()
+            booting = False
     g = {"__name__": "__main__"}
     try:
-        try:
-            if not config.get("safe_mode"):
-                _boot(g)
-        except KeyboardInterrupt:
-            pass  # a second ^C while the first traceback was printed
-        _marker("\x1eB")
         while True:
+            # Every step is in here, so a ^C that lands between steps (or in the supervisor's own
+            # code) is absorbed and the loop goes on with what is still owed to the host.
             try:
-                if _repl_requests:
-                    kind, source = _repl_requests.pop(0)
-                    _repl_request(kind, source, g)
+                if booting:
+                    booting = False
+                    _boot(g)  # a ^C in main.py ends it with a traceback, as on the device
+                elif _current is not None:
+                    _finish_request()  # a ^C cut the last reply short of its end
+                elif _repl_requests:
+                    _repl_request(g)
                 else:
                     poll(1000)
             except KeyboardInterrupt:
-                pass  # ^C at an idle REPL does nothing
+                # ^C at an idle REPL does nothing. One that lands before main.py has started keeps it
+                # from starting (the host meant it for the program). The loop finishes what it cut short.
+                if booting:
+                    booting = False
+                    _current = ["B", KeyboardInterrupt()]
     except SystemExit:
         pass
     sys.stdout.flush()
