@@ -46,6 +46,8 @@ public actor MonocleEmulator {
     private var channel: (any Channel)?
     private var pendingFrames: [EmulatorFrame] = []
     private var pendingInterrupt = false
+    /// Whether the running interpreter has reported its link up (the 'b' frame).
+    private var linked = false
     private var lastStart = ContinuousClock.now
     private var quickExits = 0
     private var frontEnd = REPLFrontEnd()
@@ -180,6 +182,7 @@ public actor MonocleEmulator {
         process = nil
         if let channel { _ = channel.close(mode: .all) }
         channel = nil
+        linked = false
         pendingFrames = []
         pendingInterrupt = false
     }
@@ -435,7 +438,6 @@ public actor MonocleEmulator {
             if let photoBytes { hello.append(EmulatorFrame(.photo, photoBytes)) }
             for frame in hello + pendingFrames { EmulatorLink.send(frame, on: channel) }
             pendingFrames = []
-            if pendingInterrupt { interrupt() }
         case .frame(let id, let frame):
             guard let channel, ObjectIdentifier(channel) == id else { return }
             receive(frame)
@@ -443,7 +445,11 @@ public actor MonocleEmulator {
             if let channel, ObjectIdentifier(channel) == id { self.channel = nil }
         case .printed(let from, let data):
             guard from == generation else { return }
+            let wasRunning = frontEnd.phase != .idle
             perform(frontEnd.interpreterPrinted([UInt8](data)))
+            // An interrupt held back until the interpreter's link came up was meant for code that
+            // has now ended (its output can overtake the link's arrival): it must not hit the next command.
+            if wasRunning && frontEnd.phase == .idle { pendingInterrupt = false }
         case .stderr(let data):
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") { eventSink.yield(.log(String(line))) }
         case .exited(let from):
@@ -492,7 +498,11 @@ public actor MonocleEmulator {
             try? startInterpreter(afterSoftReset: false)
         case .bootloader:
             enterBootloader()
-        case .boot, .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo:
+        case .boot:
+            // The interpreter's end of the link is set up: an interrupt can no longer cut it short.
+            linked = true
+            if pendingInterrupt { interrupt() }
+        case .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo:
             break
         }
     }
@@ -510,9 +520,10 @@ public actor MonocleEmulator {
             case .execute(let code, let raw):
                 send(EmulatorFrame(raw ? .executeRaw : .executeFriendly, Array(code.utf8)))
             case .interrupt:
-                // Before the firmware stubs have connected, MicroPython may not have its SIGINT
-                // handler yet (the signal would kill the host Python): hold it until then.
-                if channel == nil { pendingInterrupt = true } else { interrupt() }
+                // Until the interpreter says its link is up, hold it: before, MicroPython may not
+                // have its SIGINT handler yet (the signal would kill the host Python), and a ^C in
+                // the middle of connecting would leave a half-made link.
+                if channel == nil || !linked { pendingInterrupt = true } else { interrupt() }
             case .softReset:
                 try? startInterpreter(afterSoftReset: true)
             case .safeModeReset:

@@ -54,6 +54,7 @@ _sock = None
 _poller = None
 _rx = b""
 _closed = False
+_inbox = []  # whole frames received and not yet acted on, oldest first
 _repl_requests = []  # 'X'/'Y' frames wait here until the REPL is idle, like serial input
 _events = []  # (callback, argument) waiting for the scheduler
 _pump_scheduled = False
@@ -62,7 +63,7 @@ _current = None  # [kind, error] of the REPL request (or "B": the boot) whose en
 
 
 def _connect():
-    # Safe to call again after a ^C cut it short: the host sends one as soon as the link is up.
+    # The host holds any ^C back until the 'b' frame says the link is up, so none lands in here.
     global _sock, _poller
     if _sock is None:
         port = int(os.getenv("SIBYL_EMU_PORT") or "0")
@@ -72,6 +73,7 @@ def _connect():
     poller = select.poll()
     poller.register(_sock, select.POLLIN)
     _poller = poller
+    send("b")
 
 
 def send(kind, payload=b""):
@@ -107,18 +109,26 @@ def poll(timeout_ms=0):
         if timeout_ms > 0:
             time.sleep_ms(timeout_ms)
         return
+    # The host's ^C (raised at the program's next jump) can land anywhere in here. Each step
+    # below happens whole or not at all, so no frame is lost or acted on twice.
+    _deliver()
     while _poller.poll(timeout_ms):
-        data = _sock.recv(65536)
-        if not data:
+        before = len(_rx)
+        _rx = _rx + _sock.recv(65536)  # kept even if a ^C lands right after
+        if len(_rx) == before:
             _lost()
-        _rx = _rx + data if _rx else data
-        while len(_rx) >= 5:
+        while len(_rx) >= 5 and len(_rx) >= 5 + struct.unpack(">I", _rx[1:5])[0]:
             n = struct.unpack(">I", _rx[1:5])[0]
-            if len(_rx) < 5 + n:
-                break
-            kind, payload, _rx = chr(_rx[0]), _rx[5 : 5 + n], _rx[5 + n :]
-            _dispatch(kind, payload)
+            _inbox.append((chr(_rx[0]), _rx[5 : 5 + n])); _rx = _rx[5 + n :]  # noqa: E702 (no jump between)
+        _deliver()
         timeout_ms = 0
+
+
+def _deliver():
+    while _inbox:
+        _act()
+    if _events and not _pump_scheduled:
+        _schedule_pump()  # a ^C cut call_soon short after queueing
 
 
 def wait_ms(ms):
@@ -143,12 +153,15 @@ def call_soon(fn, arg):
     """Runs fn(arg) between bytecodes of the running program, as mp_sched_schedule does.
     Our own queue drains through one scheduler slot, so a burst of frames never overflows
     MicroPython's small scheduler queue."""
-    global _pump_scheduled
     _events.append((fn, arg))
+    _schedule_pump()
+
+
+def _schedule_pump():
+    global _pump_scheduled
     if not _pump_scheduled:
         try:
-            micropython.schedule(_pump, None)
-            _pump_scheduled = True
+            micropython.schedule(_pump, None); _pump_scheduled = True  # noqa: E702
         except RuntimeError:
             pass  # the program filled the scheduler queue; the next event retries
 
@@ -171,25 +184,35 @@ def _pump(_):
 
 
 def _dispatch(kind, payload):
+    """Acts on one frame, as if it had just arrived (the smoke checks feed frames this way)."""
+    _inbox.append((kind, payload))
+    _deliver()
+
+
+def _act():
+    """Acts on the oldest frame in the inbox and removes it. Setting state is harmless to repeat;
+    queueing (a REPL request, a callback) happens in the same step as the removal, so a ^C that
+    cuts this short leaves the frame to be acted on again, never twice."""
     global connected, touch_pads, mic_clip, photo
+    kind, payload = _inbox[0]
     if kind in "XY":
-        _repl_requests.append((kind, payload))
-    elif kind == "D":
-        if receive_callback is not None:
-            call_soon(receive_callback, bytes(payload))
+        _repl_requests.append((kind, payload)); _inbox.pop(0)  # noqa: E702
+        return
+    fn = None
+    arg = None
+    if kind == "D":
+        fn, arg = receive_callback, bytes(payload)
     elif kind == "T":
         pads = {b"A": "A", b"B": "B", b"BOTH": "BOTH"}.get(bytes(payload))
-        if pads is None:
-            return
-        touch_pads = pads
-        # touch.c: one pad calls the EITHER callback if set, else its own; both pads call
-        # only the BOTH callback. The argument is the pad(s) touched.
-        if pads == "BOTH":
-            fn = touch_callbacks["BOTH"]
-        else:
-            fn = touch_callbacks["EITHER"] or touch_callbacks[pads]
-        if fn is not None:
-            call_soon(fn, pads)
+        if pads is not None:
+            touch_pads = pads
+            # touch.c: one pad calls the EITHER callback if set, else its own; both pads call
+            # only the BOTH callback. The argument is the pad(s) touched.
+            if pads == "BOTH":
+                fn = touch_callbacks["BOTH"]
+            else:
+                fn = touch_callbacks["EITHER"] or touch_callbacks[pads]
+            arg = pads
     elif kind == "U":
         touch_pads = None
     elif kind == "C":
@@ -200,6 +223,11 @@ def _dispatch(kind, payload):
             mic_clips[mic_clip[0]] = mic_clip[1]
     elif kind == "P":
         photo = bytes(payload)
+    if fn is None:
+        _inbox.pop(0)
+    else:
+        _events.append((fn, arg)); _inbox.pop(0)  # noqa: E702
+        _schedule_pump()
 
 
 def format_exception(e):
@@ -278,45 +306,58 @@ def _boot(g):
         print_exception(err)
 
 
-def main():
-    global _current
-    # The device finds its own files first (cwd), then the firmware modules.
-    sys.path.clear()
-    sys.path.append("")
-    sys.path.append(FIRMWARE_DIR)
-    _current = ["B", None]
-    booting = not config.get("safe_mode")
-    while _poller is None:
-        try:
-            _connect()
-        except KeyboardInterrupt:
-            # The host's ^C, sent once the link is up, landed in the socket calls: it was meant
-            # for the program, which now does not start.
-            _current[1] = KeyboardInterrupt()
-            booting = False
-    g = {"__name__": "__main__"}
+_booting = True  # main.py has not been started yet
+
+
+def _absorb():
+    """A ^C landed in the supervisor's own code. At an idle REPL it does nothing. Before main.py
+    has started, it keeps it from starting (the host meant it for the program)."""
+    global _booting, _current
+    if _booting:
+        _booting = False
+        _current = ["B", KeyboardInterrupt()]
+
+
+def _serve(g):
+    """The supervisor: connect, boot, then serve REPL requests, finishing whatever a ^C cut short.
+    Returns when the host goes away."""
+    global _booting
     try:
         while True:
-            # Every step is in here, so a ^C that lands between steps (or in the supervisor's own
-            # code) is absorbed and the loop goes on with what is still owed to the host.
             try:
-                if booting:
-                    booting = False
+                if _poller is None:
+                    _connect()
+                elif _booting:
+                    _booting = False
                     _boot(g)  # a ^C in main.py ends it with a traceback, as on the device
                 elif _current is not None:
-                    _finish_request()  # a ^C cut the last reply short of its end
+                    _finish_request()  # the boot's end, or a reply a ^C cut short
                 elif _repl_requests:
                     _repl_request(g)
                 else:
                     poll(1000)
             except KeyboardInterrupt:
-                # ^C at an idle REPL does nothing. One that lands before main.py has started keeps it
-                # from starting (the host meant it for the program). The loop finishes what it cut short.
-                if booting:
-                    booting = False
-                    _current = ["B", KeyboardInterrupt()]
+                _absorb()
     except SystemExit:
         pass
+
+
+def main():
+    global _booting, _current
+    # The device finds its own files first (cwd), then the firmware modules.
+    sys.path.clear()
+    sys.path.append("")
+    sys.path.append(FIRMWARE_DIR)
+    _current = ["B", None]
+    _booting = not config.get("safe_mode")
+    g = {"__name__": "__main__"}
+    while True:
+        try:
+            _serve(g)
+            break
+        except KeyboardInterrupt:
+            # Raised at the serving loop's own jump back, outside its handler: serve on.
+            _absorb()
     sys.stdout.flush()
 
 
