@@ -8,14 +8,19 @@ import Testing
 struct EmulatorREPLTests {
     let raw = "raw REPL; CTRL-B to exit\r\n>"
 
+    /// A phone connected to glasses without a main.py (the REPL is idle at once), in raw mode.
+    func inRawMode(_ glasses: MonocleEmulator, writeLength: Int = 253) async throws -> (EmulatorTransport, TransportRecorder) {
+        let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength)
+        let recorder = TransportRecorder(phone)
+        try await phone.connect()
+        try await phone.write(Data(RawREPL.enter), to: .serial)
+        _ = try await recorder.waitForSerial(raw)
+        return (phone, recorder)
+    }
+
     @Test func rawREPLRunsCommandsAndReportsErrorsLikeTheFirmware() async throws {
         try await TestGlasses.with { glasses in
-            let phone = EmulatorTransport(emulator: glasses)
-            let recorder = TransportRecorder(phone)
-            try await phone.connect()
-            // No main.py: the REPL is idle at once; ^C ^C ^A enters raw mode.
-            try await phone.write(Data(RawREPL.enter), to: .serial)
-            _ = try await recorder.waitForSerial(raw)
+            let (phone, recorder) = try await inRawMode(glasses)
             await recorder.clear()
             try await phone.write(RawREPL.command("import device;print(device.VERSION);del(device)"), to: .serial)
             #expect(try await recorder.waitForSerial("\u{4}\u{4}>") == "OKv23.248.0754\r\n\u{4}\u{4}>")
@@ -55,11 +60,7 @@ struct EmulatorREPLTests {
     /// ends, or while the reply is written. Whatever the moment, the REPL answers again.
     @Test func anInterruptAtAnyMomentNeverWedgesTheREPL() async throws {
         try await TestGlasses.with { glasses in
-            let phone = EmulatorTransport(emulator: glasses)
-            let recorder = TransportRecorder(phone)
-            try await phone.connect()
-            try await phone.write(Data(RawREPL.enter), to: .serial)
-            _ = try await recorder.waitForSerial(raw)
+            let (phone, recorder) = try await inRawMode(glasses)
             for round in 0..<40 {
                 await recorder.clear()
                 // Odd rounds interrupt a command; even ones a soft reset, as the interpreter restarts
@@ -86,11 +87,7 @@ struct EmulatorREPLTests {
 
     @Test func notificationsNeverExceedTheWriteLength() async throws {
         try await TestGlasses.with(configure: { $0.maximumWriteLength = 20 }) { glasses in
-            let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: 20)
-            let recorder = TransportRecorder(phone)
-            try await phone.connect()
-            try await phone.write(Data(RawREPL.enter), to: .serial)
-            _ = try await recorder.waitForSerial(raw)
+            let (phone, recorder) = try await inRawMode(glasses, writeLength: 20)
             try await phone.write(RawREPL.command("print('x' * 100)"), to: .serial)
             _ = try await recorder.waitForSerial("\u{4}\u{4}>")
             let sizes = await recorder.events.compactMap { event -> Int? in
