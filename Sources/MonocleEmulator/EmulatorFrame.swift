@@ -14,6 +14,7 @@ struct EmulatorFrame: Sendable, Equatable {
         case connection = 0x43 // C
         case microphone = 0x4D // M
         case photo = 0x50 // P
+        case interrupt = 0x49 // I
         // Interpreter → emulator.
         case dataNotify = 0x64 // d
         case display = 0x73 // s

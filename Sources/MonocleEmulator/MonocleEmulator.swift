@@ -46,6 +46,8 @@ public actor MonocleEmulator {
     private var channel: (any Channel)?
     private var pendingFrames: [EmulatorFrame] = []
     private var pendingInterrupt = false
+    /// Interrupts sent so far (a fallback SIGINT is for the latest only).
+    private var interrupts = 0
     /// Whether the running interpreter has reported its link up (the 'b' frame).
     private var linked = false
     private var lastStart = ContinuousClock.now
@@ -502,7 +504,7 @@ public actor MonocleEmulator {
             // The interpreter's end of the link is set up: an interrupt can no longer cut it short.
             linked = true
             if pendingInterrupt { interrupt() }
-        case .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo:
+        case .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo, .interrupt:
             break
         }
     }
@@ -532,9 +534,25 @@ public actor MonocleEmulator {
         }
     }
 
+    /// ^C for running code: an 'I' frame, raised as KeyboardInterrupt where the program next polls
+    /// the firmware (the stubs do between bits of work). Code that never polls gets SIGINT after a
+    /// second. That is a last resort: this MicroPython raises it straight from the signal handler,
+    /// wherever the interpreter is, which can leave a lock held.
     private func interrupt() {
         pendingInterrupt = false
-        if let process, process.isRunning { kill(process.processIdentifier, SIGINT) }
+        send(EmulatorFrame(.interrupt))
+        interrupts += 1
+        let (which, current) = (interrupts, generation)
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            self.forceInterrupt(which, generation: current)
+        }
+    }
+
+    private func forceInterrupt(_ which: Int, generation current: Int) {
+        guard which == interrupts, current == generation, frontEnd.phase != .idle, let process, process.isRunning else { return }
+        eventSink.yield(.log("the running code ignored ^C for a second; sending SIGINT"))
+        kill(process.processIdentifier, SIGINT)
     }
 
     private func send(_ frame: EmulatorFrame) {

@@ -109,9 +109,10 @@ def poll(timeout_ms=0):
         if timeout_ms > 0:
             time.sleep_ms(timeout_ms)
         return
-    # The host's ^C (raised at the program's next jump) can land anywhere in here. Each step
-    # below happens whole or not at all, so no frame is lost or acted on twice.
+    # Each step below happens whole or not at all, so no frame is lost or acted on twice even if
+    # an exception cuts it short (the host's fallback ^C, a SIGINT, can land anywhere).
     _deliver()
+    _raise_if_interrupted()
     while _poller.poll(timeout_ms):
         before = len(_rx)
         _rx = _rx + _sock.recv(65536)  # kept even if a ^C lands right after
@@ -121,7 +122,17 @@ def poll(timeout_ms=0):
             n = struct.unpack(">I", _rx[1:5])[0]
             _inbox.append((chr(_rx[0]), _rx[5 : 5 + n])); _rx = _rx[5 + n :]  # noqa: E702 (no jump between)
         _deliver()
+        _raise_if_interrupted()
         timeout_ms = 0
+
+
+def _raise_if_interrupted():
+    # The host's ^C arrives as an 'I' frame and is raised here, in the program that called poll()
+    # (the firmware stubs poll between bytecodes of work), as mp_sched_keyboard_interrupt would.
+    global _interrupted
+    if _interrupted:
+        _interrupted = False
+        raise KeyboardInterrupt
 
 
 def _deliver():
@@ -193,14 +204,16 @@ def _act():
     """Acts on the oldest frame in the inbox and removes it. Setting state is harmless to repeat;
     queueing (a REPL request, a callback) happens in the same step as the removal, so a ^C that
     cuts this short leaves the frame to be acted on again, never twice."""
-    global connected, touch_pads, mic_clip, photo
+    global connected, touch_pads, mic_clip, photo, _interrupted
     kind, payload = _inbox[0]
     if kind in "XY":
         _repl_requests.append((kind, payload)); _inbox.pop(0)  # noqa: E702
         return
     fn = None
     arg = None
-    if kind == "D":
+    if kind == "I":
+        _interrupted = True
+    elif kind == "D":
         fn, arg = receive_callback, bytes(payload)
     elif kind == "T":
         pads = {b"A": "A", b"B": "B", b"BOTH": "BOTH"}.get(bytes(payload))
