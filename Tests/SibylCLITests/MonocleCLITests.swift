@@ -32,6 +32,9 @@ struct MonocleCLITests {
     @Test func aQuestionSpokenIntoTheVirtualGlassesIsAnsweredAndSaved() async throws {
         let cli = try runner()
         let wav = try speech("What is the capital of France?", in: cli.home)
+        // Greedy decoding: the small local model's answer is checked, so it must not be sampled
+        // (at the server's default temperature it once said London).
+        #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)
         let result = try await cli.run(["monocle", "connect", "--emulator"], input: "say \(wav.path)\nwait\nquit\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("[monocle: running"), "\(result.stdout)")

@@ -99,12 +99,10 @@ def _lost():
 def poll(timeout_ms=0):
     """Reads what the host sent and dispatches whole frames; waits at most timeout_ms
     (-1: until something arrives)."""
-    global _rx, _interrupted
+    global _rx
     if _closed:
         _lost()
-    if _interrupted:
-        _interrupted = False
-        raise KeyboardInterrupt
+    _raise_if_interrupted()
     if _sock is None:
         if timeout_ms > 0:
             time.sleep_ms(timeout_ms)
@@ -120,15 +118,15 @@ def poll(timeout_ms=0):
             _lost()
         while len(_rx) >= 5 and len(_rx) >= 5 + struct.unpack(">I", _rx[1:5])[0]:
             n = struct.unpack(">I", _rx[1:5])[0]
-            _inbox.append((chr(_rx[0]), _rx[5 : 5 + n])); _rx = _rx[5 + n :]  # noqa: E702 (no jump between)
+            _inbox.append((chr(_rx[0]), _rx[5 : 5 + n])); _rx = _rx[5 + n :]  # noqa: E702 (together)
         _deliver()
         _raise_if_interrupted()
         timeout_ms = 0
 
 
 def _raise_if_interrupted():
-    # The host's ^C arrives as an 'I' frame and is raised here, in the program that called poll()
-    # (the firmware stubs poll between bytecodes of work), as mp_sched_keyboard_interrupt would.
+    # The host's ^C arrives as an 'I' frame (or from a callback, see _pump) and is raised here, in
+    # the program that called poll(): the firmware stubs poll between bits of their work.
     global _interrupted
     if _interrupted:
         _interrupted = False
@@ -276,7 +274,7 @@ def _run(source, filename, mode, g):
 
 def _repl_request(g):
     global _current
-    # Taken off the queue and marked current with no jump in between (see _finish_request); until
+    # Taken off the queue and marked current in one step (see _finish_request); until
     # the code has run, its outcome is the host's ^C, which may land anywhere from here on.
     kind, source = _repl_requests.pop(0); _current = [kind, KeyboardInterrupt()]  # noqa: E702
     # Raw REPL: "exec"; friendly REPL: one statement compiled like the interactive prompt, so an
@@ -289,10 +287,10 @@ def _finish_request():
     """Writes the reply's end: in the raw REPL (the host prints "OK" before and ">" after) ^D,
     the exception text, ^D; in the friendly REPL the exception text; then the end marker.
 
-    The host sends ^C (SIGINT) while it believes code runs, so the KeyboardInterrupt can land
-    after the code has ended, in here. MicroPython raises it only at a jump, so the write and
-    the clearing of _current below cannot be split: an interrupted reply is either not written
-    at all (and the supervisor loop writes it) or written whole, never twice or in part."""
+    The host's ^C is meant for the code, but can arrive as it ends, so a KeyboardInterrupt can cut
+    this short. The reply goes out in one write, and _current is cleared right after it: a reply
+    cut short before the write is written by the supervisor loop, and one cut short after it is
+    not written again."""
     global _current
     kind, err = _current
     text = "" if err is None else format_exception(err)
@@ -303,7 +301,7 @@ def _finish_request():
     else:
         text += "\x1eE"
     sys.stdout.flush()
-    sys.stdout.write(text); _current = None; sys.stdout.flush()  # noqa: E702 (one line, no jump)
+    sys.stdout.write(text); _current = None; sys.stdout.flush()  # noqa: E702
 
 
 def _boot(g):
@@ -369,7 +367,7 @@ def main():
             _serve(g)
             break
         except KeyboardInterrupt:
-            # Raised at the serving loop's own jump back, outside its handler: serve on.
+            # Raised in the serving loop outside its handler (its jump back): serve on.
             _absorb()
     sys.stdout.flush()
 
