@@ -206,10 +206,10 @@ public actor SecureDFUClient {
             case .connected(let length):
                 writeLength = max(length, 20)
                 return
-            case .disconnected(let reason):
-                throw DFUError.disconnected(reason)
-            case .notification:
-                continue // left over from an earlier link
+            case .disconnected, .notification:
+                // Left over from the earlier link: events come in order, so anything before this
+                // link's `.connected` belongs to the one before it.
+                continue
             }
         }
     }
