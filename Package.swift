@@ -53,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // Value types and capability protocols; no I/O. Optimised in debug builds too: its audio
@@ -174,20 +176,40 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The application: the use cases every shell calls, and the owner of a process's services.
         .target(
             name: "Assistant",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
+                "DocumentExtraction",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
         // Shells.
+        // `sibyl serve`: the HTTP API, the OpenAI-compatible endpoints and the glasses relay, over Assistant.
+        .target(
+            name: "SibylServer",
+            dependencies: [
+                "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
+                "Monocle", "MonocleEmulator", "MonocleRelay",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("Resources/openapi.yaml")]
+        ),
         .target(
             name: "SibylCLI",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
-                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth",
+                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -257,6 +279,16 @@ let package = Package(
         ),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
+        .testTarget(
+            name: "SibylServerTests",
+            dependencies: [
+                "SibylServer", "Assistant", "SibylCore", "OpenAITestServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
         .testTarget(
             name: "MonocleTests",
             dependencies: [

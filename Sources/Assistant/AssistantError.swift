@@ -1,34 +1,93 @@
 import Foundation
+import SibylCore
 
-/// Problems the conversation engine reports in words a user can act on.
-public enum AssistantError: Error, LocalizedError, Equatable {
+/// Problems the application reports in words a user can act on, on any surface.
+public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case unknownPersona(String, known: [String])
     case builtInPersona(String)
     case conversationNotFound(UUID)
+    case messageNotFound(UUID)
+    case attachmentNotFound(UUID)
     case messageTooLong(tokens: Int, budget: Int)
     case nothingToRetry
     case busy
     case missingAPIKey(capability: String)
     case noModel(capability: String)
+    case emptyQuestion
+    case emptyQuery
+    case emptyPrompt
+    case emptyAudio
+    case emptyKey
+    case emptyPersonaPrompt
+    case invalidTemperature(Double)
+    case invalidImageCount(Int)
+    case noSpeech
+    case unknownKey(String)
+    case noDocumentsFound([String])
+    case ambiguousDocument(String, candidates: [String])
+    case turnNotFound(UUID)
 
     public var errorDescription: String? {
         switch self {
         case .unknownPersona(let name, let known):
-            "There is no persona '\(name)'. Known personas: \(known.joined(separator: ", ")). Add one with `sibyl personas add`."
+            "There is no persona '\(name)'. Known personas: \(known.joined(separator: ", "))."
         case .builtInPersona(let name):
             "'\(name)' is built in and cannot be removed (a persona of your own with that name would replace it)."
         case .conversationNotFound(let id):
-            "Conversation \(id.uuidString.prefix(8).lowercased()) does not exist. Run `sibyl conversations list`."
+            "Conversation \(id.uuidString.prefix(8).lowercased()) does not exist."
+        case .messageNotFound(let id):
+            "Message \(id.uuidString.prefix(8).lowercased()) does not exist in this conversation."
+        case .attachmentNotFound(let id):
+            "There is no image or file \(id.uuidString.prefix(8).lowercased())."
         case .messageTooLong(let tokens, let budget):
-            "The message is about \(tokens) tokens, more than the \(budget) the model's context leaves for it. Shorten it or use a model with a larger context (`sibyl config set chat.context_window N`)."
+            "The message is about \(tokens) tokens, more than the \(budget) the model's context leaves for it. Shorten it, or use a model with a larger context (the chat.context_window setting)."
         case .nothingToRetry:
             "There is no question to retry in this conversation yet."
         case .busy:
-            "An answer is still being written in this conversation; wait for it or cancel it first."
+            "An answer is still being written in this conversation; wait for it or stop it first."
         case .missingAPIKey(let capability):
-            "No API key for \(capability). Store one with `sibyl keys set openai` (or set OPENAI_API_KEY), or point Sibyl at a local OpenAI-compatible server with `OPENAI_BASE_URL=http://127.0.0.1:8080/v1`."
+            "No API key for \(capability): OpenAI's API needs one. Store a key, or point Sibyl at a local OpenAI-compatible server (the base_url setting), or use the local engines."
         case .noModel(let capability):
-            "No model is configured for \(capability): set one with `sibyl config set \(capability).model NAME`."
+            "No model is configured for \(capability) (the \(capability).model setting)."
+        case .emptyQuestion:
+            "The question is empty."
+        case .emptyQuery:
+            "There is nothing to search for."
+        case .emptyPrompt:
+            "The prompt is empty."
+        case .emptyAudio:
+            "The recording is empty."
+        case .emptyKey:
+            "The key is empty."
+        case .emptyPersonaPrompt:
+            "The persona's system prompt is empty."
+        case .invalidTemperature(let value):
+            "The temperature must be between 0 and 2, not \(value)."
+        case .invalidImageCount(let count):
+            "Between 1 and 10 images can be drawn at once, not \(count)."
+        case .noSpeech:
+            "No speech was heard in the recording. Speak closer to the microphone, or check that it is not muted."
+        case .unknownKey(let name):
+            "There is no stored key '\(name)'."
+        case .noDocumentsFound(let inputs):
+            "No documents found in \(inputs.joined(separator: ", ")): give files or folders with .txt, .md, .html, .pdf, .docx or image files."
+        case .ambiguousDocument(let text, let candidates):
+            "'\(text)' matches several documents: \(candidates.joined(separator: ", ")). Use the document's id."
+        case .turnNotFound(let id):
+            "No answer \(id.uuidString.prefix(8).lowercased()) is being written now; it may have ended (its message holds the result)."
+        }
+    }
+
+    public var remedy: Remedy? {
+        switch self {
+        case .unknownPersona: .listPersonas
+        case .conversationNotFound: .listConversations
+        case .messageTooLong: .configure(setting: "chat.context_window")
+        case .missingAPIKey: .setKey(name: "openai")
+        case .noModel(let capability): .configure(setting: "\(capability).model")
+        case .ambiguousDocument: .listDocuments
+        case .unknownKey: nil
+        default: nil
         }
     }
 }

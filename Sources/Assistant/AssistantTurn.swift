@@ -7,10 +7,16 @@ public final class AssistantTurn: Sendable {
     public let events: AsyncStream<AssistantEvent>
     /// The conversation the answer belongs to.
     public let conversationID: UUID
+    /// The question's message.
+    public let questionID: UUID
+    /// The answer's message, saved as it grows: the turn's id.
+    public let answerID: UUID
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(conversationID: UUID, events: AsyncStream<AssistantEvent>) {
+    init(conversationID: UUID, questionID: UUID, answerID: UUID, events: AsyncStream<AssistantEvent>) {
         self.conversationID = conversationID
+        self.questionID = questionID
+        self.answerID = answerID
         self.events = events
     }
 

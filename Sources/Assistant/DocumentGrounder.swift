@@ -10,7 +10,12 @@ public struct DocumentGrounder: Sendable {
     /// How many passages an answer gets.
     public var passages: Int
 
-    public init(retriever: Retriever, threshold: Double = 0.3, passages: Int = 5) {
+    /// The similarity a passage needs by default (`docs.threshold`).
+    public static let defaultThreshold = 0.3
+    /// Passages an answer gets by default (`docs.passages`).
+    public static let defaultPassages = 5
+
+    public init(retriever: Retriever, threshold: Double = DocumentGrounder.defaultThreshold, passages: Int = DocumentGrounder.defaultPassages) {
         self.retriever = retriever
         self.threshold = threshold
         self.passages = passages

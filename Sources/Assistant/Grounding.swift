@@ -1,4 +1,5 @@
 import Foundation
+import Knowledge
 import SibylCore
 
 /// The sources a grounded answer must rest on: instructions with the numbered passages, and the citations they become.
@@ -52,5 +53,29 @@ public struct Grounding: Sendable, Hashable {
             }
         }
         return numbers
+    }
+}
+
+extension Grounding {
+    /// What is said (and saved) instead of an answer when no passage is relevant enough: the
+    /// documents are not guessed from.
+    public static func declinedReply(closest: [SearchResult], threshold: Double) -> String {
+        guard let best = closest.first else {
+            return "Your documents contain nothing about this, so I won't guess. (The knowledge base is empty or has no match.)"
+        }
+        let score = best.vectorScore.map { String(format: "%.2f", $0) } ?? "n/a"
+        return "Nothing in your documents answers this well enough, so I won't guess: the closest passage scores \(score), below the threshold of \(String(format: "%.2f", threshold))."
+    }
+}
+
+extension Grounding {
+    /// The sources an answer cites, as text that can follow the answer: "Sources:" and one line per
+    /// source (`[1] handbook.pdf, page 3`). Empty without citations.
+    public static func sourcesBlock(_ citations: [Citation]) -> String {
+        guard !citations.isEmpty else { return "" }
+        let lines = citations.map { citation in
+            "[\(citation.number)] \(citation.documentTitle)" + (citation.location.isEmpty ? "" : ", \(citation.location)")
+        }
+        return "\n\nSources:\n" + lines.joined(separator: "\n")
     }
 }

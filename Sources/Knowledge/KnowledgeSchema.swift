@@ -78,6 +78,17 @@ enum KnowledgeSchema {
                 table.column("text")
             }
         }
+        migrator.registerMigration("v2") { db in
+            // A counter that every change to the searchable passages moves on, in the same
+            // transaction, from any process: a loaded vector index compares it to know it is stale.
+            try db.execute(sql: """
+                CREATE TABLE revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+                INSERT INTO revision (id, value) VALUES (1, 0);
+                CREATE TRIGGER document_added AFTER INSERT ON document BEGIN UPDATE revision SET value = value + 1; END;
+                CREATE TRIGGER document_removed AFTER DELETE ON document BEGIN UPDATE revision SET value = value + 1; END;
+                CREATE TRIGGER chunk_reembedded AFTER UPDATE OF embedding ON chunk BEGIN UPDATE revision SET value = value + 1; END;
+                """)
+        }
         return migrator
     }
 }

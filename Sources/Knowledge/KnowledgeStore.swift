@@ -30,6 +30,11 @@ public final class KnowledgeStore: Sendable {
         return try KnowledgeStore(writer: DatabaseQueue(configuration: configuration))
     }
 
+    /// A number that changes whenever documents or their vectors change, in any process.
+    public func revision() throws -> Int64 {
+        try database.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM revision WHERE id = 1") ?? 0 }
+    }
+
     // MARK: Collections
 
     /// The collection with this name, created when `create` is set.

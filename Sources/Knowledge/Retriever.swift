@@ -168,7 +168,9 @@ public final class EmbeddedVectorStore: VectorStore {
             guard let collection = try store.collection(named: namespace) else { throw KnowledgeError.unknownCollection(namespace) }
             collectionID = collection.id
         }
-        return try index(for: collectionID).search(query, k: k, documentID: documentID).map { VectorMatch(id: $0.id, score: $0.score) }
+        // Documents added or removed since the index was loaded (here or in another process) make it stale.
+        let revision = try store.revision()
+        return try index(for: collectionID, revision: revision).search(query, k: k, documentID: documentID).map { VectorMatch(id: $0.id, score: $0.score) }
     }
 
     /// Forgets loaded vectors (after documents were added or removed in this process).
@@ -176,10 +178,13 @@ public final class EmbeddedVectorStore: VectorStore {
         indexes.withLock { $0.removeAll() }
     }
 
-    private func index(for collectionID: Int64?) throws -> LoadedIndex {
-        if let cached = indexes.withLock({ $0[collectionID] }) { return cached }
-        let index = try LoadedIndex(store: store, collectionID: collectionID, policy: policy)
-        indexes.withLock { $0[collectionID] = index }
+    private func index(for collectionID: Int64?, revision: Int64) throws -> LoadedIndex {
+        if let cached = indexes.withLock({ $0[collectionID] }), cached.revision == revision { return cached }
+        let index = try LoadedIndex(store: store, collectionID: collectionID, policy: policy, revision: revision)
+        indexes.withLock { indexes in
+            if let kept = indexes[collectionID], kept.revision > revision { return }
+            indexes[collectionID] = index
+        }
         return index
     }
 }
@@ -191,8 +196,11 @@ final class LoadedIndex: Sendable {
     private let documentOf: [Int64: Int64]
     /// Which kind was used, for tests and diagnostics.
     let kind: IndexChoice
+    /// The knowledge base's revision when the vectors were read.
+    let revision: Int64
 
-    init(store: KnowledgeStore, collectionID: Int64?, policy: IndexPolicy) throws {
+    init(store: KnowledgeStore, collectionID: Int64?, policy: IndexPolicy, revision: Int64) throws {
+        self.revision = revision
         let vectors = try store.vectors(in: collectionID)
         documentOf = Dictionary(uniqueKeysWithValues: vectors.map { ($0.chunkID, $0.documentID) })
         guard let dimension = vectors.first?.vector.count else {

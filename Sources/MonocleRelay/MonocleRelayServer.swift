@@ -6,13 +6,11 @@ import Monocle
 import NIOCore
 import Synchronization
 
-/// A WebSocket endpoint (`/monocle`) where a browser page with Web Bluetooth carries Monocle's bytes.
-///
-/// Each browser connection becomes a `RelayTransport`, handed to `session`, which runs the
-/// controller on it; the session ends when the browser goes.
+/// A stand-alone relay server on loopback (`sibyl monocle connect --relay`): the relay routes
+/// (`MonocleRelay`) on a server of their own. `sibyl serve` mounts the same routes on its router.
 public final class MonocleRelayServer: Sendable {
     /// The path browsers connect to.
-    public static let path = "/monocle"
+    public static let path = MonocleRelay.path
     private let portBox = Mutex(0)
     private let task = Mutex<Task<Void, any Error>?>(nil)
 
@@ -34,37 +32,12 @@ public final class MonocleRelayServer: Sendable {
         // The server's own shutdown chatter (a cancelled child channel) is not worth a line.
         var serverLogger = logger
         serverLogger.logLevel = .critical
-        let router = Router()
+        let router = Router(context: BasicWebSocketRequestContext.self)
         router.get("/") { _, _ in "Sibyl's Monocle relay: connect a WebSocket to \(MonocleRelayServer.path)\n" }
+        router.addMonocleRelay(at: RouterPath(MonocleRelay.path), session: session)
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade { request, _, _ in
-                guard request.path == MonocleRelayServer.path else { return .dontUpgrade }
-                return .upgrade([:]) { inbound, outbound, _ in
-                    let transport = RelayTransport { message in
-                        if let binary = message.binary {
-                            try await outbound.write(.binary(ByteBuffer(data: binary)))
-                        } else if let text = message.text {
-                            try await outbound.write(.text(text))
-                        }
-                    }
-                    let running = Task { await session(transport) }
-                    defer {
-                        transport.browserLeft()
-                        running.cancel()
-                    }
-                    for try await message in inbound.messages(maxSize: 1 << 16) {
-                        do {
-                            switch message {
-                            case .binary(let buffer): transport.receive(try RelayMessage(binary: Data(buffer: buffer)))
-                            case .text(let text): transport.receive(try RelayMessage(text: text))
-                            }
-                        } catch {
-                            logger.warning("\(error.localizedDescription)")
-                        }
-                    }
-                }
-            },
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { channel in
                 readyContinuation.yield(channel.localAddress?.port ?? 0)

@@ -115,7 +115,7 @@ struct ChatOverheadBenchmark {
         let conversation = try engine.startConversation(source: .cli)
         var firstToken: ContinuousClock.Instant?
         var tokens = 0
-        for await event in try engine.send(freshQuestion(), in: conversation.id).events {
+        for await event in try await engine.send(freshQuestion(), in: conversation.id).events {
             switch event {
             case .delta where firstToken == nil: firstToken = .now
             case .finished(let message): tokens = message.usage?.completionTokens ?? 0

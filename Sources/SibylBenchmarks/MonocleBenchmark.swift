@@ -65,16 +65,19 @@ struct MonocleBenchmark: AsyncParsableCommand {
 
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-monocle-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
-        let runtime = try SibylRuntime(environment: ["SIBYL_HOME": home.path, "SIBYL_ENGINES": layout.root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"])
+        let runtime = try SibylRuntime(environment: [
+            "SIBYL_HOME": home.path, "SIBYL_ENGINES": layout.root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "40",
+        ])
         let speech = try await EspeakSynthesizer().synthesize(question, options: SpeechOptions(format: .wav, speed: 0.8)).data
         var samples: [GlassesTimings] = []
         try await Self.withGlasses(interpreter: interpreter, writeLength: writeLength) { glasses in
-            let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app, options: Self.options())
-            let engine = try await runtime.engine(temperature: 0, maxTokens: 40)
-            let assistant = GlassesAssistant(controller: controller, engine: engine, transcriber: try runtime.transcriber())
+            let session = try runtime.glassesSession(
+                transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app,
+                options: GlassesSessionOptions(controller: Self.options())
+            )
             let (answers, sink) = AsyncStream<GlassesEvent>.makeStream()
-            let serving = Task { await controller.run() }
-            let answering = Task { await assistant.run { sink.yield($0) } }
+            let serving = Task { await session.run { sink.yield($0) } }
             _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             try await glasses.speak(wav: speech)
             var iterator = answers.makeAsyncIterator()
@@ -92,9 +95,8 @@ struct MonocleBenchmark: AsyncParsableCommand {
                 let mark = await glasses.displayLog.count
                 _ = try await glasses.waitForScreen(after: mark, timeout: .seconds(60)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             }
-            await controller.stop()
+            await session.stop()
             serving.cancel()
-            answering.cancel()
         }
         await runtime.shutdown()
         func median(_ pick: (GlassesTimings) -> Duration) -> Double { Statistics.median(samples.map { Statistics.milliseconds(pick($0)) }) }

@@ -27,16 +27,31 @@ struct ConversationOptions: ParsableArguments {
     @Option(name: .customLong("max-tokens"), help: "Longest answer, in tokens.")
     var maxTokens: Int?
 
-    /// The conversation to use: an existing one, or a new one.
-    func resolve(with engine: ConversationEngine, runtime: SibylRuntime, source: ConversationSource) throws -> Conversation {
-        if let conversation {
-            return try runtime.store.conversation(idPrefix: conversation)
-        }
-        if continueLatest, let latest = try runtime.store.latestConversation(source: source) {
-            return latest
-        }
-        let mode: ConversationMode = translateTo.map { .translator(target: $0) } ?? .chat
-        return try engine.startConversation(persona: persona ?? runtime.defaultPersona, mode: mode, source: source)
+    /// Which conversation the options name.
+    var choice: ConversationChoice {
+        let new = NewConversation(persona: persona, mode: translateTo.map { .translator(target: $0) } ?? .chat, source: .cli)
+        if let conversation { return .reference(conversation) }
+        return continueLatest ? .latestOrNew(new) : .new(new)
+    }
+
+    var turnOptions: TurnOptions {
+        TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens)
+    }
+}
+
+/// Options that ground answers in the user's documents.
+struct DocumentOptions: ParsableArguments {
+    @Flag(help: "Answer from your documents (see `sibyl docs`), with numbered citations.")
+    var docs = false
+
+    @Option(name: .customLong("collection"), help: "With --docs: only this collection (default: all).")
+    var collection: String?
+
+    @Option(name: .customLong("search-mode"), help: "With --docs: hybrid (default), vector or lexical.")
+    var searchMode: SearchMode = .hybrid
+
+    var scope: DocumentScope? {
+        docs || collection != nil ? DocumentScope(collection: collection, mode: searchMode) : nil
     }
 }
 
@@ -45,14 +60,16 @@ struct Ask: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Ask one question and print the answer as it is written.",
         discussion: """
-        The question comes from the arguments, or from standard input when there are none (or it is "-"). \
-        Each question starts a new conversation unless --continue or --conversation is given; \
-        everything is saved (see `sibyl conversations`).
+        The question comes from the arguments, or from standard input when there are none (or it is "-"), \
+        or from the microphone with --voice. Each question starts a new conversation unless --continue or \
+        --conversation is given; everything is saved (see `sibyl conversations`).
         """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: ConversationOptions
+    @OptionGroup var documents: DocumentOptions
+    @OptionGroup var voice: VoiceOptions
 
     @Argument(help: "The question.")
     var question: [String] = []
@@ -66,61 +83,27 @@ struct Ask: AsyncParsableCommand {
     @Flag(help: "Ask the conversation's last question again, replacing its answer (with -c or --conversation).")
     var retry = false
 
-    @Flag(help: "Answer from your documents (see `sibyl docs`), with numbered citations.")
-    var docs = false
-
-    @Option(name: .customLong("collection"), help: "With --docs: only this collection (default: all).")
-    var docsCollection: String?
-
-    @Option(name: .customLong("search-mode"), help: "With --docs: hybrid (default), vector or lexical.")
-    var searchMode: SearchMode = .hybrid
-
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
-            let text = try questionText()
-            let engine = try await runtime.engine(model: options.model, temperature: options.temperature, maxTokens: options.maxTokens)
-            let conversation = try options.resolve(with: engine, runtime: runtime, source: .cli)
-            let attachments = try images.map(Attachments.image(at:))
-            var grounding: Grounding?
-            if docs || docsCollection != nil {
-                let question = retry ? (try runtime.store.messages(in: conversation.id).last { $0.role == .user }?.text ?? "") : text
-                let context = try DocsContext(runtime: runtime, collection: docsCollection, mode: searchMode)
-                switch try await context.ground(question) {
-                case .grounded(let found, _):
-                    grounding = found
-                case .nothingRelevant(let closest, let threshold):
-                    let answer = DocsContext.nothingRelevantAnswer(closest: closest, threshold: threshold)
-                    try engine.record(question: question, answer: answer, in: conversation.id)
-                    try OperationLog.record(runtime, "ask.docs", message: "no relevant passage for: \(question.prefix(80))")
-                    if json {
-                        Terminal.print(Format.json([
-                            "conversation_id": conversation.id.uuidString.lowercased(), "status": "no_relevant_sources", "answer": answer,
-                            "threshold": threshold,
-                            "closest": closest.map { ["document": $0.document.displayName, "cosine": $0.vectorScore ?? NSNull(), "text": $0.chunk.text] as [String: Any] },
-                        ]))
-                    } else {
-                        Terminal.print(answer)
-                        DocsContext.printClosest(closest)
-                    }
-                    return
-                }
+        try await global.withRuntime { runtime in
+            let result: AskResult
+            if retry {
+                let conversation = try runtime.conversation(for: options.choice)
+                result = try await runtime.retry(in: conversation.id, documents: documents.scope, options: options.turnOptions)
+            } else if voice.voice {
+                guard let turn = try await VoiceConsole(runtime: runtime, options: voice).listen(
+                    request: AskRequest("", conversation: options.choice, documents: documents.scope, options: options.turnOptions)
+                ) else { throw ExitCode.failure }
+                result = turn.ask
+            } else {
+                let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: options.turnOptions)
+                result = try await runtime.ask(request)
             }
-            let turn = retry
-                ? try engine.retry(in: conversation.id, grounding: grounding)
-                : try engine.send(text, attachments: attachments, in: conversation.id, grounding: grounding)
-            let renderer = TurnRenderer(streamText: !json, showFooter: !json)
-            let (outcome, title) = await renderer.render(turn)
-            if json {
-                Terminal.print(Format.json(jsonReport(outcome, conversation: conversation, title: title)))
-            } else if case .finished(let message) = outcome {
-                DocsContext.printSources(message.citations)
-            }
-            if case .failed(_, let error) = outcome {
-                try OperationLog.record(runtime, "ask", level: .error, message: error)
+            let outcome = await AnswerPrinter(json: json).print(result)
+            if voice.voice, voice.speak, case .finished(let message) = outcome {
+                await VoiceConsole(runtime: runtime, options: voice).speak(message.text)
             }
             switch outcome {
-            case .finished: return
+            case .finished, .declined: return
             case .cancelled: throw ExitCode(130)
             case .failed, .none: throw ExitCode.failure
             }
@@ -128,7 +111,6 @@ struct Ask: AsyncParsableCommand {
     }
 
     private func questionText() throws -> String {
-        if retry { return "" }
         var text = question.joined(separator: " ")
         if text.isEmpty || text == "-" {
             guard !Terminal.stdinIsTerminal || text == "-" else {
@@ -137,46 +119,8 @@ struct Ask: AsyncParsableCommand {
             text = Terminal.readAllInput()
         }
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw ValidationError("The question is empty.") }
+        guard !text.isEmpty || !images.isEmpty else { throw ValidationError("The question is empty.") }
         return text
-    }
-
-    private func jsonReport(_ outcome: TurnRenderer.Outcome, conversation: Conversation, title: String?) -> [String: Any] {
-        var report: [String: Any] = ["conversation_id": conversation.id.uuidString.lowercased()]
-        let message: Message?
-        switch outcome {
-        case .finished(let finished):
-            message = finished
-            report["status"] = "complete"
-        case .failed(let failed, let error):
-            message = failed
-            report["status"] = "failed"
-            report["error"] = error
-        case .cancelled(let cancelled):
-            message = cancelled
-            report["status"] = "cancelled"
-        case .none:
-            message = nil
-            report["status"] = "failed"
-        }
-        if let message {
-            report["message_id"] = message.id.uuidString.lowercased()
-            report["answer"] = message.text
-            report["model"] = message.model ?? NSNull()
-            if let usage = message.usage {
-                report["usage"] = ["prompt_tokens": usage.promptTokens, "completion_tokens": usage.completionTokens, "total_tokens": usage.totalTokens]
-            } else {
-                report["usage"] = NSNull()
-            }
-            if let timings = message.timings {
-                report["timings"] = ["time_to_first_token_ms": timings.timeToFirstTokenMilliseconds ?? NSNull(), "total_ms": timings.totalMilliseconds] as [String: Any]
-            } else {
-                report["timings"] = NSNull()
-            }
-        }
-        if let message, !message.citations.isEmpty { report["citations"] = message.citations.map(DocsContext.json) }
-        if let title { report["title"] = title }
-        return report
     }
 }
 

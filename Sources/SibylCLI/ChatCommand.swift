@@ -8,21 +8,27 @@ struct Chat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Chat interactively; answers stream as they are written and everything is saved.",
         discussion: """
-        Commands: /new, /persona NAME, /mode translator [LANG], /mode chat, /docs on|off, /history, /retry, /help, /exit. \
-        Ctrl-C stops the answer being written (not the chat); Ctrl-D or /exit leaves.
+        Commands: /new, /persona NAME, /mode translator [LANG], /mode chat, /docs on|off, /history, /retry, /voice, /help, /exit. \
+        Ctrl-C stops the answer being written (not the chat); Ctrl-D or /exit leaves. With --voice, each question is \
+        spoken: recording stops by itself when you fall silent, and the answer is spoken back.
         """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: ConversationOptions
+    @OptionGroup var documents: DocumentOptions
+    @OptionGroup var voice: VoiceOptions
 
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
-            let engine = try await runtime.engine(model: options.model, temperature: options.temperature, maxTokens: options.maxTokens)
-            var session = ChatSession(runtime: runtime, engine: engine, conversation: try options.resolve(with: engine, runtime: runtime, source: .cli))
-            session.printBanner(model: engine.modelName)
-            try await session.loop()
+        try await global.withRuntime { runtime in
+            let conversation = try runtime.conversation(for: options.choice)
+            var session = ChatSession(runtime: runtime, conversation: conversation, turnOptions: options.turnOptions, documents: documents.scope, voice: voice)
+            try await session.printBanner()
+            if voice.voice {
+                await session.voiceLoop()
+            } else {
+                try await session.loop()
+            }
         }
     }
 }
@@ -30,18 +36,21 @@ struct Chat: AsyncParsableCommand {
 /// The state of an interactive chat: which conversation, and what the user typed.
 struct ChatSession {
     let runtime: SibylRuntime
-    let engine: ConversationEngine
     var conversation: Conversation
+    let turnOptions: TurnOptions
     /// Set while answers come from the documents (`/docs on`).
-    var docs: DocsContext?
+    var documents: DocumentScope?
+    let voice: VoiceOptions
 
     private var userPrompt: String { Terminal.stdoutStyled ? Terminal.bold(Terminal.green("you › ")) : "you › " }
+    private var answerPrefix: String { Terminal.stdoutStyled ? Terminal.bold(Terminal.cyan("sibyl › ")) : "" }
 
-    func printBanner(model: String) {
+    func printBanner() async throws {
+        let model = (try? await runtime.engine.currentModel(options: turnOptions)) ?? "the chat model"
         let mode = conversation.mode == .chat ? "persona \(conversation.persona)" : conversation.mode.description
         Terminal.print(Terminal.dim("Sibyl chat · \(model) · \(mode) · conversation \(Format.shortID(conversation.id))"))
-        Terminal.print(Terminal.dim("/help lists commands · Ctrl-C stops an answer · /exit or Ctrl-D leaves"))
-        let earlier = (try? runtime.store.messages(in: conversation.id)) ?? []
+        Terminal.print(Terminal.dim(voice.voice ? "Speak after the beep of each turn; Ctrl-C stops · Ctrl-D leaves" : "/help lists commands · Ctrl-C stops an answer · /exit or Ctrl-D leaves"))
+        let earlier = (try? runtime.messages(in: conversation.id)) ?? []
         if !earlier.isEmpty {
             Terminal.print(Terminal.dim("(continuing: \(earlier.count) earlier messages; /history shows them)"))
         }
@@ -64,8 +73,7 @@ struct ChatSession {
                         try await ask(text)
                     }
                 } catch {
-                    Terminal.error(Terminal.red("error:", stderr: true) + " " + Redaction.redact(error.localizedDescription))
-                    if let hint = (error as? LocalizedError)?.recoverySuggestion { Terminal.error(Terminal.dim("hint: \(hint)", stderr: true)) }
+                    Terminal.report(error)
                 }
             }
             Interrupts.shared.onInterrupt(idle)
@@ -74,27 +82,37 @@ struct ChatSession {
         Terminal.print()
     }
 
-    /// Asks a question, from the documents when /docs is on.
-    private func ask(_ text: String) async throws {
-        guard let docs else {
-            try await answer(engine.send(text, in: conversation.id))
-            return
+    /// Spoken turns until Ctrl-D (end of input) or nobody speaks twice in a row.
+    func voiceLoop() async {
+        let console = VoiceConsole(runtime: runtime, options: voice)
+        var silentTurns = 0
+        while silentTurns < 2 {
+            do {
+                let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
+                guard let turn = try await console.listen(request: request) else {
+                    silentTurns += 1
+                    continue
+                }
+                silentTurns = 0
+                if case .finished(let message) = await printer.print(turn.ask), voice.speak {
+                    await console.speak(message.text)
+                }
+            } catch {
+                Terminal.report(error)
+                return
+            }
         }
-        switch try await docs.ground(text) {
-        case .grounded(let grounding, _):
-            try await answer(engine.send(text, in: conversation.id, grounding: grounding))
-        case .nothingRelevant(let closest, let threshold):
-            let reply = DocsContext.nothingRelevantAnswer(closest: closest, threshold: threshold)
-            try engine.record(question: text, answer: reply, in: conversation.id)
-            Terminal.print(reply)
-            DocsContext.printClosest(closest)
-        }
+        Terminal.print(Terminal.dim("(nobody spoke twice in a row: leaving)"))
     }
 
-    private func answer(_ turn: AssistantTurn) async {
-        if Terminal.stdoutStyled { Terminal.write(Terminal.bold(Terminal.cyan("sibyl › "))) }
-        let (outcome, _) = await TurnRenderer().render(turn)
-        if case .finished(let message) = outcome { DocsContext.printSources(message.citations) }
+    private var printer: AnswerPrinter {
+        AnswerPrinter(prefix: answerPrefix)
+    }
+
+    /// Asks a question, from the documents when /docs is on.
+    private func ask(_ text: String) async throws {
+        let result = try await runtime.ask(AskRequest(text, conversation: .id(conversation.id), documents: documents, options: turnOptions))
+        _ = await printer.print(result)
     }
 
     enum CommandResult { case next, exit }
@@ -113,59 +131,57 @@ struct ChatSession {
             /mode chat              back to normal chat
             /docs on [COLLECTION]   answer from your documents, with citations (/docs off to stop)
             /history                show this conversation
-            /retry                  ask the last question again, replacing its answer
+            /retry                  ask the last question again, replacing its answer (from the documents when /docs is on)
+            /voice                  ask one question by voice
             /exit                   leave (Ctrl-D works too)
             """)
         case "/new":
-            conversation = try engine.startConversation(persona: conversation.persona, mode: conversation.mode, source: .cli)
+            conversation = try runtime.startConversation(NewConversation(persona: conversation.persona, mode: conversation.mode, source: .cli))
             Terminal.print(Terminal.dim("New conversation \(Format.shortID(conversation.id))."))
         case "/persona":
             if argument.isEmpty {
-                let names = try engine.personas.all().map { $0.name == conversation.persona ? Terminal.bold("\($0.name)*") : $0.name }
+                let names = try runtime.personas().map { $0.name == conversation.persona ? Terminal.bold("\($0.name)*") : $0.name }
                 Terminal.print("Persona: \(conversation.persona). Available: \(names.joined(separator: ", "))")
             } else {
-                let persona = try engine.personas.persona(named: argument)
-                try runtime.store.setPersona(persona.name, for: conversation.id)
-                conversation.persona = persona.name
-                Terminal.print(Terminal.dim("Persona is now \(persona.name)."))
+                conversation = try runtime.updateConversation(conversation.id, persona: argument)
+                Terminal.print(Terminal.dim("Persona is now \(conversation.persona)."))
             }
         case "/mode":
             let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
+            let mode: ConversationMode
             switch parts.first?.lowercased() {
-            case "translator", "translate":
-                let target = parts.count > 1 ? parts[1] : "English"
-                conversation.mode = .translator(target: target)
-            case "chat":
-                conversation.mode = .chat
+            case "translator", "translate": mode = .translator(target: parts.count > 1 ? parts[1] : "English")
+            case "chat": mode = .chat
             default:
                 Terminal.print("Mode: \(conversation.mode). Use /mode translator [LANG] or /mode chat.")
                 return .next
             }
-            try runtime.store.setMode(conversation.mode, for: conversation.id)
+            conversation = try runtime.updateConversation(conversation.id, mode: mode)
             Terminal.print(Terminal.dim("Mode is now \(conversation.mode)."))
         case "/docs":
             let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
             switch parts.first?.lowercased() {
             case "on":
-                docs = try DocsContext(runtime: runtime, collection: parts.count > 1 ? parts[1] : nil, mode: .hybrid)
+                documents = DocumentScope(collection: parts.count > 1 ? parts[1] : nil)
                 Terminal.print(Terminal.dim("Answering from your documents\(parts.count > 1 ? " in '\(parts[1])'" : ""), with citations."))
             case "off":
-                docs = nil
+                documents = nil
                 Terminal.print(Terminal.dim("Answering without your documents."))
             default:
-                Terminal.print("Documents are \(docs == nil ? "off" : "on"). Use /docs on [COLLECTION] or /docs off.")
+                Terminal.print("Documents are \(documents == nil ? "off" : "on"). Use /docs on [COLLECTION] or /docs off.")
             }
         case "/history":
-            let messages = try runtime.store.messages(in: conversation.id)
+            let messages = try runtime.messages(in: conversation.id)
             if messages.isEmpty { Terminal.print(Terminal.dim("(no messages yet)")) }
             for message in messages { Terminal.print(Transcript.render(message)) }
         case "/retry":
-            var grounding: Grounding?
-            if let docs, let question = try runtime.store.messages(in: conversation.id).last(where: { $0.role == .user }),
-               case .grounded(let found, _) = try await docs.ground(question.text) {
-                grounding = found
+            _ = await printer.print(try await runtime.retry(in: conversation.id, documents: documents, options: turnOptions))
+        case "/voice":
+            let console = VoiceConsole(runtime: runtime, options: voice)
+            let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
+            if let turn = try await console.listen(request: request), case .finished(let message) = await printer.print(turn.ask), voice.speak {
+                await console.speak(message.text)
             }
-            try await answer(engine.retry(in: conversation.id, grounding: grounding))
         default:
             Terminal.print("Unknown command \(words[0]). /help lists the commands.")
         }

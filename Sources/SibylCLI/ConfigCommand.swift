@@ -1,4 +1,5 @@
 import ArgumentParser
+import Assistant
 import Foundation
 import SibylConfig
 import SibylCore
@@ -15,44 +16,40 @@ struct Config: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one setting's value, or all settings with where each value comes from.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "A setting's name, e.g. chat.model.") var key: String?
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 if let key {
-                    guard ConfigKey.named(key) != nil else { throw ConfigError.unknownKey(key) }
-                    let resolved = runtime.settings.resolve(key)
-                    guard let value = resolved.value else {
+                    let setting = try runtime.setting(key)
+                    if json { Terminal.print(Format.json(Wire.Setting(setting))); return }
+                    guard let value = setting.value else {
                         Terminal.error(Terminal.dim("(\(key) is not set)", stderr: true))
                         throw ExitCode(1)
                     }
                     Terminal.print(value)
                     return
                 }
-                let rows = ConfigKey.all.map { key -> [String] in
-                    let resolved = runtime.settings.resolve(key.name)
-                    return [key.name, resolved.value ?? "-", resolved.source.description, key.summary]
-                }
-                Terminal.print(Format.table(["SETTING", "VALUE", "FROM", "MEANING"], rows))
+                let settings = runtime.settingsList()
+                if json { Terminal.print(Format.json(settings.map(Wire.Setting.init))); return }
+                Terminal.print(Format.table(["SETTING", "VALUE", "FROM", "MEANING"], settings.map { [$0.key.name, $0.value ?? "-", $0.source.description, $0.key.summary] }))
                 Terminal.print(Terminal.dim("\nConfig file: \(runtime.paths.configFile.path). API keys are not settings: see `sibyl keys`."))
             }
         }
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a setting to the config file.")
+        static let configuration = CommandConfiguration(abstract: "Write a setting to the config file (a running `sibyl serve` picks it up at once).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The setting's name, e.g. chat.base_url.") var key: String
         @Argument(help: "The value.") var value: String
 
         func run() async throws {
-            try await reportingErrors {
-                var settings = try global.runtime().settings
-                try settings.set(key, to: value)
-                let resolved = settings.resolve(key)
-                Terminal.print("\(key) = \(settings.fileValues[key] ?? value)")
-                if case .environment(let variable) = resolved.source {
-                    Terminal.error(Terminal.yellow("note: \(variable) is set in the environment and takes precedence (\(key) = \(resolved.value ?? "")).", stderr: true))
+            try await global.withRuntime { runtime in
+                let setting = try runtime.setSetting(key, to: value)
+                Terminal.print("\(key) = \(runtime.settings.fileValues[key] ?? value)")
+                if case .environment(let variable) = setting.source {
+                    Terminal.error(Terminal.yellow("note: \(variable) is set in the environment and takes precedence (\(key) = \(setting.value ?? "")).", stderr: true))
                 }
             }
         }
@@ -64,10 +61,9 @@ struct Config: AsyncParsableCommand {
         @Argument(help: "The setting's name.") var key: String
 
         func run() async throws {
-            try await reportingErrors {
-                var settings = try global.runtime().settings
-                try settings.unset(key)
-                Terminal.print("\(key) is back to \(settings.resolve(key).value ?? "unset").")
+            try await global.withRuntime { runtime in
+                let setting = try runtime.unsetSetting(key)
+                Terminal.print("\(key) is back to \(setting.value ?? "unset").")
             }
         }
     }
@@ -77,11 +73,12 @@ struct Config: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let paths = try global.runtime().paths
+            try await global.withRuntime { runtime in
+                let paths = runtime.paths
                 Terminal.print(Format.table(["WHAT", "PATH"], [
-                    ["data directory", paths.home.path], ["database", paths.database.path], ["config", paths.configFile.path],
-                    ["secrets (0600)", paths.secretsFile.path], ["attachments", paths.attachments.path],
+                    ["data directory", paths.home.path], ["database", paths.database.path], ["knowledge base", paths.knowledgeDatabase.path],
+                    ["config", paths.configFile.path], ["secrets (0600)", paths.secretsFile.path], ["attachments", paths.attachments.path],
+                    ["uploaded documents", paths.uploadedDocuments.path], ["logs", paths.logs.path],
                 ]))
             }
         }
@@ -105,13 +102,12 @@ struct Keys: AsyncParsableCommand {
         @Argument(help: "The key's name; capabilities use 'openai' unless `<capability>.key` says otherwise.") var name = "openai"
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 guard let key = Terminal.readSecretLine(prompt: "API key for \(name): ")?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                     throw CLIError("No key was given.", hint: "Paste the key when asked, or pipe it in: `printenv MY_KEY | sibyl keys set \(name)`.")
                 }
-                try runtime.settings.secrets.set(key, named: name)
-                Terminal.print("Stored key '\(name)' (\(Redaction.mask(key))) in \(runtime.paths.secretsFile.path) (owner-only).")
+                let stored = try runtime.setKey(name, to: key)
+                Terminal.print("Stored key '\(name)' (\(stored.masked)) in \(runtime.paths.secretsFile.path) (owner-only).")
             }
         }
     }
@@ -119,23 +115,17 @@ struct Keys: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List stored keys, masked.")
         @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let store = runtime.settings.secrets
-                let names = try store.names()
-                var rows = try names.map { [$0, Redaction.mask(try store.secret(named: $0) ?? ""), "secrets file"] }
-                for variable in ["OPENAI_API_KEY"] + CapabilityKind.allCases.map({ "SIBYL_\($0.rawValue.uppercased())_API_KEY" }) {
-                    if let value = runtime.settings.environment[variable], !value.isEmpty {
-                        rows.append([variable, Redaction.mask(value), "environment"])
-                    }
-                }
-                guard !rows.isEmpty else {
+            try await global.withRuntime { runtime in
+                let keys = try runtime.keys()
+                if json { Terminal.print(Format.json(keys.map(Wire.Key.init))); return }
+                guard !keys.isEmpty else {
                     Terminal.print("No keys stored. Add one with `sibyl keys set openai`.")
                     return
                 }
-                Terminal.print(Format.table(["NAME", "KEY", "FROM"], rows))
+                Terminal.print(Format.table(["NAME", "KEY", "FROM"], keys.map { [$0.name, $0.masked, $0.source] }))
             }
         }
     }
@@ -146,11 +136,8 @@ struct Keys: AsyncParsableCommand {
         @Argument(help: "The key's name.") var name = "openai"
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                guard try runtime.settings.secrets.remove(named: name) else {
-                    throw CLIError("There is no stored key '\(name)'.", hint: "`sibyl keys list` shows the stored keys.")
-                }
+            try await global.withRuntime { runtime in
+                try runtime.removeKey(name)
                 Terminal.print("Removed key '\(name)'.")
             }
         }

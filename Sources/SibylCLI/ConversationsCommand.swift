@@ -1,13 +1,13 @@
 import ArgumentParser
+import Assistant
 import Foundation
 import SibylCore
-import Storage
 
-/// `sibyl conversations`: list, show, delete, export and import saved conversations.
+/// `sibyl conversations`: list, show, rename, delete, export and import saved conversations.
 struct Conversations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List, show, delete, export and import saved conversations.",
-        subcommands: [List.self, Show.self, Delete.self, Export.self, Import.self],
+        abstract: "List, show, rename, delete, export and import saved conversations.",
+        subcommands: [List.self, Show.self, Rename.self, Delete.self, Export.self, Import.self],
         defaultSubcommand: List.self
     )
 
@@ -15,32 +15,23 @@ struct Conversations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List conversations, newest first.")
         @OptionGroup var global: GlobalOptions
         @Option(help: "Show at most this many.") var limit = 30
+        @Option(help: "Skip this many (for paging).") var offset = 0
         @Option(help: "Only those started from cli, web or glasses.") var source: ConversationSource?
+        @Option(help: "Only those whose title or messages contain this text.") var search: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let summaries = try runtime.store.conversations(limit: limit, source: source)
+            try await global.withRuntime { runtime in
+                let page = try runtime.conversations(limit: limit, offset: offset, source: source, matching: search)
                 if json {
-                    Terminal.print(Format.json(summaries.map { summary in
-                        [
-                            "id": summary.conversation.id.uuidString.lowercased(),
-                            "title": summary.conversation.title ?? NSNull(),
-                            "persona": summary.conversation.persona,
-                            "mode": summary.conversation.mode.storedValue,
-                            "source": summary.conversation.source.rawValue,
-                            "messages": summary.messageCount,
-                            "updated_at": ISO8601DateFormatter().string(from: summary.conversation.updatedAt),
-                        ] as [String: Any]
-                    }))
+                    Terminal.print(Format.json(Wire.ConversationPage(items: page.items.map { Wire.Conversation($0) }, total: page.total, offset: page.offset, limit: page.limit)))
                     return
                 }
-                guard !summaries.isEmpty else {
-                    Terminal.print("No conversations yet. Start one with `sibyl chat` or `sibyl ask \"…\"`.")
+                guard !page.items.isEmpty else {
+                    Terminal.print(search == nil ? "No conversations yet. Start one with `sibyl chat` or `sibyl ask \"…\"`." : "No conversation matches '\(search ?? "")'.")
                     return
                 }
-                let rows = summaries.map { summary -> [String] in
+                let rows = page.items.map { summary -> [String] in
                     let conversation = summary.conversation
                     let mode = conversation.mode == .chat ? conversation.persona : conversation.mode.description
                     return [
@@ -49,6 +40,9 @@ struct Conversations: AsyncParsableCommand {
                     ]
                 }
                 Terminal.print(Format.table(["ID", "UPDATED", "SOURCE", "PERSONA/MODE", "MSGS", "TITLE"], rows))
+                if page.total > page.offset + page.items.count {
+                    Terminal.print(Terminal.dim("(\(page.total) in all; --offset \(page.offset + page.items.count) shows more)"))
+                }
             }
         }
     }
@@ -57,16 +51,36 @@ struct Conversations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show a conversation's messages.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The conversation's id (the first characters are enough).") var id: String
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let conversation = try runtime.store.conversation(idPrefix: id)
+            try await global.withRuntime { runtime in
+                let conversation = try runtime.conversation(for: .reference(id))
+                let messages = try runtime.messages(in: conversation.id)
+                if json {
+                    Terminal.print(Format.json(Wire.ConversationDetail(conversation: Wire.Conversation(conversation, messageCount: messages.count), messages: messages.map { Wire.Message($0) })))
+                    return
+                }
                 Terminal.print(Terminal.bold(conversation.title ?? "Untitled conversation"))
                 Terminal.print(Terminal.dim("\(conversation.id.uuidString.lowercased()) · \(conversation.mode == .chat ? "persona \(conversation.persona)" : conversation.mode.description) · from \(conversation.source.rawValue) · started \(Format.date(conversation.createdAt))") + "\n")
-                for message in try runtime.store.messages(in: conversation.id) {
+                for message in messages {
                     Terminal.print(Transcript.render(message))
                 }
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give a conversation a title (an empty title clears it).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The conversation's id (the first characters are enough).") var id: String
+        @Argument(help: "The new title.") var title: [String]
+
+        func run() async throws {
+            try await global.withRuntime { runtime in
+                let conversation = try runtime.conversation(for: .reference(id))
+                let renamed = try runtime.updateConversation(conversation.id, title: .some(title.joined(separator: " ")))
+                Terminal.print("Renamed \(Format.shortID(renamed.id)): \(renamed.title ?? "(no title)").")
             }
         }
     }
@@ -77,10 +91,9 @@ struct Conversations: AsyncParsableCommand {
         @Argument(help: "The conversation's id (the first characters are enough).") var id: String
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let conversation = try runtime.store.conversation(idPrefix: id)
-                try runtime.store.delete(conversation: conversation.id)
+            try await global.withRuntime { runtime in
+                let conversation = try runtime.conversation(for: .reference(id))
+                try await runtime.deleteConversation(conversation.id)
                 Terminal.print("Deleted \(Format.shortID(conversation.id)) \(conversation.title.map { "(\($0))" } ?? "").")
             }
         }
@@ -95,15 +108,10 @@ struct Conversations: AsyncParsableCommand {
         @Option(name: [.short, .long], help: "Write to this file instead of standard output.") var output: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let conversation = try runtime.store.conversation(idPrefix: id)
+            try await global.withRuntime { runtime in
+                let conversation = try runtime.conversation(for: .reference(id))
                 let chosen = format ?? (output.map { $0.hasSuffix(".md") || $0.hasSuffix(".markdown") } == true ? .markdown : .json)
-                let data: Data
-                switch chosen {
-                case .json: data = try runtime.store.exportJSON(conversationID: conversation.id)
-                case .markdown, .md: data = Data(try runtime.store.exportMarkdown(conversationID: conversation.id).utf8)
-                }
+                let data = try runtime.export(conversation: conversation.id, as: chosen == .json ? .json : .markdown)
                 if let output {
                     try data.write(to: URL(fileURLWithPath: output), options: .atomic)
                     Terminal.error("Wrote \(output) (\(data.count) bytes).")
@@ -121,8 +129,7 @@ struct Conversations: AsyncParsableCommand {
         @Argument(help: "The JSON file (or - for standard input).") var file: String
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 let data: Data
                 if file == "-" {
                     data = FileHandle.standardInput.readDataToEndOfFile()
@@ -132,7 +139,7 @@ struct Conversations: AsyncParsableCommand {
                     }
                     data = contents
                 }
-                let conversation = try runtime.store.importJSON(data)
+                let conversation = try runtime.importConversation(data)
                 Terminal.print("Imported \(Format.shortID(conversation.id)) \(conversation.title.map { "(\($0))" } ?? "").")
             }
         }

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Assistant
-import DocumentExtraction
 import Foundation
 import Knowledge
-import LocalEngines
 
 /// `sibyl docs`: the knowledge base of your own documents.
 struct Docs: AsyncParsableCommand {
@@ -25,20 +23,12 @@ struct Docs: AsyncParsableCommand {
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let found = FileDiscovery.files(from: paths)
-                for problem in found.problems { Terminal.error(Terminal.yellow("skipped \(problem.input): \(problem.reason)", stderr: true)) }
-                guard !found.files.isEmpty else { throw CLIError("No documents found in \(paths.joined(separator: ", ")).", hint: "Give files or folders with .txt, .md, .html, .pdf, .docx or image files.") }
-                let setup = try runtime.embeddingSetup()
-                let store = try runtime.knowledgeStore()
-                let ingestor = Ingestor(store: store, extractor: DocumentExtractor(), embedder: setup.embedder, embeddingModel: setup.model, chunker: runtime.chunker(for: setup))
-                let name = collection ?? runtime.settings.value("docs.collection") ?? "default"
+            try await global.withRuntime { runtime in
                 let display = ProgressDisplay()
                 let observer = display.observer
-                let summary: IngestSummary
+                let addition: DocumentAddition
                 do {
-                    summary = try await ingestor.ingest(found.files, collection: name) { event in
+                    addition = try await runtime.addDocuments(paths: paths, collection: collection) { event in
                         switch event {
                         case .started: break
                         case .file(let url, let index, let total): observer(.step("[\(index)/\(total)] \(url.lastPathComponent)"))
@@ -52,11 +42,12 @@ struct Docs: AsyncParsableCommand {
                     throw error
                 }
                 display.finish()
-                try OperationLog.record(runtime, "docs.add", level: summary.failed.isEmpty ? .info : .warning, message: Self.line(summary, collection: name), details: Self.details(summary))
+                for problem in addition.problems { Terminal.error(Terminal.yellow("skipped \(problem.input): \(problem.reason)", stderr: true)) }
+                let summary = addition.summary
                 if json {
-                    Terminal.print(Format.json(Self.details(summary)))
+                    Terminal.print(Format.json(Wire.IngestReport(addition)))
                 } else {
-                    Terminal.print(Self.line(summary, collection: name))
+                    Terminal.print(SibylRuntime.describe(summary, collection: addition.collection))
                     let timings = summary.timings
                     if !(summary.added + summary.replaced).isEmpty {
                         Terminal.print(Terminal.dim("extract \(Format.seconds(timings.extract)) · chunk \(Format.seconds(timings.chunk)) · embed \(Format.seconds(timings.embed)) · index \(Format.seconds(timings.index)) · \(summary.pages) pages, \(summary.chunks) passages"))
@@ -65,26 +56,6 @@ struct Docs: AsyncParsableCommand {
                 }
                 if !summary.failed.isEmpty { throw ExitCode(2) }
             }
-        }
-
-        static func line(_ summary: IngestSummary, collection: String) -> String {
-            var parts = ["\(summary.added.count) added"]
-            if !summary.replaced.isEmpty { parts.append("\(summary.replaced.count) updated") }
-            if !summary.unchanged.isEmpty { parts.append("\(summary.unchanged.count) unchanged") }
-            if !summary.duplicates.isEmpty { parts.append("\(summary.duplicates.count) duplicates skipped") }
-            if !summary.failed.isEmpty { parts.append("\(summary.failed.count) failed") }
-            return "Collection '\(collection)': " + parts.joined(separator: ", ") + " in \(Format.seconds(summary.elapsed))."
-        }
-
-        static func details(_ summary: IngestSummary) -> [String: Any] {
-            [
-                "added": summary.added.map(\.path), "updated": summary.replaced.map(\.path), "unchanged": summary.unchanged.map(\.path),
-                "duplicates": summary.duplicates.map { ["path": $0.path, "of": $0.of] },
-                "failed": summary.failed.map { ["path": $0.path, "error": $0.error] },
-                "pages": summary.pages, "chunks": summary.chunks, "seconds": Double(summary.elapsed.milliseconds) / 1000,
-                "timings_ms": ["extract": summary.timings.extract.milliseconds, "chunk": summary.timings.chunk.milliseconds,
-                               "embed": summary.timings.embed.milliseconds, "index": summary.timings.index.milliseconds],
-            ]
         }
     }
 
@@ -95,26 +66,22 @@ struct Docs: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let store = try runtime.knowledgeStore()
-                let collections = try store.collections()
-                let chosen = try collection.map { name in try collections.first { $0.name.lowercased() == name.lowercased() } ?? { throw KnowledgeError.unknownCollection(name) }() }
-                let documents = try store.documents(in: chosen?.id)
-                let names = Dictionary(uniqueKeysWithValues: collections.map { ($0.id, $0.name) })
+            try await global.withRuntime { runtime in
+                let documents = try runtime.documents(in: collection)
                 if json {
-                    Terminal.print(Format.json(documents.map { DocumentJSON.summary($0, collection: names[$0.collectionID] ?? "") }))
+                    Terminal.print(Format.json(documents.map { Wire.Document($0.document, collection: $0.collection) }))
                     return
                 }
                 guard !documents.isEmpty else {
                     Terminal.print("No documents yet. Add some with `sibyl docs add PATH…`.")
                     return
                 }
-                Terminal.print(Format.table(["ID", "COLLECTION", "DOCUMENT", "FORMAT", "PAGES", "TOKENS", "PASSAGES", "ADDED"], documents.map { document in
-                    [String(document.id), names[document.collectionID] ?? "", document.displayName, document.format.rawValue,
-                     document.pageCount.map(String.init) ?? "-", String(document.tokenCount), String(document.chunkCount), Format.date(document.addedAt)]
+                Terminal.print(Format.table(["ID", "COLLECTION", "DOCUMENT", "FORMAT", "PAGES", "TOKENS", "PASSAGES", "ADDED"], documents.map { listing in
+                    let document = listing.document
+                    return [String(document.id), listing.collection, document.displayName, document.format.rawValue,
+                            document.pageCount.map(String.init) ?? "-", String(document.tokenCount), String(document.chunkCount), Format.date(document.addedAt)]
                 }))
-                let failures = try store.failures(in: chosen?.id)
+                let failures = try runtime.documentFailures(in: collection)
                 if !failures.isEmpty {
                     Terminal.print("\n" + Terminal.red("Failed files:"))
                     for failure in failures { Terminal.print("  \(failure.path): \(failure.error)") }
@@ -128,16 +95,20 @@ struct Docs: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The document's id or (part of) its file name.") var document: String
         @Flag(help: "Also print every passage.") var passages = false
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let store = try global.runtime().knowledgeStore()
-                let found = try DocumentLookup.find(document, in: store)
-                let chunks = try store.chunks(of: found.id)
+            try await global.withRuntime { runtime in
+                let details = try runtime.documentDetails(document)
+                if json {
+                    Terminal.print(Format.json(Wire.DocumentDetails(details, includePassages: passages)))
+                    return
+                }
+                let found = details.document
                 Terminal.print(Terminal.bold(found.displayName))
                 Terminal.print(Terminal.dim(found.path))
                 var lines = [
-                    "format \(found.format.rawValue) · \(found.byteCount) bytes · \(found.pageCount.map { "\($0) pages · " } ?? "")\(found.tokenCount) tokens · \(found.chunkCount) passages",
+                    "collection \(details.collection) · format \(found.format.rawValue) · \(found.byteCount) bytes · \(found.pageCount.map { "\($0) pages · " } ?? "")\(found.tokenCount) tokens · \(found.chunkCount) passages",
                     "added \(Format.date(found.addedAt)) · sha256 \(found.contentHash.prefix(16))…",
                     "timings: extract \(Format.seconds(found.timings.extract)) · chunk \(Format.seconds(found.timings.chunk)) · embed \(Format.seconds(found.timings.embed)) · index \(Format.seconds(found.timings.index))",
                 ]
@@ -145,9 +116,9 @@ struct Docs: AsyncParsableCommand {
                 for warning in found.warnings { lines.append(Terminal.yellow("warning: \(warning)")) }
                 lines.forEach { Terminal.print($0) }
                 Terminal.print("\nPassage sizes (tokens):")
-                Terminal.print(Histogram.render(chunks.map(\.tokenCount)))
+                Terminal.print(Histogram.render(Wire.DocumentDetails.histogram(details.passages.map(\.tokenCount))))
                 if passages {
-                    for chunk in chunks {
+                    for chunk in details.passages {
                         Terminal.print("\n" + Terminal.bold("#\(chunk.ordinal)") + Terminal.dim(" \(chunk.tokenCount) tokens \(chunk.location)"))
                         Terminal.print(chunk.text)
                     }
@@ -162,26 +133,15 @@ struct Docs: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let store = try global.runtime().knowledgeStore()
-                var rows: [[String]] = []
-                var report: [[String: Any]] = []
-                for collection in try store.collections() {
-                    let documents = try store.documents(in: collection.id)
-                    let timings = documents.map(\.timings).reduce(PhaseTimings(), +)
-                    let failures = try store.failures(in: collection.id).count
-                    let pages = documents.reduce(0) { $0 + ($1.pageCount ?? 0) }
-                    let tokens = documents.reduce(0) { $0 + $1.tokenCount }
-                    let chunks = documents.reduce(0) { $0 + $1.chunkCount }
-                    rows.append([collection.name, collection.embeddingModel ?? "-", String(documents.count), String(pages), String(tokens), String(chunks), String(failures),
-                                 "\(Format.seconds(timings.extract)) / \(Format.seconds(timings.chunk)) / \(Format.seconds(timings.embed)) / \(Format.seconds(timings.index))"])
-                    report.append(["collection": collection.name, "embedding_model": collection.embeddingModel ?? NSNull(), "dimension": collection.dimension ?? NSNull(),
-                                   "documents": documents.count, "pages": pages, "tokens": tokens, "passages": chunks, "failures": failures,
-                                   "timings_ms": ["extract": timings.extract.milliseconds, "chunk": timings.chunk.milliseconds, "embed": timings.embed.milliseconds, "index": timings.index.milliseconds]])
-                }
-                if json { Terminal.print(Format.json(report)); return }
-                guard !rows.isEmpty else { Terminal.print("No collections yet. Add documents with `sibyl docs add PATH…`."); return }
-                Terminal.print(Format.table(["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"], rows))
+            try await global.withRuntime { runtime in
+                let statistics = try runtime.collectionStatistics()
+                if json { Terminal.print(Format.json(statistics.map(Wire.CollectionStatistics.init))); return }
+                guard !statistics.isEmpty else { Terminal.print("No collections yet. Add documents with `sibyl docs add PATH…`."); return }
+                Terminal.print(Format.table(["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"], statistics.map { row in
+                    let timings = row.timings
+                    return [row.collection.name, row.collection.embeddingModel ?? "-", String(row.documents), String(row.pages), String(row.tokens), String(row.passages), String(row.failures),
+                            "\(Format.seconds(timings.extract)) / \(Format.seconds(timings.chunk)) / \(Format.seconds(timings.embed)) / \(Format.seconds(timings.index))"]
+                }))
             }
         }
     }
@@ -192,13 +152,9 @@ struct Docs: AsyncParsableCommand {
         @Argument(help: "The document's id or (part of) its file name.") var document: String
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let store = try runtime.knowledgeStore()
-                let found = try DocumentLookup.find(document, in: store)
-                try store.removeDocument(found.id)
-                try OperationLog.record(runtime, "docs.remove", message: "removed \(found.path)")
-                Terminal.print("Removed \(found.displayName) (\(found.chunkCount) passages).")
+            try await global.withRuntime { runtime in
+                let removed = try runtime.removeDocument(document)
+                Terminal.print("Removed \(removed.displayName) (\(removed.chunkCount) passages).")
             }
         }
     }
@@ -209,62 +165,28 @@ struct Docs: AsyncParsableCommand {
         @Option(help: "The collection (default: docs.collection).") var collection: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let setup = try runtime.embeddingSetup()
-                let ingestor = Ingestor(store: try runtime.knowledgeStore(), extractor: DocumentExtractor(), embedder: setup.embedder, embeddingModel: setup.model, chunker: runtime.chunker(for: setup))
-                let name = collection ?? runtime.settings.value("docs.collection") ?? "default"
+            try await global.withRuntime { runtime in
                 let display = ProgressDisplay()
                 let observer = display.observer
-                observer(.step("Re-embedding '\(name)' with \(setup.model)"))
-                let (documents, chunks) = try await ingestor.reindex(collection: name) { done, total in
+                observer(.step("Re-embedding '\(collection ?? runtime.defaultCollection)'"))
+                let done = try await runtime.reindex(collection: collection) { done, total in
                     observer(.progress(Double(done) / Double(max(total, 1)), detail: "\(done)/\(total) documents"))
                 }
                 display.finish()
-                try OperationLog.record(runtime, "docs.reindex", message: "re-embedded \(documents) documents (\(chunks) passages) of '\(name)' with \(setup.model)")
-                Terminal.print("Re-embedded \(documents) documents (\(chunks) passages) of '\(name)' with \(setup.model).")
+                Terminal.print("Re-embedded \(done.documents) documents (\(done.passages) passages) of '\(done.collection)' with \(done.model).")
             }
         }
     }
 }
 
-/// Finds a document by id or by a piece of its file name.
-enum DocumentLookup {
-    static func find(_ text: String, in store: KnowledgeStore) throws -> StoredDocument {
-        if let id = Int64(text), let document = try store.document(id: id) { return document }
-        let matches = try store.documents().filter { $0.path.localizedCaseInsensitiveContains(text) || ($0.title?.localizedCaseInsensitiveContains(text) ?? false) }
-        guard let first = matches.first else { throw KnowledgeError.unknownDocument(text) }
-        guard matches.count == 1 else {
-            throw CLIError("'\(text)' matches \(matches.count) documents: \(matches.prefix(5).map { "\($0.id) \($0.displayName)" }.joined(separator: ", ")).", hint: "Use the document's id.")
-        }
-        return first
-    }
-}
-
-/// A document as JSON.
-enum DocumentJSON {
-    static func summary(_ document: StoredDocument, collection: String) -> [String: Any] {
-        [
-            "id": document.id, "collection": collection, "path": document.path, "title": document.title ?? NSNull(), "format": document.format.rawValue,
-            "pages": document.pageCount ?? NSNull(), "tokens": document.tokenCount, "passages": document.chunkCount,
-            "ocr_confidence": document.ocrConfidence ?? NSNull(), "sha256": document.contentHash,
-        ]
-    }
-}
-
 /// A text histogram of passage sizes.
 enum Histogram {
-    static func render(_ values: [Int], buckets: Int = 8, width: Int = 30) -> String {
-        guard let low = values.min(), let high = values.max() else { return "  (no passages)" }
-        let span = max(1, high - low + 1)
-        let size = max(1, (span + buckets - 1) / buckets)
-        var counts = [Int](repeating: 0, count: (span + size - 1) / size)
-        for value in values { counts[(value - low) / size] += 1 }
-        let most = max(1, counts.max() ?? 1)
-        return counts.enumerated().map { index, count in
-            let from = low + index * size
-            let label = "\(from)–\(from + size - 1)".padding(toLength: 11, withPad: " ", startingAt: 0)
-            return "  \(label) \(String(repeating: "█", count: count * width / most)) \(count)"
+    static func render(_ bins: [Wire.HistogramBin], width: Int = 30) -> String {
+        guard !bins.isEmpty else { return "  (no passages)" }
+        let most = max(1, bins.map(\.count).max() ?? 1)
+        return bins.map { bin in
+            let label = "\(bin.from)–\(bin.to)".padding(toLength: 11, withPad: " ", startingAt: 0)
+            return "  \(label) \(String(repeating: "█", count: bin.count * width / most)) \(bin.count)"
         }.joined(separator: "\n")
     }
 }

@@ -1,3 +1,4 @@
+import Assistant
 import Foundation
 import SibylCore
 
@@ -39,8 +40,14 @@ enum Format {
         return ([Terminal.bold(line(header))] + rows.map(line)).joined(separator: "\n")
     }
 
-    static func json(_ object: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+    /// The start of a text on one line.
+    static func excerpt(_ text: String, length: Int = 300) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count > length ? String(flat.prefix(length)) + "…" : flat
+    }
+
+    /// A wire value as Sibyl's JSON (the same shape the HTTP API returns).
+    static func json(_ value: some Encodable) -> String {
+        (try? WireCoding.encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import Assistant
 import Foundation
 import SibylCore
 
 /// `sibyl transcribe`: speech to text.
 struct Transcribe: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Transcribe a recording (WAV, MP3, M4A, FLAC …), or translate it into English.")
+    static let configuration = CommandConfiguration(abstract: "Transcribe a recording (WAV, MP3, M4A, FLAC, Ogg, WebM …), or translate it into English.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The audio file.") var file: String
@@ -16,29 +17,19 @@ struct Transcribe: AsyncParsableCommand {
     @Option(help: "text (default), srt or vtt subtitles.") var format: TranscriptFormat = .text
 
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
+        try await global.withRuntime { runtime in
             let url = URL(fileURLWithPath: file)
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 throw CLIError("Cannot read \(file).", hint: "Check the path.")
             }
-            guard let audioFormat = AudioFormat(fileExtension: url.pathExtension) else {
+            guard let audioFormat = AudioFormat(sniffing: data) ?? AudioFormat(fileExtension: url.pathExtension) else {
                 throw CLIError("\(file) does not look like audio (.wav, .mp3, .m4a, .flac, .ogg, .webm).")
             }
-            let result = try await runtime.transcriber().transcribe(
+            let result = try await runtime.transcribe(
                 AudioFile(data: data, format: audioFormat),
                 options: TranscriptionOptions(translate: translate, language: language, prompt: prompt, model: model, format: format)
             )
-            if json {
-                let report: [String: Any] = [
-                    "text": result.text,
-                    "language": result.language.map { $0 as Any } ?? NSNull(),
-                    "duration": result.duration.map { $0 as Any } ?? NSNull(),
-                ]
-                Terminal.print(Format.json(report))
-            } else {
-                Terminal.print(result.text)
-            }
+            Terminal.print(json ? Format.json(Wire.Transcription(result)) : result.text)
         }
     }
 }
@@ -61,8 +52,7 @@ struct Speak: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
+        try await global.withRuntime { runtime in
             var input = text.joined(separator: " ")
             if input.isEmpty || input == "-" { input = Terminal.readAllInput() }
             guard !input.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ValidationError("There is no text to speak.") }
@@ -70,7 +60,7 @@ struct Speak: AsyncParsableCommand {
             guard let format = AudioFormat(fileExtension: ext.isEmpty ? "wav" : ext) else {
                 throw CLIError("Cannot write .\(ext) audio.", hint: "Use a .wav, .mp3, .flac, .opus, .aac or .pcm file name.")
             }
-            let audio = try await runtime.speechSynthesizer().synthesize(input, options: SpeechOptions(model: model, voice: voice, format: format, speed: speed))
+            let audio = try await runtime.speak(input, options: SpeechOptions(model: model, voice: voice, format: format, speed: speed))
             try audio.data.write(to: URL(fileURLWithPath: output), options: .atomic)
             Terminal.error("Wrote \(output) (\(audio.data.count) bytes).")
         }
@@ -79,7 +69,10 @@ struct Speak: AsyncParsableCommand {
 
 /// `sibyl imagine`: image generation.
 struct Imagine: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Draw an image from a prompt and save it (images are downloaded at once: provider links expire).")
+    static let configuration = CommandConfiguration(
+        abstract: "Draw an image from a prompt and save it (images are downloaded at once: provider links expire).",
+        discussion: "The images are also kept in a conversation (see `sibyl conversations list`)."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "What to draw.") var prompt: [String]
@@ -90,13 +83,16 @@ struct Imagine: AsyncParsableCommand {
     @Option(help: "Image model instead of the configured one.") var model: String?
 
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
-            let images = try await runtime.imageGenerator().generateImages(prompt.joined(separator: " "), options: ImageOptions(model: model, size: size, quality: quality, count: count))
+        try await global.withRuntime { runtime in
+            let text = prompt.joined(separator: " ")
+            let result = try await runtime.imagine(
+                text, options: ImageOptions(model: model, size: size, quality: quality, count: count),
+                conversation: .new(NewConversation(source: .cli))
+            )
             let base = URL(fileURLWithPath: output)
-            for (index, image) in images.enumerated() {
+            for (index, image) in result.images.enumerated() {
                 var url = base
-                if images.count > 1 {
+                if result.images.count > 1 {
                     let stem = base.deletingPathExtension().lastPathComponent
                     let ext = base.pathExtension.isEmpty ? image.fileExtension : base.pathExtension
                     url = base.deletingLastPathComponent().appendingPathComponent("\(stem)-\(index + 1).\(ext)")

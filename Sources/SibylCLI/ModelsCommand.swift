@@ -23,8 +23,8 @@ struct Models: AsyncParsableCommand {
         @Flag(help: "Also list every pinned download (for copying onto an air-gapped machine).") var files = false
 
         func run() async throws {
-            try await reportingErrors {
-                let installer = try global.runtime().local.installer
+            try await global.withRuntime { runtime in
+                let installer = runtime.local.installer
                 let manifest = installer.manifest
                 let rows = installer.status().map { [$0.name, $0.installed ? "installed" : "not installed", $0.title] }
                 Terminal.print(Format.table(["COMPONENT", "STATE", "WHAT"], rows))
@@ -44,13 +44,17 @@ struct Models: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show what is installed, what is missing and how to install it.")
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Re-hash installed files against their pins.") var verify = false
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let installer = runtime.local.installer
-                Terminal.print(Terminal.dim("Engines directory: \(installer.layout.root.path)"))
-                let rows = installer.status().map { status -> [String] in
+            try await global.withRuntime { runtime in
+                let statuses = runtime.modelStatus()
+                if json, !verify {
+                    Terminal.print(Format.json(statuses.map(Wire.ModelComponent.init)))
+                    return
+                }
+                Terminal.print(Terminal.dim("Engines directory: \(runtime.local.layout.root.path)"))
+                let rows = statuses.map { status -> [String] in
                     let state = status.installed ? Terminal.green("installed") : Terminal.yellow("missing")
                     let size = status.bytesOnDisk > 0 ? String(format: "%.0f MB", Double(status.bytesOnDisk) / 1_000_000) : "-"
                     let detail = status.installed ? status.title : "run `sibyl models install \(status.name)` (missing: \(status.missing.joined(separator: ", ")))"
@@ -59,7 +63,7 @@ struct Models: AsyncParsableCommand {
                 Terminal.print(Format.table(["COMPONENT", "STATE", "SIZE", "DETAIL"], rows))
                 if verify {
                     let display = ProgressDisplay()
-                    let problems = try EngineInstaller(layout: installer.layout, observer: display.observer).verifyInstalled()
+                    let problems = try runtime.verifyModels(progress: display.observer)
                     display.finish()
                     if problems.isEmpty {
                         Terminal.print(Terminal.green("All installed files match their pins."))
@@ -82,18 +86,13 @@ struct Models: AsyncParsableCommand {
         @Option(help: "Take the pinned files from this directory instead of downloading them (air-gapped machines).") var from: String?
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 let display = ProgressDisplay()
-                let installer = EngineInstaller(
-                    layout: runtime.local.layout,
-                    localSource: from.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) },
-                    observer: display.observer
-                )
+                let source = from.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) }
                 let started = ContinuousClock.now
                 let summary: InstallSummary
                 do {
-                    summary = try await installer.install(components)
+                    summary = try await runtime.installModels(components, from: source, progress: display.observer)
                 } catch {
                     display.finish()
                     throw error
@@ -115,8 +114,8 @@ struct Models: AsyncParsableCommand {
         @Flag(help: "Also delete the cached downloads.") var purge = false
 
         func run() async throws {
-            try await reportingErrors {
-                let removed = try global.runtime().local.installer.remove(components, purgeDownloads: purge)
+            try await global.withRuntime { runtime in
+                let removed = try runtime.removeModels(components, purge: purge)
                 Terminal.print(removed.isEmpty ? "Nothing to remove." : "Removed \(removed.joined(separator: ", ")).")
             }
         }

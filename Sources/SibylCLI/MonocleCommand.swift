@@ -6,6 +6,7 @@ import Monocle
 import MonocleEmulator
 import MonocleBluetooth
 import MonocleRelay
+import SibylConfig
 import SibylCore
 import Synchronization
 
@@ -103,40 +104,42 @@ struct MonocleCommand: AsyncParsableCommand {
         @Option(help: "The language the wearer speaks (ISO 639-1, e.g. de), when known.")
         var language: String?
 
+        @OptionGroup var documents: DocumentOptions
+
+        /// How the session answers: these options over the settings.
+        var sessionOptions: GlassesSessionOptions {
+            GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: documents.scope)
+        }
+
         func run() async throws {
-            try await reportingErrors {
+            try await global.withRuntime { runtime in
                 if relay {
-                    try await runRelay()
-                    return
+                    try await runRelay(runtime)
+                } else if emulator {
+                    try await runEmulator(runtime)
+                } else {
+                    try await runBluetooth(runtime)
                 }
-                guard emulator else {
-                    try await runBluetooth()
-                    return
-                }
-                let runtime = try global.runtime()
-                let app = try emulatorOptions.app()
-                let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulator")
-                try await glasses.powerOn()
-                let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength), app: app)
-                let engine = try await runtime.engine()
-                let options = glassesOptions(runtime)
-                let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
-                let assistant = GlassesAssistant(controller: controller, engine: engine, visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
-                let console = GlassesConsole(emulator: glasses)
-                let serving = Task { await controller.run() }
-                let answering = Task { await assistant.run { console.report($0) } }
-                let watching = Task { await console.watchDisplay() }
-                await console.waitUntilReady()
-                await console.readCommands()
-                await controller.stop()
-                serving.cancel()
-                answering.cancel()
-                watching.cancel()
-                await glasses.powerOff()
-                if let id = await assistant.conversation {
-                    Terminal.print(Terminal.dim("saved in conversation \(id.uuidString.lowercased().prefix(8))"))
-                }
-                await runtime.shutdown()
+            }
+        }
+
+        /// The virtual Monocle, with its display drawn here and the wearer's actions typed.
+        func runEmulator(_ runtime: SibylRuntime) async throws {
+            let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulator")
+            try await glasses.powerOn()
+            let transport = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
+            let session = try runtime.glassesSession(transport: transport, app: try emulatorOptions.app(), options: sessionOptions)
+            let console = GlassesConsole(emulator: glasses)
+            let serving = Task { await session.run { console.report($0) } }
+            let watching = Task { await console.watchDisplay() }
+            await console.waitUntilReady()
+            await console.readCommands()
+            await session.stop()
+            serving.cancel()
+            watching.cancel()
+            await glasses.powerOff()
+            if let id = await session.conversation {
+                Terminal.print(Terminal.dim("saved in conversation \(id.uuidString.lowercased().prefix(8))"))
             }
         }
     }
@@ -187,8 +190,7 @@ struct MonocleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 var options = MonocleController.Options()
                 let package = try firmware.map(loadPackage)
                 options.firmwarePackage = package
@@ -254,7 +256,7 @@ struct MonocleCommand: AsyncParsableCommand {
                 throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
             }
             let bus = try BluetoothSupport.bus()
-            let adapter = runtime.settings.value("glasses.adapter") ?? "hci0"
+            let adapter = BluetoothSupport.adapter(runtime)
             Terminal.print("Connecting to the Monocle \(address)…")
             return UpdateLinks(
                 glasses: BlueZTransport(bus: bus, address: address, adapter: adapter),
@@ -327,8 +329,7 @@ struct MonocleCommand: AsyncParsableCommand {
         @OptionGroup var emulatorOptions: EmulatorOptions
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 let app = try emulatorOptions.app()
                 let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulate")
                 // Written straight to the filesystem: this is the app as it would be after an upload.
@@ -349,78 +350,51 @@ struct MonocleCommand: AsyncParsableCommand {
     }
 }
 
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
-    }
-}
 
 extension MonocleCommand.Connect {
-    /// How answers are made: the options given, else the settings, else the glasses' defaults.
-    func glassesOptions(_ runtime: SibylRuntime) -> GlassesAssistant.Options {
-        var options = GlassesAssistant.Options()
-        options.persona = persona ?? runtime.settings.value("glasses.persona") ?? "concise"
-        options.mode = translateTo.map { .translator(target: $0) } ?? .chat
-        options.language = language ?? runtime.settings.value("glasses.language")
-        return options
-    }
-
     /// Serves browser pages that carry the glasses' bytes, one at a time, until `quit` or the end of input.
-    func runRelay() async throws {
-        let runtime = try global.runtime()
+    func runRelay(_ runtime: SibylRuntime) async throws {
         let app = try emulatorOptions.app()
-        let engine = try await runtime.engine()
-        let options = glassesOptions(runtime)
-        let transcriber = try runtime.transcriber()
-        let server = try await MonocleRelayServer.start(port: port) { [options] transport in
+        let options = sessionOptions
+        let server = try await MonocleRelayServer.start(port: port) { transport in
             Terminal.print(Terminal.dim("[relay] a browser connected"))
-            let controller = MonocleController(transport: transport, app: app)
-            let assistant = GlassesAssistant(controller: controller, engine: engine, transcriber: transcriber, options: options)
-            let serving = Task { await controller.run() }
-            await assistant.run { GlassesConsole.describe($0) }
-            serving.cancel()
+            do {
+                let session = try runtime.glassesSession(transport: transport, app: app, options: options)
+                await session.run { GlassesConsole.describe($0) }
+            } catch {
+                Terminal.report(error)
+            }
             Terminal.print(Terminal.dim("[relay] the browser left"))
         }
         Terminal.print("Waiting for a browser at \(server.url) (type quit to stop)")
-        let lines = Terminal.lines { "" }
-        Terminal.requestLine()
-        for await line in lines {
-            if ["quit", "exit"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { break }
-            Terminal.requestLine()
-        }
+        await Self.waitForQuit()
         await server.stop()
-        await runtime.shutdown()
     }
-}
 
-extension MonocleCommand.Connect {
     /// Real glasses over BlueZ: the paired Monocle, until `quit` or the end of input.
-    func runBluetooth() async throws {
-        let runtime = try global.runtime()
+    func runBluetooth(_ runtime: SibylRuntime) async throws {
         guard let address = runtime.settings.value("glasses.device") else {
             throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
         }
         let bus = try BluetoothSupport.bus()
         defer { bus.close() }
-        let transport = BlueZTransport(bus: bus, address: address, adapter: runtime.settings.value("glasses.adapter") ?? "hci0")
-        let controller = MonocleController(transport: transport, app: try emulatorOptions.app())
-        let options = glassesOptions(runtime)
-        let vision = try await runtime.settings.value("glasses.vision_model").asyncMap { try await runtime.engine(model: $0) }
-        let assistant = GlassesAssistant(controller: controller, engine: try await runtime.engine(), visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
+        let transport = BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime))
+        let session = try runtime.glassesSession(transport: transport, app: try emulatorOptions.app(), options: sessionOptions)
         Terminal.print("Connecting to the Monocle \(address) (type quit to stop)")
-        let serving = Task { await controller.run() }
-        let answering = Task { await assistant.run { GlassesConsole.describe($0) } }
+        let serving = Task { await session.run { GlassesConsole.describe($0) } }
+        await Self.waitForQuit()
+        await session.stop()
+        serving.cancel()
+    }
+
+    /// Waits until `quit` (or `exit`) is typed, or input ends.
+    static func waitForQuit() async {
         let lines = Terminal.lines { "" }
         Terminal.requestLine()
         for await line in lines {
             if ["quit", "exit"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) { break }
             Terminal.requestLine()
         }
-        await controller.stop()
-        serving.cancel()
-        answering.cancel()
-        await runtime.shutdown()
     }
 }
 
@@ -435,7 +409,12 @@ enum BluetoothSupport {
     }
 
     static func scanner(_ runtime: SibylRuntime, bus: DBusClient) -> BlueZScanner {
-        BlueZScanner(bus: bus, adapter: runtime.settings.value("glasses.adapter") ?? "hci0")
+        BlueZScanner(bus: bus, adapter: adapter(runtime))
+    }
+
+    /// The Bluetooth adapter the settings name (`glasses.adapter`, hci0 by default).
+    static func adapter(_ runtime: SibylRuntime) -> String {
+        runtime.settings.value("glasses.adapter") ?? ConfigKey.named("glasses.adapter")?.defaultValue ?? "hci0"
     }
 }
 
@@ -447,8 +426,7 @@ extension MonocleCommand {
         @Option(help: "How long to scan, in seconds.") var seconds = 5.0
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 let bus = try BluetoothSupport.bus()
                 defer { bus.close() }
                 let found = try await BluetoothSupport.scanner(runtime, bus: bus).scan(for: .seconds(seconds))
@@ -475,11 +453,10 @@ extension MonocleCommand {
         @Option(help: "How long to look, in seconds.") var seconds = 10.0
 
         func run() async throws {
-            try await reportingErrors {
-                var settings = try global.runtime().settings
+            try await global.withRuntime { runtime in
                 let bus = try BluetoothSupport.bus()
                 defer { bus.close() }
-                let scanner = BlueZScanner(bus: bus, adapter: settings.value("glasses.adapter") ?? "hci0")
+                let scanner = BluetoothSupport.scanner(runtime, bus: bus)
                 let picker = PickerBox()
                 Terminal.print("Hold your Monocle close to this computer…")
                 _ = try await scanner.scan(for: .seconds(seconds)) { sightings in
@@ -488,7 +465,7 @@ extension MonocleCommand {
                 guard let address = picker.nearest else {
                     throw CLIError("No Monocle came close enough (stronger than −65 dBm).", hint: "Hold it next to the computer and try again; `sibyl monocle scan` shows what is in reach.")
                 }
-                try settings.set("glasses.device", to: address)
+                try runtime.setSetting("glasses.device", to: address)
                 Terminal.print("Paired with the Monocle \(address). Connect with: sibyl monocle connect")
             }
         }
@@ -500,10 +477,9 @@ extension MonocleCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await reportingErrors {
-                var settings = try global.runtime().settings
-                let previous = settings.value("glasses.device")
-                try settings.unset("glasses.device")
+            try await global.withRuntime { runtime in
+                let previous = runtime.settings.value("glasses.device")
+                try runtime.unsetSetting("glasses.device")
                 Terminal.print(previous.map { "Forgot the Monocle \($0)." } ?? "No Monocle was paired.")
             }
         }

@@ -15,11 +15,15 @@ struct Personas: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List built-in and your own personas.")
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Also print each system prompt.") var prompts = false
+        @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                let personas = try PersonaCatalog(store: runtime.store).all()
+            try await global.withRuntime { runtime in
+                let personas = try runtime.personas()
+                if json {
+                    Terminal.print(Format.json(personas.map(Wire.Persona.init)))
+                    return
+                }
                 let rows = personas.map { persona in
                     [
                         persona.name, persona.isBuiltIn ? "built-in" : "yours", persona.model ?? "-",
@@ -60,16 +64,13 @@ struct Personas: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 var text = prompt ?? ""
                 if let promptFile {
                     guard let data = FileManager.default.contents(atPath: promptFile) else { throw CLIError("Cannot read \(promptFile).") }
                     text = String(decoding: data, as: UTF8.self)
                 }
-                text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !text.isEmpty else { throw CLIError("The system prompt is empty.") }
-                try PersonaCatalog(store: runtime.store).save(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
+                try runtime.savePersona(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
                 Terminal.print("Saved persona \(name). Use it with `sibyl chat --persona \(name)` or /persona \(name).")
             }
         }
@@ -81,9 +82,8 @@ struct Personas: AsyncParsableCommand {
         @Argument(help: "The persona's name.") var name: String
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
-                try PersonaCatalog(store: runtime.store).remove(named: name)
+            try await global.withRuntime { runtime in
+                try runtime.removePersona(named: name)
                 Terminal.print("Removed persona \(name).")
             }
         }

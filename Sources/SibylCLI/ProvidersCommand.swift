@@ -22,12 +22,10 @@ struct Providers: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            try await reportingErrors {
-                let runtime = try global.runtime()
+            try await global.withRuntime { runtime in
                 let rows = await runtime.checkProviders()
-                await runtime.shutdown()
                 if json {
-                    Terminal.print(Format.json(rows.map(Self.json)))
+                    Terminal.print(Format.json(rows.map(Wire.ProviderCheck.init)))
                     return
                 }
                 Terminal.print(Format.table(
@@ -42,18 +40,6 @@ struct Providers: AsyncParsableCommand {
                     Terminal.print(Terminal.dim("\nChoose per capability with `sibyl config set <chat|embeddings|stt|tts>.provider local|remote|auto`, and set a remote one with `<capability>.base_url` and `<capability>.model`."))
                 }
             }
-        }
-
-        private static func json(_ row: ProviderCheckRow) -> [String: Any] {
-            [
-                "capability": row.probe.rawValue, "provider": row.capability.rawValue,
-                "using": row.provider.isLocal ? "local" : "remote", "why": row.provider.choice,
-                "local_engine": row.localEngine.map { $0.installed ? "installed" : "missing" } ?? "none",
-                "base_url": row.provider.baseURL, "model": row.provider.model,
-                "key": row.provider.apiKey == nil ? "none" : row.provider.keySource,
-                "state": row.status.state.rawValue, "detail": row.status.detail,
-                "latency_ms": row.status.latency.map { $0.milliseconds as Any } ?? NSNull(),
-            ]
         }
 
         private static func paint(_ state: CapabilityStatus.State) -> String {

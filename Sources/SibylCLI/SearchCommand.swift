@@ -18,21 +18,10 @@ struct Search: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        try await reportingErrors {
-            let runtime = try global.runtime()
-            let text = query.joined(separator: " ")
-            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("Give something to search for.") }
-            let setup = try runtime.embeddingSetup()
-            let documentID = try document.map { try DocumentLookup.find($0, in: runtime.knowledgeStore()).id }
-            let results = try await runtime.retriever(setup: setup).search(text, mode: mode, collection: collection, documentID: documentID, limit: limit)
+        try await global.withRuntime { runtime in
+            let results = try await runtime.search(query.joined(separator: " "), collection: collection, document: document, mode: mode, limit: limit)
             if json {
-                Terminal.print(Format.json(results.enumerated().map { rank, result in
-                    [
-                        "rank": rank + 1, "score": result.score, "vector_score": result.vectorScore ?? NSNull(), "lexical_score": result.lexicalScore ?? NSNull(),
-                        "document": result.document.displayName, "path": result.document.path, "page": result.chunk.page ?? NSNull(),
-                        "section": result.chunk.headingPath, "text": result.chunk.text,
-                    ] as [String: Any]
-                }))
+                Terminal.print(Format.json(results.enumerated().map { Wire.Passage($0.element, rank: $0.offset + 1) }))
                 return
             }
             guard !results.isEmpty else {
@@ -45,13 +34,8 @@ struct Search: AsyncParsableCommand {
                 if let lexical = result.lexicalScore { scores.append(String(format: "bm25 %.2f", lexical)) }
                 let location = result.chunk.location.isEmpty ? "" : " — \(result.chunk.location)"
                 Terminal.print(Terminal.bold("\(rank + 1). \(result.document.displayName)") + location + Terminal.dim("  (\(scores.joined(separator: ", ")))"))
-                Terminal.print(Self.excerpt(result.chunk.text) + "\n")
+                Terminal.print(Format.excerpt(result.chunk.text) + "\n")
             }
         }
-    }
-
-    static func excerpt(_ text: String, length: Int = 300) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return flat.count > length ? String(flat.prefix(length)) + "…" : flat
     }
 }

@@ -17,7 +17,7 @@ public enum SibylCommand {
         version: "0.1.0",
         subcommands: [
             Chat.self, Ask.self, Docs.self, Search.self, Eval.self, Conversations.self, Personas.self,
-            Transcribe.self, Speak.self, Imagine.self, MonocleCommand.self,
+            Transcribe.self, Speak.self, Imagine.self, MonocleCommand.self, Serve.self,
             Providers.self, Models.self, Config.self, Keys.self, Logs.self,
         ]
     )
@@ -28,26 +28,45 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.customShort("v"), .long], help: "Log requests and retries to stderr.")
     var verbose = false
 
+    /// The log level: -v means debug, else SIBYL_LOG_LEVEL, else the command's default.
+    func logLevel(default fallback: Logger.Level = .warning) -> Logger.Level {
+        if verbose { return .debug }
+        if let name = ProcessInfo.processInfo.environment["SIBYL_LOG_LEVEL"], let parsed = Logger.Level(rawValue: name) { return parsed }
+        return fallback
+    }
+
     /// Sets up logging (to stderr, never to stdout, which carries answers and JSON).
-    func bootstrap() {
-        let level: Logger.Level
-        if verbose {
-            level = .debug
-        } else if let name = ProcessInfo.processInfo.environment["SIBYL_LOG_LEVEL"], let parsed = Logger.Level(rawValue: name) {
-            level = parsed
-        } else {
-            level = .warning
+    func bootstrap(defaultLevel: Logger.Level = .warning) {
+        LoggingBootstrap.once(level: logLevel(default: defaultLevel))
+    }
+
+    /// The logger Sibyl's own code writes to.
+    func logger(defaultLevel: Logger.Level = .warning) -> Logger {
+        var logger = Logger(label: "sibyl")
+        logger.logLevel = logLevel(default: defaultLevel)
+        return logger
+    }
+
+    /// Runs a command body with Sibyl's runtime; errors go to stderr with what to do next, and the
+    /// local engines the body started are stopped whatever happens.
+    func withRuntime(_ body: (SibylRuntime) async throws -> Void) async throws {
+        try await reportingErrors {
+            let runtime = try runtime()
+            do {
+                try await body(runtime)
+            } catch {
+                await runtime.shutdown()
+                throw error
+            }
+            await runtime.shutdown()
         }
-        LoggingBootstrap.once(level: level)
     }
 
     /// Opens Sibyl's data directory and settings.
     func runtime() throws -> SibylRuntime {
         bootstrap()
         Interrupts.shared.install()
-        var logger = Logger(label: "sibyl")
-        logger.logLevel = verbose ? .debug : .warning
-        return try SibylRuntime(logger: logger)
+        return try SibylRuntime(logger: logger())
     }
 }
 
@@ -74,10 +93,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as ValidationError {
         throw error
     } catch {
-        Terminal.error(Terminal.red("error:", stderr: true) + " " + Redaction.redact(error.localizedDescription))
-        if let suggestion = (error as? LocalizedError)?.recoverySuggestion {
-            Terminal.error(Terminal.dim("hint: ", stderr: true) + suggestion)
-        }
+        Terminal.report(error)
         throw ExitCode.failure
     }
 }

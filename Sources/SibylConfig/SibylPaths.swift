@@ -26,6 +26,10 @@ public struct SibylPaths: Sendable, Hashable {
     public var secretsFile: URL { home.appendingPathComponent("secrets.json") }
     public var attachments: URL { home.appendingPathComponent("attachments", isDirectory: true) }
     public var logs: URL { home.appendingPathComponent("logs", isDirectory: true) }
+    /// The knowledge base: documents, passages, vectors.
+    public var knowledgeDatabase: URL { home.appendingPathComponent("knowledge.sqlite") }
+    /// Documents received through uploads, one folder per collection.
+    public var uploadedDocuments: URL { home.appendingPathComponent("documents", isDirectory: true) }
 
     /// Creates the data directory, readable by the owner only.
     public func createHome() throws {

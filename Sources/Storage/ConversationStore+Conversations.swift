@@ -80,6 +80,38 @@ extension ConversationStore {
         }
     }
 
+    /// Conversations that match a query, most recently updated first, a page at a time.
+    public func conversations(_ query: ConversationQuery, limit: Int, offset: Int = 0) throws -> [ConversationSummary] {
+        let (filter, arguments) = query.sqlFilter()
+        let sql = """
+            SELECT conversation.*,
+                (SELECT COUNT(*) FROM message WHERE message.conversation_id = conversation.id) AS message_count,
+                (SELECT substr(message.text, 1, 400) FROM message
+                    WHERE message.conversation_id = conversation.id AND trim(message.text) <> ''
+                    ORDER BY message.position DESC LIMIT 1) AS last_text
+            FROM conversation\(filter)
+            ORDER BY updated_at DESC, rowid DESC
+            LIMIT ? OFFSET ?
+            """
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments + [max(0, limit), max(0, offset)]).map { row in
+                ConversationSummary(
+                    conversation: try ConversationRecord(row: row).conversation,
+                    messageCount: try row.decode(forColumn: "message_count"),
+                    preview: ConversationSummary.preview(of: try row.decode(forColumn: "last_text"))
+                )
+            }
+        }
+    }
+
+    /// How many conversations match a query.
+    public func countConversations(_ query: ConversationQuery) throws -> Int {
+        let (filter, arguments) = query.sqlFilter()
+        return try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM conversation\(filter)", arguments: arguments) ?? 0
+        }
+    }
+
     /// The most recently updated conversation, from one source or any.
     public func latestConversation(source: ConversationSource? = nil) throws -> Conversation? {
         try conversations(limit: 1, source: source).first?.conversation

@@ -28,8 +28,14 @@ extension ConversationStore {
         var detailsText: String?
         if let details, JSONSerialization.isValidJSONObject(details),
            let data = try? JSONSerialization.data(withJSONObject: details, options: [.sortedKeys]) {
-            detailsText = Redaction.redact(String(decoding: data, as: UTF8.self))
+            detailsText = String(decoding: data, as: UTF8.self)
         }
+        try log(level, category, message, detailsJSON: detailsText)
+    }
+
+    /// Appends to the operations log with details already as a JSON object text; secrets are redacted.
+    public func log(_ level: LogEntry.Level, _ category: String, _ message: String, detailsJSON: String?) throws {
+        let detailsText = detailsJSON.map { Redaction.redact($0) }
         try write { db in
             try db.execute(
                 sql: "INSERT INTO log_entry (at, level, category, message, details) VALUES (?, ?, ?, ?, ?)",
@@ -38,14 +44,26 @@ extension ConversationStore {
         }
     }
 
-    /// Log entries, oldest first, filtered by minimum level, time and a case-insensitive text match.
-    public func logEntries(minimumLevel: LogEntry.Level = .debug, since: Date? = nil, matching text: String? = nil, limit: Int? = nil) throws -> [LogEntry] {
+    /// Log entries, oldest first, filtered by minimum level, time, operation (`docs` also takes
+    /// `docs.add`) and a case-insensitive text match; `limit` keeps the newest.
+    public func logEntries(
+        minimumLevel: LogEntry.Level = .debug, since: Date? = nil, until: Date? = nil, operation: String? = nil, matching text: String? = nil, limit: Int? = nil
+    ) throws -> [LogEntry] {
         let levels = LogEntry.Level.allCases.filter { $0 >= minimumLevel }.map(\.rawValue)
         var sql = "SELECT * FROM log_entry WHERE level IN (\(levels.map { _ in "?" }.joined(separator: ",")))"
         var arguments = StatementArguments(levels)
         if let since {
             sql += " AND at >= ?"
             arguments += [Timestamp.milliseconds(since)]
+        }
+        if let until {
+            sql += " AND at <= ?"
+            arguments += [Timestamp.milliseconds(until)]
+        }
+        if let operation, !operation.isEmpty {
+            sql += " AND (category = ? OR category LIKE ? ESCAPE '!')"
+            let escaped = operation.replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%").replacingOccurrences(of: "_", with: "!_")
+            arguments += [operation, escaped + ".%"]
         }
         if let text, !text.isEmpty {
             sql += " AND (message LIKE ? ESCAPE '!' OR category LIKE ? ESCAPE '!' OR details LIKE ? ESCAPE '!')"

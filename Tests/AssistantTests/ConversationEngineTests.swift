@@ -12,7 +12,7 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["Paris", " is the capital."], title: "\"French Capital.\"")
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let all = await events(of: try fixture.engine.send("What is the capital of France?", in: conversation.id))
+        let all = await events(of: try await fixture.engine.send("What is the capital of France?", in: conversation.id))
 
         guard case .started(let question, let answerID) = all.first else { Issue.record("no start event"); return }
         #expect(question.text == "What is the capital of France?")
@@ -42,8 +42,8 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["ok"])
         let conversation = try fixture.engine.startConversation(source: .cli)
-        _ = await events(of: try fixture.engine.send("first", in: conversation.id))
-        _ = await events(of: try fixture.engine.send("second", in: conversation.id))
+        _ = await events(of: try await fixture.engine.send("first", in: conversation.id))
+        _ = await events(of: try await fixture.engine.send("second", in: conversation.id))
         let last = try #require(fixture.answerRequests.last)
         #expect(last.sentMessages.map(\.role) == ["system", "user", "assistant", "user"])
         #expect(last.sentMessages.map(\.content).suffix(3) == ["first", "ok", "second"])
@@ -56,7 +56,7 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(["Once upon", " a time"], dropAfter: 3), for: chatPath)
         let conversation = try fixture.engine.startConversation(source: .web)
-        let first = await events(of: try fixture.engine.send("Tell a story", in: conversation.id))
+        let first = await events(of: try await fixture.engine.send("Tell a story", in: conversation.id))
         let (failedMessage, error) = try #require(first.failed)
         #expect(failedMessage.text == "Once upon a time")
         #expect(failedMessage.status == .failed)
@@ -67,7 +67,7 @@ struct ConversationEngineTests {
         #expect(stored[1].text == "Once upon a time")
 
         fixture.answerEverything(with: ["A whole story."])
-        let second = await events(of: try fixture.engine.retry(in: conversation.id))
+        let second = await events(of: try await fixture.engine.retry(in: conversation.id))
         let answer = try #require(second.finished)
         #expect(answer.id == failedMessage.id)
         stored = try fixture.store.messages(in: conversation.id)
@@ -86,7 +86,7 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.server.handle(chatPath) { _ in .error(status: 401, message: "Incorrect API key provided: sk-test-engine-key-123456", code: "invalid_api_key") }
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let all = await events(of: try fixture.engine.send("hi", in: conversation.id))
+        let all = await events(of: try await fixture.engine.send("hi", in: conversation.id))
         let (message, error) = try #require(all.failed)
         #expect(message.text.isEmpty)
         #expect(error.contains("HTTP 401"))
@@ -100,7 +100,7 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(Array(repeating: "word ", count: 40), pause: .milliseconds(100)), for: chatPath)
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let turn = try fixture.engine.send("Talk a lot", in: conversation.id)
+        let turn = try await fixture.engine.send("Talk a lot", in: conversation.id)
         var collected: [AssistantEvent] = []
         for await event in turn.events {
             collected.append(event)
@@ -120,8 +120,8 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(["slow"], pause: .milliseconds(300)), for: chatPath)
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let turn = try fixture.engine.send("one", in: conversation.id)
-        #expect(throws: AssistantError.busy) { try fixture.engine.send("two", in: conversation.id) }
+        let turn = try await fixture.engine.send("one", in: conversation.id)
+        await #expect(throws: AssistantError.busy) { try await fixture.engine.send("two", in: conversation.id) }
         _ = await events(of: turn)
         #expect(try fixture.store.messages(in: conversation.id).count == 2)
     }
@@ -131,8 +131,8 @@ struct ConversationEngineTests {
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["Bonjour"])
         let conversation = try fixture.engine.startConversation(mode: .translator(target: "French"), source: .glasses)
-        _ = await events(of: try fixture.engine.send("Good morning", in: conversation.id))
-        let all = await events(of: try fixture.engine.send("Good night", in: conversation.id))
+        _ = await events(of: try await fixture.engine.send("Good morning", in: conversation.id))
+        let all = await events(of: try await fixture.engine.send("Good night", in: conversation.id))
         #expect(all.finished != nil)
         let sent = try #require(fixture.answerRequests.last)
         #expect(sent.sentMessages.count == 2)
@@ -150,9 +150,9 @@ struct ConversationEngineTests {
         fixture.answerEverything(with: [String(repeating: "a", count: 150)])
         let conversation = try fixture.engine.startConversation(source: .cli)
         for index in 0..<4 {
-            _ = await events(of: try fixture.engine.send("question \(index) " + String(repeating: "q", count: 90), in: conversation.id))
+            _ = await events(of: try await fixture.engine.send("question \(index) " + String(repeating: "q", count: 90), in: conversation.id))
         }
-        let all = await events(of: try fixture.engine.send("last question", in: conversation.id))
+        let all = await events(of: try await fixture.engine.send("last question", in: conversation.id))
         let dropped = all.compactMap { if case .historyTrimmed(let count) = $0 { count } else { nil } }.first
         #expect((dropped ?? 0) > 0)
         let sent = try #require(fixture.answerRequests.last)
@@ -169,7 +169,7 @@ struct ConversationEngineTests {
         fixture.answerEverything(with: ["Arr!"])
         try fixture.engine.personas.save(Persona(name: "pirate", systemPrompt: "Talk like a pirate.", model: "pirate-model", temperature: 1.3))
         let conversation = try fixture.engine.startConversation(persona: "pirate", source: .cli)
-        _ = await events(of: try fixture.engine.send("Hello", in: conversation.id))
+        _ = await events(of: try await fixture.engine.send("Hello", in: conversation.id))
         let sent = try #require(fixture.answerRequests.first)
         #expect(sent["model"] as? String == "pirate-model")
         #expect(sent["temperature"] as? Double == 1.3)
@@ -183,7 +183,7 @@ struct ConversationEngineTests {
         try fixture.store.append(Message(conversationID: conversation.id, role: .user, text: "Are you there?"))
         try fixture.store.append(Message(conversationID: conversation.id, role: .assistant, text: "Yes, I", status: .pending))
         fixture.answerEverything(with: ["Yes, I am."])
-        let all = await events(of: try fixture.engine.retry(in: conversation.id))
+        let all = await events(of: try await fixture.engine.retry(in: conversation.id))
         #expect(all.finished?.text == "Yes, I am.")
         let stored = try fixture.store.messages(in: conversation.id)
         #expect(stored.count == 2)
@@ -197,7 +197,7 @@ struct ConversationEngineTests {
             request.json?["stream"] as? Bool == true ? .chatStream(["fine"]) : .error(status: 500, message: "boom")
         }
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let all = await events(of: try fixture.engine.send("How do magnets work in simple everyday terms please?", in: conversation.id))
+        let all = await events(of: try await fixture.engine.send("How do magnets work in simple everyday terms please?", in: conversation.id))
         #expect(all.title == "How do magnets work in simple…")
     }
 
@@ -205,10 +205,10 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         let conversation = try fixture.engine.startConversation(source: .cli)
-        #expect(throws: AssistantError.nothingToRetry) { try fixture.engine.retry(in: conversation.id) }
+        await #expect(throws: AssistantError.nothingToRetry) { try await fixture.engine.retry(in: conversation.id) }
         // The conversation is not left marked busy by the failed attempt.
         fixture.answerEverything(with: ["ok"])
-        #expect(await events(of: try fixture.engine.send("hi", in: conversation.id)).finished != nil)
+        #expect(await events(of: try await fixture.engine.send("hi", in: conversation.id)).finished != nil)
     }
 
     @Test func titleCleaning() {

@@ -30,7 +30,7 @@ struct GroundingTests {
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["It is 7 ", "[2]."])
         let conversation = try fixture.engine.startConversation(source: .cli)
-        let all = await events(of: try fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
+        let all = await events(of: try await fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
         let answer = try #require(all.finished)
         #expect(answer.citations.map(\.number) == [2])
         #expect(try fixture.store.message(id: answer.id)?.citations.map(\.documentPath) == ["/d2.md"])

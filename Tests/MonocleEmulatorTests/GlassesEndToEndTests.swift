@@ -43,14 +43,17 @@ struct GlassesEndToEndTests {
     ) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-glasses-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
-        var env = ["SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        var env = [
+            "SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "40",
+        ]
         env.merge(environment) { $1 }
         let runtime = try SibylRuntime(environment: env)
         try await TestGlasses.with { glasses in
             let controller = MonocleController(transport: EmulatorTransport(emulator: glasses), app: try DeviceApp.sibyl(), options: ControllerTests.fastOptions())
-            let engine = try await runtime.engine(temperature: 0, maxTokens: 40)
-            let vision = try await visionModel.asyncMap { try await runtime.engine(model: $0, temperature: 0) }
-            let assistant = GlassesAssistant(controller: controller, engine: engine, visionEngine: vision, transcriber: try runtime.transcriber(), options: options)
+            var options = options
+            options.visionModel = visionModel
+            let assistant = GlassesAssistant(controller: controller, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
             let events = Events()
             let serving = Task { await controller.run() }
             let answering = Task { await assistant.run { events.record($0) } }

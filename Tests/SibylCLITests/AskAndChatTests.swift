@@ -13,11 +13,10 @@ struct AskAndChatTests {
         #expect(result.status == 0)
         #expect(result.stdout == "Four.\n")
         #expect(result.stderr.contains("10 + 2 tokens"))
-        let list = try await cli.run(["conversations", "list", "--json"])
-        let conversations = try #require(list.json as? [[String: Any]])
+        let conversations = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
         #expect(conversations.count == 1)
         #expect(conversations.first?["title"] as? String == "Test Title")
-        #expect(conversations.first?["messages"] as? Int == 2)
+        #expect(conversations.first?["messageCount"] as? Int == 2)
         #expect(conversations.first?["source"] as? String == "cli")
     }
 
@@ -31,10 +30,10 @@ struct AskAndChatTests {
         #expect(json["answer"] as? String == "Paris")
         #expect(json["status"] as? String == "complete")
         let usage = try #require(json["usage"] as? [String: Int])
-        #expect(usage == ["prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11])
+        #expect(usage == ["promptTokens": 10, "completionTokens": 1, "totalTokens": 11])
         let timings = try #require(json["timings"] as? [String: Int])
-        #expect(timings["total_ms"] != nil)
-        #expect(timings["time_to_first_token_ms"] != nil)
+        #expect(timings["totalMs"] != nil)
+        #expect(timings["timeToFirstTokenMs"] != nil)
     }
 
     @Test func askReadsTheQuestionFromStandardInputAndContinues() async throws {
@@ -72,6 +71,7 @@ struct AskAndChatTests {
         #expect(remote.status == 1)
         #expect(remote.stderr.contains("No API key for chat"))
         #expect(remote.stderr.contains("OPENAI_BASE_URL"))
+        #expect(remote.stderr.contains("sibyl keys set openai"))
     }
 
     @Test func aCutOffAnswerIsKeptAndRetryCompletesIt() async throws {
@@ -87,8 +87,8 @@ struct AskAndChatTests {
         let retried = try await cli.run(["ask", "--retry", "-c", "--json"])
         #expect(retried.status == 0)
         #expect((retried.json as? [String: Any])?["answer"] as? String == "Whole answer.")
-        let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
-        #expect(list.first?["messages"] as? Int == 2)
+        let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
+        #expect(list.first?["messageCount"] as? Int == 2)
     }
 
     @Test func ctrlCStopsTheAnswerKeepsItAndExits130() async throws {
@@ -126,7 +126,7 @@ struct AskAndChatTests {
     }
 
     private func latestID(_ cli: CLIRunner) async throws -> String {
-        let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
+        let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
         return try #require(list.first?["id"] as? String)
     }
 }

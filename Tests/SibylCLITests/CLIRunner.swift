@@ -8,6 +8,8 @@ struct CLIRunner {
         var stdout: String
         var stderr: String
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+        /// The items of `conversations list --json`.
+        var conversations: [[String: Any]]? { (json as? [String: Any])?["items"] as? [[String: Any]] }
     }
 
     let home: URL

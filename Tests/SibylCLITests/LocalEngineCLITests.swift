@@ -27,17 +27,17 @@ struct LocalEngineCLITests {
         #expect((json["answer"] as? String)?.contains("Paris") == true)
         #expect(json["model"] as? String == "qwen2.5-coder-0.5b-instruct")
         let usage = try #require(json["usage"] as? [String: Int])
-        #expect((usage["prompt_tokens"] ?? 0) > 10)
-        #expect((usage["completion_tokens"] ?? 0) >= 1)
+        #expect((usage["promptTokens"] ?? 0) > 10)
+        #expect((usage["completionTokens"] ?? 0) >= 1)
         let timings = try #require(json["timings"] as? [String: Int])
-        #expect(timings["time_to_first_token_ms"] != nil)
+        #expect(timings["timeToFirstTokenMs"] != nil)
 
         // Streamed to the terminal, and the conversation continues across runs.
         let streamed = try await cli.run(["ask", "-c", "--temperature", "0", "--max-tokens", "30", "And of Italy? One word."])
         #expect(streamed.status == 0, "stderr: \(streamed.stderr)")
         #expect(streamed.stdout.contains("Rome"))
-        let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
-        #expect(list.first?["messages"] as? Int == 4)
+        let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
+        #expect(list.first?["messageCount"] as? Int == 4)
         // The server Sibyl started is gone once the command is.
         #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
     }

@@ -11,7 +11,7 @@ struct ManagementCommandsTests {
         answerEverything(server, with: ["Blue, because of Rayleigh scattering."], title: "Sky Colour")
         let cli = try CLIRunner(server: server)
         _ = try await cli.run(["ask", "Why is the sky blue?"])
-        let list = try #require(try await cli.run(["conversations", "list", "--json"]).json as? [[String: Any]])
+        let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
         let id = try #require(list.first?["id"] as? String)
         let short = String(id.prefix(8))
 
@@ -33,7 +33,7 @@ struct ManagementCommandsTests {
         let imported = try await cli.run(["conversations", "import", file])
         #expect(imported.status == 0)
         #expect(imported.stdout.hasPrefix("Imported"))
-        #expect((try await cli.run(["conversations", "list", "--json"]).json as? [Any])?.count == 2)
+        #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.count == 2)
 
         #expect(try await cli.run(["conversations", "delete", short]).status == 0)
         let missing = try await cli.run(["conversations", "show", short])

@@ -41,9 +41,9 @@ struct MonocleCLITests {
         #expect(result.stdout.contains("heard: "), "\(result.stdout)")
         #expect(result.stdout.contains("Paris"), "\(result.stdout)")
         #expect(result.stdout.contains("Sibyl's own"))
-        let list = try #require(try await cli.run(["conversations", "list", "--source", "glasses", "--json"]).json as? [[String: Any]])
+        let list = try #require(try await cli.run(["conversations", "list", "--source", "glasses", "--json"]).conversations)
         #expect(list.count == 1)
-        #expect(list.first?["messages"] as? Int == 2)
+        #expect(list.first?["messageCount"] as? Int == 2)
 
         // A second session finds the app already on the glasses.
         let again = try await cli.run(["monocle", "connect", "--emulator"], input: "quit\n")

@@ -31,13 +31,16 @@ public actor GlassesAssistant {
         public var mode = ConversationMode.chat
         /// The spoken language, when known (helps speech-to-text).
         public var language: String?
+        /// Answer from the wearer's documents, with the same rules as everywhere else.
+        public var documents: DocumentScope?
+        /// The vision-capable chat model photo questions go to; without one, photos are declined.
+        public var visionModel: String?
 
         public init() {}
     }
 
     private let controller: MonocleController
-    private let engine: ConversationEngine
-    private let visionEngine: ConversationEngine?
+    private let asker: any Asking
     private let transcriber: any Transcriber
     private let options: Options
     private var assembler = GlassesRequestAssembler()
@@ -46,10 +49,10 @@ public actor GlassesAssistant {
     private var transferStarted: ContinuousClock.Instant?
     private var observer: @Sendable (GlassesEvent) -> Void = { _ in }
 
-    public init(controller: MonocleController, engine: ConversationEngine, visionEngine: ConversationEngine? = nil, transcriber: any Transcriber, options: Options = Options()) {
+    /// Answers what the wearer of `controller`'s glasses asks, through `asker` (a `SibylRuntime`).
+    public init(controller: MonocleController, asker: any Asking, transcriber: any Transcriber, options: Options = Options()) {
         self.controller = controller
-        self.engine = engine
-        self.visionEngine = visionEngine
+        self.asker = asker
         self.transcriber = transcriber
         self.options = options
     }
@@ -105,8 +108,8 @@ public actor GlassesAssistant {
         timings.audioTransfer = transfer
         let clock = ContinuousClock()
         do {
-            if photo != nil && visionEngine == nil {
-                throw GlassesFailure(shown: "Photos need a vision model: set glasses.vision_model in Sibyl.", detail: "no vision-capable chat model is configured (sibyl config set glasses.vision_model MODEL)")
+            if photo != nil && options.visionModel == nil {
+                throw GlassesFailure(shown: "Photos need a vision model: set glasses.vision_model in Sibyl.", detail: "no vision-capable chat model is configured (setting glasses.vision_model)")
             }
             guard audio.count >= 800 else { // under 0.1 s of sound
                 throw GlassesFailure(shown: "I didn't hear anything. Tap and speak again.", detail: "the recording was \(audio.count) bytes")
@@ -156,35 +159,38 @@ public actor GlassesAssistant {
         }
     }
 
-    /// Asks the engine, in the glasses' conversation, and returns the whole answer.
+    /// Asks, in the glasses' conversation, and returns the whole answer.
     private func ask(_ question: String, photo: Data?) async throws -> String {
-        let engine = photo == nil ? engine : (visionEngine ?? engine)
-        let id = try conversationFor(engine)
         let attachments = photo.map { [Attachment(kind: .image, mimeType: "image/jpeg", filename: "monocle.jpg", data: $0)] } ?? []
-        let turn = try engine.send(question, attachments: attachments, in: id)
-        return try await withTaskCancellationHandler {
-            var answer = ""
-            for await event in turn.events {
-                switch event {
-                case .delta(let text): answer += text
-                case .finished(let message): return message.text
-                case .failed(_, let error):
-                    throw GlassesFailure(shown: "The language model failed. Please try again.", detail: error)
-                case .cancelled: throw CancellationError()
-                case .started, .usage, .historyTrimmed, .titled: break
+        let conversation: ConversationChoice = conversationID.map { .id($0) }
+            ?? .new(NewConversation(persona: options.persona, mode: options.mode, source: .glasses))
+        let request = AskRequest(
+            question, attachments: attachments, conversation: conversation, documents: options.documents,
+            options: TurnOptions(model: photo == nil ? nil : options.visionModel)
+        )
+        let result = try await asker.ask(request)
+        conversationID = result.conversation.id
+        switch result.outcome {
+        case .declined(let declined):
+            return declined.reply.text
+        case .answering(let turn):
+            return try await withTaskCancellationHandler {
+                var answer = ""
+                for await event in turn.events() {
+                    switch event {
+                    case .delta(let text): answer += text
+                    case .finished(let message): return message.text
+                    case .failed(_, let error):
+                        throw GlassesFailure(shown: "The language model failed. Please try again.", detail: error)
+                    case .cancelled: throw CancellationError()
+                    case .started, .usage, .historyTrimmed, .titled: break
+                    }
                 }
+                return answer
+            } onCancel: {
+                turn.cancel()
             }
-            return answer
-        } onCancel: {
-            turn.cancel()
         }
-    }
-
-    private func conversationFor(_ engine: ConversationEngine) throws -> UUID {
-        if let conversationID { return conversationID }
-        let conversation = try engine.startConversation(persona: options.persona, mode: options.mode, source: .glasses)
-        conversationID = conversation.id
-        return conversation.id
     }
 
     /// Whisper marks silence with bracketed tags such as "[BLANK_AUDIO]"; those are not words.

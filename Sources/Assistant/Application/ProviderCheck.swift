@@ -27,7 +27,7 @@ extension SibylRuntime {
         var rows: [ProviderCheckRow] = []
         for capability in CapabilityKind.allCases {
             let probes = Self.probes[capability, default: []]
-            guard let provider = try? provider(for: capability) else { continue }
+            guard let provider = try? providers.provider(for: capability) else { continue }
             let engine = engines.first { $0.name == capability.rawValue }
             let statuses: [CapabilityStatus]
             if provider.isLocal {
@@ -42,12 +42,12 @@ extension SibylRuntime {
 
     private func checkRemote(_ capability: CapabilityKind, provider: ProviderSettings, probes: [ServerCapability]) async -> [CapabilityStatus] {
         if provider.isOpenAI, provider.apiKey == nil {
-            return probes.map { CapabilityStatus(capability: $0, state: .unauthorized, detail: "no API key: run `sibyl keys set openai` or set OPENAI_API_KEY") }
+            return probes.map { CapabilityStatus(capability: $0, state: .unauthorized, detail: "no API key: store the key 'openai' or set OPENAI_API_KEY") }
         }
-        let client = OpenAIClient(configuration: configuration(for: provider), logger: logger)
+        let client = OpenAIClient(configuration: providers.configuration(for: provider), logger: logger)
         var models = ProbeModels()
         switch capability {
-        case .chat: models.chat = try? await chatModelName(client: client, provider: provider)
+        case .chat: models.chat = try? await providers.chatModelName(client: client, provider: provider)
         case .embeddings: models.embeddings = provider.model
         case .stt: models.transcription = provider.model
         case .tts: models.speech = provider.model
@@ -59,17 +59,17 @@ extension SibylRuntime {
     private func checkLocal(_ capability: CapabilityKind, probes: [ServerCapability], engine: ComponentStatus?) async -> [CapabilityStatus] {
         if let engine, !engine.installed {
             return probes.map {
-                CapabilityStatus(capability: $0, state: .unavailable, detail: "not installed: run `sibyl models install \(engine.name)` (missing \(engine.missing.joined(separator: ", ")))")
+                CapabilityStatus(capability: $0, state: .unavailable, detail: "not installed: install the component '\(engine.name)' (missing \(engine.missing.joined(separator: ", ")))")
             }
         }
         let started = ContinuousClock.now
         do {
             switch capability {
             case .chat:
-                let endpoint = try await chatEndpoint()
+                let endpoint = try await providers.chatEndpoint()
                 return await endpoint.client.probe(probes, models: ProbeModels(chat: endpoint.model)).statuses
             case .embeddings:
-                let result = try await embedder().embed(["Sibyl checks its embedder."], options: EmbeddingOptions())
+                let result = try await providers.embedder().embed(["Sibyl checks its embedder."], options: EmbeddingOptions())
                 return [CapabilityStatus(capability: .embeddings, state: .available, detail: "\(result.model) in Swift, \(result.vectors.first?.count ?? 0) dimensions", latency: ContinuousClock.now - started)]
             case .stt:
                 // Two seconds of a spoken sentence would be better, but silence proves the engine runs.
@@ -77,15 +77,15 @@ extension SibylRuntime {
                 var statuses: [CapabilityStatus] = []
                 for probe in probes {
                     let begun = ContinuousClock.now
-                    _ = try await transcriber().transcribe(AudioFile(data: silence.encoded(), format: .wav), options: TranscriptionOptions(translate: probe == .translation))
+                    _ = try await providers.transcriber().transcribe(AudioFile(data: silence.encoded(), format: .wav), options: TranscriptionOptions(translate: probe == .translation))
                     statuses.append(CapabilityStatus(capability: probe, state: .available, detail: "whisper.cpp, Whisper base", latency: ContinuousClock.now - begun))
                 }
                 return statuses
             case .tts:
-                let audio = try await speechSynthesizer().synthesize("OK.", options: SpeechOptions(format: .wav))
+                let audio = try await providers.speechSynthesizer().synthesize("OK.", options: SpeechOptions(format: .wav))
                 return [CapabilityStatus(capability: .speech, state: .available, detail: "espeak-ng, \(audio.data.count) bytes", latency: ContinuousClock.now - started)]
             default:
-                return probes.map { CapabilityStatus(capability: $0, state: .unavailable, detail: "no local engine yet: configure a remote provider (`sibyl config set \(capability.rawValue).base_url URL`)") }
+                return probes.map { CapabilityStatus(capability: $0, state: .unavailable, detail: "no local engine: configure a remote provider (the \(capability.rawValue).base_url setting)") }
             }
         } catch {
             return probes.map { CapabilityStatus(capability: $0, state: .failed, detail: ConversationEngine.describe(error), latency: ContinuousClock.now - started) }

@@ -1,0 +1,188 @@
+import Foundation
+import Knowledge
+import SibylCore
+import Storage
+
+/// Which conversation a question goes to.
+public enum ConversationChoice: Sendable, Hashable {
+    /// This conversation.
+    case id(UUID)
+    /// The conversation a user named: a whole id or its first characters.
+    case reference(String)
+    /// A new conversation.
+    case new(NewConversation)
+    /// The most recent conversation from the same source, or a new one when there is none.
+    case latestOrNew(NewConversation)
+}
+
+/// How a new conversation starts.
+public struct NewConversation: Sendable, Hashable {
+    /// The persona; nil means the configured default.
+    public var persona: String?
+    public var mode: ConversationMode
+    public var source: ConversationSource
+
+    public init(persona: String? = nil, mode: ConversationMode = .chat, source: ConversationSource) {
+        self.persona = persona
+        self.mode = mode
+        self.source = source
+    }
+}
+
+/// Where grounded answers come from.
+public struct DocumentScope: Sendable, Hashable {
+    /// One collection, or all of them.
+    public var collection: String?
+    public var mode: SearchMode
+
+    public init(collection: String? = nil, mode: SearchMode = .hybrid) {
+        self.collection = collection
+        self.mode = mode
+    }
+}
+
+/// A question for the assistant.
+public struct AskRequest: Sendable {
+    public var question: String
+    public var attachments: [Attachment]
+    public var conversation: ConversationChoice
+    /// Answer from the user's documents, with citations; nil answers without them.
+    public var documents: DocumentScope?
+    public var options: TurnOptions
+
+    public init(_ question: String, attachments: [Attachment] = [], conversation: ConversationChoice, documents: DocumentScope? = nil, options: TurnOptions = TurnOptions()) {
+        self.question = question
+        self.attachments = attachments
+        self.conversation = conversation
+        self.documents = documents
+        self.options = options
+    }
+}
+
+/// What asking did: an answer under way, or a plain "the documents do not say" that needed no model.
+public struct AskResult: Sendable {
+    public var conversation: Conversation
+    public var outcome: Outcome
+
+    public enum Outcome: Sendable {
+        /// The answer is being written.
+        case answering(LiveTurn)
+        /// No passage of the documents was relevant enough: the saved reply says so.
+        case declined(DeclinedAnswer)
+    }
+}
+
+/// A grounded question no document answers: the saved reply, and the closest passages.
+public struct DeclinedAnswer: Sendable {
+    public var question: String
+    public var reply: Message
+    public var closest: [SearchResult]
+    public var threshold: Double
+}
+
+/// Answers questions: `SibylRuntime.ask`, shared by every surface.
+public protocol Asking: Sendable {
+    /// Asks a question; see `SibylRuntime.ask(_:)`.
+    func ask(_ request: AskRequest) async throws -> AskResult
+}
+
+extension SibylRuntime: Asking {
+    /// Asks a question in a conversation, from the documents when `request.documents` is set.
+    ///
+    /// With documents, the passages that answer the question are found first; when none is
+    /// relevant enough, no model is asked and the saved reply says so plainly, with the closest
+    /// passages for the user to judge. Every question and its outcome go to the operations log.
+    public func ask(_ request: AskRequest) async throws -> AskResult {
+        let question = request.question.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !question.isEmpty || !request.attachments.isEmpty else { throw AssistantError.emptyQuestion }
+        let conversation = try conversation(for: request.conversation)
+        return try await answer(question, attachments: request.attachments, in: conversation, documents: request.documents, options: request.options, retrying: false)
+    }
+
+    /// Asks a conversation's last question again, replacing its answer; grounded the same way as
+    /// `ask` when `documents` is set.
+    public func retry(in conversationID: UUID, documents: DocumentScope? = nil, options: TurnOptions = TurnOptions()) async throws -> AskResult {
+        let conversation = try conversation(id: conversationID)
+        let question = try engine.lastQuestion(in: conversationID)
+        return try await answer(question.text, attachments: question.attachments, in: conversation, documents: documents, options: options, retrying: true)
+    }
+
+    /// Stops the answer being written in a conversation; false when none is.
+    @discardableResult
+    public func cancelAnswer(inConversation conversationID: UUID) -> Bool {
+        guard let turn = turns.turn(inConversation: conversationID) else { return false }
+        turn.cancel()
+        return true
+    }
+
+    private func answer(
+        _ question: String, attachments: [Attachment], in conversation: Conversation, documents: DocumentScope?, options: TurnOptions, retrying: Bool
+    ) async throws -> AskResult {
+        var grounding: Grounding?
+        if let documents {
+            switch try await grounder().ground(question, collection: documents.collection, mode: documents.mode) {
+            case .grounded(let found, _):
+                grounding = found
+            case .nothingRelevant(let closest, let threshold):
+                let text = Grounding.declinedReply(closest: closest, threshold: threshold)
+                let reply = try engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
+                log(.info, "ask.docs", "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
+                    conversation: conversation.id, threshold: threshold, closest: closest.first?.vectorScore
+                ))
+                return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
+            }
+        }
+        let turn = retrying
+            ? try await engine.retry(in: conversation.id, grounding: grounding, options: options)
+            : try await engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)
+        let grounded = grounding != nil
+        let live = turns.register(turn) { [weak self] _, last in
+            self?.logAnswer(last, conversation: conversation.id, grounded: grounded)
+        }
+        return AskResult(conversation: conversation, outcome: .answering(live))
+    }
+
+    private func logAnswer(_ last: AssistantEvent?, conversation: UUID, grounded: Bool) {
+        let category = grounded ? "ask.docs" : "ask"
+        switch last {
+        case .finished(let message):
+            log(.info, category, "answered with \(message.model ?? "the chat model")", details: AnswerLogDetails(message, conversation: conversation))
+        case .failed(let message, let error):
+            log(.error, category, error, details: AnswerLogDetails(message, conversation: conversation))
+        case .cancelled(let message):
+            log(.info, category, "answer stopped", details: AnswerLogDetails(message, conversation: conversation))
+        default:
+            break
+        }
+    }
+}
+
+/// The log details of an answer.
+struct AnswerLogDetails: Encodable {
+    var conversation: UUID
+    var message: UUID
+    var status: MessageStatus
+    var model: String?
+    var promptTokens: Int?
+    var completionTokens: Int?
+    var totalMs: Int?
+    var citations: Int
+
+    init(_ message: Message, conversation: UUID) {
+        self.conversation = conversation
+        self.message = message.id
+        status = message.status
+        model = message.model
+        promptTokens = message.usage?.promptTokens
+        completionTokens = message.usage?.completionTokens
+        totalMs = message.timings?.totalMilliseconds
+        citations = message.citations.count
+    }
+}
+
+/// The log details of a declined grounded question.
+struct DeclinedLogDetails: Encodable {
+    var conversation: UUID
+    var threshold: Double
+    var closest: Double?
+}

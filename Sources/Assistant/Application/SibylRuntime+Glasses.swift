@@ -1,0 +1,79 @@
+import Foundation
+import Monocle
+import SibylCore
+
+/// How a glasses session answers: the settings' choices unless given here.
+public struct GlassesSessionOptions: Sendable {
+    /// The persona; nil means `glasses.persona` (normally `concise`).
+    public var persona: String?
+    /// Translate whatever the wearer says into this language.
+    public var translateTo: String?
+    /// The language the wearer speaks; nil means `glasses.language`.
+    public var language: String?
+    /// Answer from the wearer's documents.
+    public var documents: DocumentScope?
+    /// The vision model for photo questions; nil means `glasses.vision_model`.
+    public var visionModel: String?
+    /// The controller's options: firmware and FPGA images to install, timeouts.
+    public var controller: MonocleController.Options
+
+    public init(
+        persona: String? = nil, translateTo: String? = nil, language: String? = nil, documents: DocumentScope? = nil, visionModel: String? = nil,
+        controller: MonocleController.Options = MonocleController.Options()
+    ) {
+        self.persona = persona
+        self.translateTo = translateTo
+        self.language = language
+        self.documents = documents
+        self.visionModel = visionModel
+        self.controller = controller
+    }
+}
+
+/// Glasses linked to Sibyl: the controller that keeps their app running, and the assistant that
+/// answers what the wearer asks. The same for the virtual Monocle, Bluetooth and the Web Bluetooth relay.
+public final class GlassesSession: Sendable {
+    public let controller: MonocleController
+    public let assistant: GlassesAssistant
+
+    init(controller: MonocleController, assistant: GlassesAssistant) {
+        self.controller = controller
+        self.assistant = assistant
+    }
+
+    /// Serves the glasses until `stop()` (or the link's end), reporting what happens.
+    public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.controller.run() }
+            group.addTask { await self.assistant.run(observer: observer) }
+        }
+    }
+
+    /// Disconnects and ends `run()`.
+    public func stop() async {
+        await controller.stop()
+    }
+
+    /// The conversation the exchanges are saved in, once the wearer asked something.
+    public var conversation: UUID? {
+        get async { await assistant.conversation }
+    }
+}
+
+extension SibylRuntime {
+    /// A glasses session over any link: the controller keeps Sibyl's app (or `app`) on the glasses,
+    /// and questions are answered with vision and grounding as everywhere else, every exchange saved
+    /// in one conversation with source `glasses`.
+    public func glassesSession(transport: any MonocleTransport, app: DeviceApp? = nil, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        let settings = settings
+        let controller = MonocleController(transport: transport, app: try app ?? DeviceApp.sibyl(), options: options.controller)
+        var assistantOptions = GlassesAssistant.Options()
+        assistantOptions.persona = options.persona ?? settings.value("glasses.persona") ?? assistantOptions.persona
+        assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
+        assistantOptions.language = options.language ?? settings.value("glasses.language")
+        assistantOptions.documents = options.documents
+        assistantOptions.visionModel = options.visionModel ?? settings.value("glasses.vision_model")
+        let assistant = GlassesAssistant(controller: controller, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
+        return GlassesSession(controller: controller, assistant: assistant)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import SibylCore
+import Storage
+
+/// Which log entries to read.
+public struct LogQuery: Sendable, Hashable {
+    public var minimumLevel: LogEntry.Level
+    public var since: Date?
+    public var until: Date?
+    /// Only this operation (`ask`, `docs.add` …), or those under it (`docs` takes `docs.add` too).
+    public var operation: String?
+    /// Only entries containing this text.
+    public var matching: String?
+    /// At most this many, the newest.
+    public var limit: Int
+
+    public init(minimumLevel: LogEntry.Level = .debug, since: Date? = nil, until: Date? = nil, operation: String? = nil, matching: String? = nil, limit: Int = 200) {
+        self.minimumLevel = minimumLevel
+        self.since = since
+        self.until = until
+        self.operation = operation
+        self.matching = matching
+        self.limit = limit
+    }
+}
+
+/// The file formats logs export to.
+public enum LogExportFormat: String, Sendable, CaseIterable, Codable {
+    /// One JSON object per line.
+    case jsonl
+    /// A JSON array.
+    case json
+    case csv
+}
+
+extension SibylRuntime {
+    /// Writes to the operations log; secrets are redacted, and a failure to log never fails the operation.
+    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String) {
+        try? store.log(level, operation, message)
+    }
+
+    /// Writes to the operations log with structured details.
+    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String, details: some Encodable) {
+        try? store.log(level, operation, message, detailsJSON: WireCoding.jsonText(details))
+    }
+
+    /// Log entries, oldest first.
+    public func logs(_ query: LogQuery) throws -> [LogEntry] {
+        try store.logEntries(
+            minimumLevel: query.minimumLevel, since: query.since, until: query.until, operation: query.operation,
+            matching: query.matching, limit: min(max(query.limit, 1), 100_000)
+        )
+    }
+
+    /// Log entries as a file in one of the export formats.
+    public func exportLogs(_ query: LogQuery, as format: LogExportFormat) throws -> Data {
+        let entries = try logs(query).map(Wire.LogEntry.init)
+        switch format {
+        case .json:
+            return try WireCoding.encoder.encode(entries)
+        case .jsonl:
+            let encoder = WireCoding.compactEncoder
+            var data = Data()
+            for entry in entries {
+                data.append(try encoder.encode(entry))
+                data.append(UInt8(ascii: "\n"))
+            }
+            return data
+        case .csv:
+            var text = "at,level,operation,message,details\n"
+            for entry in entries {
+                let fields = [WireCoding.dateString(entry.at), entry.level.rawValue, entry.operation, entry.message, entry.details.map(WireCoding.jsonText) ?? ""]
+                text += fields.map(Self.csvField).joined(separator: ",") + "\n"
+            }
+            return Data(text.utf8)
+        }
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { ",\"\n\r".contains($0) }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import SibylCore
+
+extension SibylRuntime {
+    /// Every persona, built-in first.
+    public func personas() throws -> [Persona] {
+        try engine.personas.all()
+    }
+
+    /// A persona by name.
+    public func persona(named name: String) throws -> Persona {
+        try engine.personas.persona(named: name)
+    }
+
+    /// Adds or replaces a persona of the user's own.
+    @discardableResult
+    public func savePersona(_ persona: Persona) throws -> Persona {
+        let prompt = persona.systemPrompt.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !prompt.isEmpty else { throw AssistantError.emptyPersonaPrompt }
+        if let temperature = persona.temperature, !(0...2).contains(temperature) { throw AssistantError.invalidTemperature(temperature) }
+        var saved = persona
+        saved.systemPrompt = prompt
+        saved.isBuiltIn = false
+        try engine.personas.save(saved)
+        log(.info, "personas.save", "saved persona \(saved.name)")
+        return try engine.personas.persona(named: saved.name)
+    }
+
+    /// Removes a persona of the user's own (built-ins cannot be removed).
+    public func removePersona(named name: String) throws {
+        try engine.personas.remove(named: name)
+        log(.info, "personas.remove", "removed persona \(name)")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Knowledge
+import LocalEngines
+import Logging
+import ServiceLifecycle
+import SibylConfig
+import SibylCore
+import Storage
+import Synchronization
+
+/// Sibyl's application: the one owner of a process's long-lived services, and the use cases every
+/// shell calls (the CLI, the HTTP server, the glasses).
+///
+/// One runtime per process holds one conversation store and one knowledge store (one database pool
+/// per file), one conversation engine (so two answers never race in one conversation), the search
+/// index loaded once and kept current, live settings, and the local engines, started on first use
+/// and shared. It is a swift-service-lifecycle `Service`: on graceful shutdown, answers under way
+/// get a moment to finish and are then saved as cancelled, and the local engines are stopped.
+///
+/// The use cases live in `SibylRuntime+<Concern>.swift` files; shells only translate input and
+/// render output.
+public final class SibylRuntime: Sendable {
+    /// The settings, current whenever they are read.
+    public let liveSettings: LiveSettings
+    /// Conversations, messages, attachments, personas and the operations log.
+    public let store: ConversationStore
+    public let logger: Logger
+    /// The local engines (installed under `SIBYL_ENGINES`).
+    public let local: LocalEngineHost
+    /// Which provider serves each capability, as the settings say now.
+    public let providers: Providers
+    /// The conversation engine every answer of this process goes through.
+    public let engine: ConversationEngine
+    /// Answers under way.
+    public let turns: TurnRegistry
+    private let knowledgeBox = Mutex<KnowledgeStore?>(nil)
+    let retrievers = Mutex<[RetrieverKey: Retriever]>([:])
+
+    /// The settings as they are now.
+    public var settings: Settings { liveSettings.current }
+    /// Where the data directory is.
+    public var paths: SibylPaths { liveSettings.paths }
+
+    /// Opens the data directory named by the environment.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "sibyl")) throws {
+        let paths = SibylPaths(environment: environment)
+        try paths.createHome()
+        liveSettings = try LiveSettings(paths: paths, environment: environment)
+        store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
+        self.logger = logger
+        local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
+        providers = Providers(settings: liveSettings, local: local, logger: logger)
+        engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
+        turns = TurnRegistry()
+    }
+
+    /// The knowledge base of this data directory, opened once.
+    public func knowledgeStore() throws -> KnowledgeStore {
+        try knowledgeBox.withLock { box in
+            if let box { return box }
+            let opened = try KnowledgeStore(path: paths.knowledgeDatabase.path)
+            box = opened
+            return opened
+        }
+    }
+
+    /// The persona new conversations use.
+    public var defaultPersona: String { settings.value("persona") ?? "assistant" }
+
+    /// Lets answers under way finish within `grace`, then cancels the rest; each is saved either way.
+    public func finishAnswers(grace: Duration) async {
+        await turns.finishAll(grace: grace)
+    }
+
+    /// Stops the process's work: answers under way get `grace` to finish, then are cancelled (and
+    /// saved as such), and the local engines this process started are stopped.
+    public func shutdown(grace: Duration = .zero) async {
+        await turns.finishAll(grace: grace)
+        await local.shutdown()
+    }
+}
+
+extension SibylRuntime: Service {
+    /// Runs until graceful shutdown, then finishes or cancels answers and stops the local engines.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        let grace = Duration.seconds(settings.integer("serve.shutdown_grace") ?? 10)
+        await shutdown(grace: grace)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import OpenAIClient
+import SibylCore
+import Storage
+
+extension ConversationEngine {
+    // MARK: Running
+
+    func launch(_ plan: Plan, setup: ChatSetup, conversation: Conversation, question: Message, answer: Message) -> AssistantTurn {
+        let (events, continuation) = AsyncStream<AssistantEvent>.makeStream()
+        let turn = AssistantTurn(conversationID: conversation.id, questionID: question.id, answerID: answer.id, events: events)
+        let task = Task {
+            continuation.yield(.started(question: question, answerID: answer.id))
+            if plan.droppedMessages > 0 { continuation.yield(.historyTrimmed(droppedMessages: plan.droppedMessages)) }
+            let outcome = await self.generate(plan.request, setup: setup, answer: answer, continuation: continuation)
+            if case .finished = outcome, conversation.title == nil, !Task.isCancelled {
+                if let title = await self.makeTitle(conversation: conversation, question: question.text, model: setup.model, modelName: plan.request.model, style: setup.options.titles) {
+                    continuation.yield(.titled(title))
+                }
+            }
+            // Free the conversation before the stream ends: a consumer that sends its next message
+            // as soon as this turn's events stop must not find the conversation still busy.
+            self.release(conversation.id)
+            continuation.finish()
+        }
+        turn.attach(task)
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        return turn
+    }
+
+    private func generate(_ request: ChatRequest, setup: ChatSetup, answer: Message, continuation: AsyncStream<AssistantEvent>.Continuation) async -> AssistantEvent {
+        var message = answer
+        var lastSave = ContinuousClock.now
+        var completion: ChatCompletion?
+        do {
+            for try await event in setup.model.stream(request) {
+                switch event {
+                case .delta(let text):
+                    message.text += text
+                    continuation.yield(.delta(text))
+                    if ContinuousClock.now - lastSave >= setup.options.saveInterval {
+                        try? store.update(message)
+                        lastSave = .now
+                    }
+                case .usage(let usage):
+                    message.usage = usage
+                    continuation.yield(.usage(usage))
+                case .finished(let finished):
+                    completion = finished
+                }
+            }
+            guard let completion, !Task.isCancelled else { return finish(&message, as: .cancelled, continuation: continuation) }
+            message.text = completion.text
+            message.model = completion.model
+            message.usage = completion.usage ?? message.usage
+            message.timings = completion.timings
+            message.citations = Grounding.cited(in: completion.text, from: message.citations)
+            return finish(&message, as: .complete, continuation: continuation)
+        } catch {
+            if Task.isCancelled || Self.isCancellation(error) {
+                return finish(&message, as: .cancelled, continuation: continuation)
+            }
+            if case .streamInterrupted(let partial, _)? = error as? OpenAIError, partial.count > message.text.count {
+                message.text = partial
+            }
+            message.error = Self.describe(error)
+            return finish(&message, as: .failed, continuation: continuation)
+        }
+    }
+
+    private func finish(_ message: inout Message, as status: MessageStatus, continuation: AsyncStream<AssistantEvent>.Continuation) -> AssistantEvent {
+        message.status = status
+        let event: AssistantEvent
+        do {
+            try store.update(message)
+            switch status {
+            case .complete: event = .finished(message)
+            case .cancelled: event = .cancelled(message)
+            default: event = .failed(message, error: message.error ?? "unknown error")
+            }
+        } catch {
+            message.status = .failed
+            message.error = "the answer could not be saved: \(error.localizedDescription)"
+            event = .failed(message, error: message.error!)
+        }
+        continuation.yield(event)
+        return event
+    }
+
+    private func makeTitle(conversation: Conversation, question: String, model: any ChatModel, modelName: String, style: EngineOptions.TitleStyle) async -> String? {
+        var title = TitleMaker.firstWords(of: question)
+        if style == .model, case .chat = conversation.mode,
+           let generated = await TitleMaker.askModel(model, modelName: modelName, question: question) {
+            title = generated
+        }
+        do {
+            try store.setTitle(title, for: conversation.id)
+            return title
+        } catch {
+            return nil
+        }
+    }
+
+    /// Saves a question and an answer that needed no model (such as "nothing in your documents"),
+    /// so the exchange stays in the conversation. With `replacingLastAnswer`, the conversation's
+    /// last question is answered again: its answers are replaced, as `retry` does.
+    @discardableResult
+    public func record(question text: String, answer: String, attachments: [Attachment] = [], in conversationID: UUID, replacingLastAnswer: Bool = false) throws -> Message {
+        let conversation = try loadConversation(conversationID)
+        try claim(conversationID)
+        defer { release(conversationID) }
+        if replacingLastAnswer {
+            let history = try settledHistory(conversationID)
+            guard let questionIndex = history.lastIndex(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
+            for old in history[(questionIndex + 1)...] { try store.deleteMessage(id: old.id) }
+        } else {
+            try store.append(Message(conversationID: conversationID, role: .user, text: text))
+        }
+        let reply = Message(conversationID: conversationID, role: .assistant, text: answer, attachments: attachments, status: .complete)
+        try store.append(reply)
+        if conversation.title == nil, !replacingLastAnswer { try? store.setTitle(TitleMaker.firstWords(of: text), for: conversationID) }
+        return reply
+    }
+
+    // MARK: Bookkeeping
+
+    func loadConversation(_ id: UUID) throws -> Conversation {
+        guard let conversation = try store.conversation(id: id) else { throw AssistantError.conversationNotFound(id) }
+        return conversation
+    }
+
+    /// The conversation's messages, with answers left `pending` by a process that died marked failed.
+    func settledHistory(_ id: UUID) throws -> [Message] {
+        var messages = try store.messages(in: id)
+        for index in messages.indices where messages[index].status == .pending {
+            messages[index].status = .failed
+            messages[index].error = "interrupted: Sibyl stopped before the answer was complete"
+            try store.update(messages[index])
+        }
+        return messages
+    }
+
+    /// Whether an answer is being written in the conversation now.
+    public func isBusy(_ id: UUID) -> Bool {
+        busy.withLock { $0.contains(id) }
+    }
+
+    func claim(_ id: UUID) throws {
+        let claimed = busy.withLock { $0.insert(id).inserted }
+        guard claimed else { throw AssistantError.busy }
+    }
+
+    func release(_ id: UUID) {
+        _ = busy.withLock { $0.remove(id) }
+    }
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if case .cancelled? = error as? OpenAIError { return true }
+        return false
+    }
+
+    /// An error in words, with what to do next when known; secrets redacted.
+    public static func describe(_ error: any Error) -> String {
+        var text = error.localizedDescription
+        if let suggestion = (error as? LocalizedError)?.recoverySuggestion { text += " \(suggestion)" }
+        return Redaction.redact(text)
+    }
+}
+
+extension Message {
+    /// Whether the message belongs in the history a model sees: questions, and answers that completed.
+    var isContext: Bool {
+        role != .assistant || status == .complete
+    }
+}

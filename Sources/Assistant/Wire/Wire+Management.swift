@@ -1,0 +1,277 @@
+import Foundation
+import Knowledge
+import LocalEngines
+import SibylConfig
+import SibylCore
+import Storage
+
+extension Wire {
+    /// An entry of the operations log.
+    public struct LogEntry: Sendable, Hashable, Codable {
+        public var id: Int64
+        public var at: Date
+        /// `debug`, `info`, `warning` or `error`.
+        public var level: Storage.LogEntry.Level
+        /// What kind of operation: `ask`, `docs.add`, `models.install` …
+        public var operation: String
+        public var message: String
+        public var details: JSONValue?
+
+        public init(_ entry: Storage.LogEntry) {
+            id = entry.id
+            at = entry.date
+            level = entry.level
+            operation = entry.category
+            message = entry.message
+            details = entry.details.flatMap(JSONValue.init(parsing:))
+        }
+    }
+
+    /// A setting: its value, where the value comes from, and what it means.
+    public struct Setting: Sendable, Hashable, Codable {
+        public var key: String
+        public var value: String?
+        /// `environment`, `file`, `default` or `unset`.
+        public var source: String
+        /// The environment variable the value comes from, when it does.
+        public var variable: String?
+        public var defaultValue: String?
+        /// `string`, `url`, `integer`, `number` or `choice`.
+        public var type: String
+        public var choices: [String]?
+        public var summary: String
+        /// Environment variables that set it, strongest first.
+        public var environment: [String]
+
+        public init(_ info: SettingInfo) {
+            key = info.key.name
+            value = info.value
+            switch info.source {
+            case .environment(let name):
+                source = "environment"
+                variable = name
+            case .file: source = "file"
+            case .defaultValue: source = "default"
+            case .unset: source = "unset"
+            }
+            defaultValue = info.key.defaultValue
+            type = info.key.type.rawValue
+            choices = info.key.choices.isEmpty ? nil : info.key.choices
+            summary = info.key.summary
+            environment = info.key.environment
+        }
+    }
+
+    /// An API key's name and where it comes from: the key itself is never returned.
+    public struct Key: Sendable, Hashable, Codable {
+        public var name: String
+        public var source: String
+        /// The first 3 and last 4 characters, to tell keys apart.
+        public var masked: String
+
+        public init(_ info: KeyInfo) {
+            name = info.name
+            source = info.source
+            masked = info.masked
+        }
+    }
+
+    /// A persona.
+    public struct Persona: Sendable, Hashable, Codable {
+        public var name: String
+        public var systemPrompt: String
+        public var model: String?
+        public var temperature: Double?
+        public var summary: String?
+        public var builtIn: Bool
+
+        public init(_ persona: SibylCore.Persona) {
+            name = persona.name
+            systemPrompt = persona.systemPrompt
+            model = persona.model
+            temperature = persona.temperature
+            summary = persona.summary
+            builtIn = persona.isBuiltIn
+        }
+    }
+
+    /// A local engine or model component.
+    public struct ModelComponent: Sendable, Hashable, Codable {
+        public var name: String
+        public var title: String
+        public var installed: Bool
+        public var missing: [String]
+        public var bytesOnDisk: Int64
+
+        public init(_ status: ComponentStatus) {
+            name = status.name
+            title = status.title
+            installed = status.installed
+            missing = status.missing
+            bytesOnDisk = status.bytesOnDisk
+        }
+    }
+
+    /// Progress of installing components, as the HTTP API streams it.
+    public struct InstallProgress: Sendable, Hashable, Codable {
+        /// `step`, `progress`, `output`, `skipped` or `finished`.
+        public var type: String
+        public var text: String?
+        public var fraction: Double?
+
+        public init(_ event: InstallEvent) {
+            switch event {
+            case .step(let text): type = "step"; self.text = text
+            case .progress(let fraction, let detail): type = "progress"; self.fraction = fraction; text = detail.isEmpty ? nil : detail
+            case .output(let text): type = "output"; self.text = text
+            case .skipped(let text): type = "skipped"; self.text = text
+            case .finished(let text): type = "finished"; self.text = text
+            }
+        }
+    }
+
+    /// What an install did.
+    public struct InstallReport: Sendable, Hashable, Codable {
+        public var installed: [String]
+        public var alreadyInstalled: [String]
+
+        public init(_ summary: InstallSummary) {
+            installed = summary.installed
+            alreadyInstalled = summary.alreadyInstalled
+        }
+    }
+
+    /// One line of the provider check: what serves a capability and whether it works.
+    public struct ProviderCheck: Sendable, Hashable, Codable {
+        /// The probe: chat, stream, embeddings, transcription, translation, speech, images.
+        public var capability: String
+        /// The configured capability it belongs to: chat, embeddings, stt, tts, images.
+        public var provider: String
+        /// `local` or `remote`.
+        public var using: String
+        public var why: String
+        /// `installed`, `missing` or `none`.
+        public var localEngine: String
+        public var baseUrl: String
+        public var model: String
+        /// Where the key comes from, or `none`; never the key.
+        public var key: String
+        public var state: String
+        public var detail: String
+        public var latencyMs: Int?
+
+        public init(_ row: ProviderCheckRow) {
+            capability = row.probe.rawValue
+            provider = row.capability.rawValue
+            using = row.provider.isLocal ? "local" : "remote"
+            why = row.provider.choice
+            localEngine = row.localEngine.map { $0.installed ? "installed" : "missing" } ?? "none"
+            baseUrl = row.provider.baseURL
+            model = row.provider.model
+            key = row.provider.apiKey == nil ? "none" : row.provider.keySource
+            state = row.status.state.rawValue
+            detail = row.status.detail
+            latencyMs = row.status.latency?.milliseconds
+        }
+    }
+
+    /// Text heard in a recording.
+    public struct Transcription: Sendable, Hashable, Codable {
+        public var text: String
+        public var language: String?
+        /// Seconds.
+        public var duration: Double?
+
+        public init(_ transcription: SibylCore.Transcription) {
+            text = transcription.text
+            language = transcription.language
+            duration = transcription.duration
+        }
+    }
+
+    /// An image Sibyl drew and keeps.
+    public struct Image: Sendable, Hashable, Codable {
+        public var id: String
+        public var conversationId: String
+        public var messageId: String
+        public var mimeType: String
+        public var filename: String?
+        public var byteCount: Int
+        public var prompt: String?
+        public var createdAt: Date
+        /// Where the bytes are served, over the HTTP API.
+        public var url: String?
+
+        public init(_ image: StoredImage, url: String? = nil) {
+            id = image.id.wireString
+            conversationId = image.conversationID.wireString
+            messageId = image.messageID.wireString
+            mimeType = image.mimeType
+            filename = image.filename
+            byteCount = image.byteCount
+            prompt = image.prompt
+            createdAt = image.createdAt
+            self.url = url
+        }
+    }
+
+    /// A collection of documents.
+    public struct Collection: Sendable, Hashable, Codable {
+        public var name: String
+        public var embeddingModel: String?
+        public var dimension: Int?
+        public var createdAt: Date
+
+        public init(_ collection: KnowledgeCollection) {
+            name = collection.name
+            embeddingModel = collection.embeddingModel
+            dimension = collection.dimension
+            createdAt = collection.createdAt
+        }
+    }
+
+    /// An error, as the HTTP API returns it: `{"error": {"code", "message", "remedy"}}`.
+    public struct ErrorBody: Sendable, Hashable, Codable {
+        /// The error's details.
+        public struct Detail: Sendable, Hashable, Codable {
+            /// Machine-readable: `not_found`, `invalid_request`, `busy` …
+            public var code: String
+            /// What went wrong and what to do, in words.
+            public var message: String
+            /// What the user can do, when known.
+            public var remedy: RemedyBody?
+        }
+
+        public var error: Detail
+
+        public init(code: String, message: String, remedy: Remedy? = nil) {
+            error = Detail(code: code, message: message, remedy: remedy.map(RemedyBody.init))
+        }
+    }
+
+    /// What the user can do about an error: an action and what it applies to.
+    public struct RemedyBody: Sendable, Hashable, Codable {
+        /// `setKey`, `install`, `reindex`, `configure`, `listConversations`, `listDocuments`,
+        /// `listPersonas`, `listSettings`, `checkProviders`, `pairGlasses`, `retry`, `useExportedArchive`.
+        public var action: String
+        /// The key, component, collection or setting it applies to.
+        public var target: String?
+
+        public init(_ remedy: Remedy) {
+            switch remedy {
+            case .setKey(let name): (action, target) = ("setKey", name)
+            case .install(let component): (action, target) = ("install", component)
+            case .reindex(let collection): (action, target) = ("reindex", collection)
+            case .configure(let setting): (action, target) = ("configure", setting)
+            case .listConversations: (action, target) = ("listConversations", nil)
+            case .listDocuments: (action, target) = ("listDocuments", nil)
+            case .listPersonas: (action, target) = ("listPersonas", nil)
+            case .listSettings: (action, target) = ("listSettings", nil)
+            case .checkProviders: (action, target) = ("checkProviders", nil)
+            case .pairGlasses: (action, target) = ("pairGlasses", nil)
+            case .retry: (action, target) = ("retry", nil)
+            case .useExportedArchive: (action, target) = ("useExportedArchive", nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import SibylServer
+
+/// `sibyl serve`: the HTTP API, the OpenAI-compatible endpoints and the Monocle relay.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve Sibyl over HTTP: its API (/api/v1), OpenAI-compatible endpoints (/v1) and the glasses relay.",
+        discussion: """
+        Listens on 127.0.0.1:8080 unless --host/--port or serve.host/serve.port say otherwise. The API is described at \
+        /api/v1/openapi.yaml; any OpenAI client works with base URL http://HOST:PORT/v1 and models such as sibyl-assistant \
+        or sibyl-assistant-docs. SIGTERM or Ctrl-C shuts down gracefully: answers under way get serve.shutdown_grace \
+        seconds and are then saved as cancelled.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The address to listen on (default: serve.host, 127.0.0.1).") var host: String?
+    @Option(help: "The port to listen on; 0 picks a free one (default: serve.port, 8080).") var port: Int?
+
+    func run() async throws {
+        try await reportingErrors {
+            global.bootstrap(defaultLevel: .info)
+            let runtime = try SibylRuntime(logger: global.logger(defaultLevel: .info))
+            var configuration = SibylServer.Configuration(settingsOf: runtime)
+            if let host { configuration.host = host }
+            if let port { configuration.port = port }
+            let server = SibylServer(runtime: runtime, configuration: configuration)
+            let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
+            try await server.run { channel in
+                let shown = "http://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
+                Terminal.error("Sibyl is listening on \(shown) · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+/// Finds where someone speaks in a stream of 16-bit samples, by energy: the end of speech is the
+/// first stretch of silence longer than the hang-over.
+///
+/// Each 20 ms frame's loudness (RMS, in dB below full scale) is compared with a threshold that is
+/// the louder of a fixed floor and the background noise plus a margin; the noise level is learnt
+/// from the frames heard before speech. Speech starts after `onset` of loud frames in a row (a
+/// click or a cough is shorter) and ends after `hangover` of quiet ones (the pauses between words
+/// are shorter). The defaults suit a headset or laptop microphone in a room.
+public struct VoiceActivityDetector: Sendable {
+    /// Thresholds and timings; `sibyl config` names them `voice.*`.
+    public struct Configuration: Sendable, Hashable {
+        /// Frames quieter than this never count as speech, in dBFS.
+        public var thresholdDB: Double
+        /// How far above the background noise a frame must be to count as speech, in dB.
+        public var marginDB: Double
+        /// Loud frames in a row before speech counts as begun.
+        public var onset: Duration
+        /// Quiet time after speech before the utterance counts as ended.
+        public var hangover: Duration
+        /// How long to wait for speech to begin.
+        public var waitForSpeech: Duration
+        /// The longest utterance; longer ones end here.
+        public var maximumSpeech: Duration
+
+        public init(
+            thresholdDB: Double = -45, marginDB: Double = 12, onset: Duration = .milliseconds(120), hangover: Duration = .milliseconds(900),
+            waitForSpeech: Duration = .seconds(10), maximumSpeech: Duration = .seconds(30)
+        ) {
+            self.thresholdDB = thresholdDB
+            self.marginDB = marginDB
+            self.onset = onset
+            self.hangover = hangover
+            self.waitForSpeech = waitForSpeech
+            self.maximumSpeech = maximumSpeech
+        }
+    }
+
+    /// What the detector decided.
+    public enum Event: Sendable, Hashable {
+        /// Speech began at this sample (the first loud frame of the onset).
+        case speechStarted(sample: Int)
+        /// Speech ended at this sample (the last loud frame), after the hang-over passed.
+        case speechEnded(sample: Int)
+        /// Nobody spoke within `waitForSpeech`.
+        case noSpeech
+        /// Speech went on past `maximumSpeech`; it ends at this sample.
+        case tooLong(sample: Int)
+    }
+
+    public let configuration: Configuration
+    public let sampleRate: Int
+    /// Samples per analysis frame (20 ms).
+    public let frameLength: Int
+    /// The last frame's loudness in dBFS, for a level meter.
+    public private(set) var level: Double = -120
+    /// The background noise learnt so far, in dBFS.
+    public private(set) var noiseFloor: Double?
+    /// Whether speech is under way.
+    public private(set) var isSpeaking = false
+    /// Whether the detector has decided it is done (speech ended, none came, or too long).
+    public private(set) var isDone = false
+
+    private var pending: [Int16] = []
+    private var position = 0
+    private var loudRun = 0
+    private var quietRun = 0
+    private var speechStart = 0
+    private var lastLoudEnd = 0
+
+    public init(sampleRate: Int = 16_000, configuration: Configuration = Configuration()) {
+        self.sampleRate = sampleRate
+        self.configuration = configuration
+        frameLength = max(1, sampleRate / 50)
+    }
+
+    /// The threshold a frame must pass now, in dBFS.
+    public var threshold: Double {
+        max(configuration.thresholdDB, (noiseFloor ?? -120) + configuration.marginDB)
+    }
+
+    /// Feeds samples; returns what was decided in them.
+    public mutating func process(_ samples: some Collection<Int16>) -> [Event] {
+        guard !isDone else { return [] }
+        pending.append(contentsOf: samples)
+        var events: [Event] = []
+        var start = 0
+        while pending.count - start >= frameLength, !isDone {
+            let frame = pending[start..<start + frameLength]
+            start += frameLength
+            if let event = analyse(frame) { events.append(event) }
+        }
+        pending.removeFirst(start)
+        return events
+    }
+
+    private mutating func analyse(_ frame: ArraySlice<Int16>) -> Event? {
+        let frameStart = position
+        position += frame.count
+        level = Self.decibels(frame)
+        let loud = level >= threshold
+        if !isSpeaking {
+            if loud {
+                if loudRun == 0 { speechStart = frameStart }
+                loudRun += 1
+                if duration(of: loudRun * frameLength) >= configuration.onset {
+                    isSpeaking = true
+                    quietRun = 0
+                    lastLoudEnd = position
+                    return .speechStarted(sample: speechStart)
+                }
+            } else {
+                loudRun = 0
+                // The background is learnt from quiet frames only, slowly, so speech never raises it.
+                noiseFloor = noiseFloor.map { 0.95 * $0 + 0.05 * level } ?? level
+                if duration(of: position) >= configuration.waitForSpeech {
+                    isDone = true
+                    return .noSpeech
+                }
+            }
+            return nil
+        }
+        if loud {
+            quietRun = 0
+            lastLoudEnd = position
+        } else {
+            quietRun += 1
+            if duration(of: quietRun * frameLength) >= configuration.hangover {
+                isSpeaking = false
+                isDone = true
+                return .speechEnded(sample: lastLoudEnd)
+            }
+        }
+        if duration(of: position - speechStart) >= configuration.maximumSpeech {
+            isSpeaking = false
+            isDone = true
+            return .tooLong(sample: position)
+        }
+        return nil
+    }
+
+    private func duration(of samples: Int) -> Duration {
+        .milliseconds(samples * 1000 / sampleRate)
+    }
+
+    /// The loudness of samples as RMS in dB below full scale (-120 for silence).
+    public static func decibels(_ samples: some Collection<Int16>) -> Double {
+        guard !samples.isEmpty else { return -120 }
+        var sum = 0.0
+        for sample in samples {
+            let value = Double(sample) / 32768
+            sum += value * value
+        }
+        let rms = (sum / Double(samples.count)).squareRoot()
+        return rms > 0 ? max(-120, 20 * log10(rms)) : -120
+    }
+
+    /// Where the speech in a whole recording is: from the first onset to the end of the last loud
+    /// frame; nil when nobody speaks. With the whole recording at hand, the background noise is
+    /// its quietest tenth rather than what came before the speech.
+    public static func speechRange(in samples: [Int16], sampleRate: Int = 16_000, configuration: Configuration = Configuration()) -> Range<Int>? {
+        let frameLength = max(1, sampleRate / 50)
+        guard samples.count >= frameLength else { return nil }
+        let levels = stride(from: 0, to: samples.count - frameLength + 1, by: frameLength).map { decibels(samples[$0..<$0 + frameLength]) }
+        let sorted = levels.sorted()
+        let floor = sorted[sorted.count / 10]
+        let threshold = max(configuration.thresholdDB, floor + configuration.marginDB)
+        let onsetFrames = max(1, Int(configuration.onset.components.seconds * 50) + Int(configuration.onset.components.attoseconds / 20_000_000_000_000_000))
+        var run = 0
+        var first: Int?
+        var last: Int?
+        for (index, level) in levels.enumerated() {
+            if level >= threshold {
+                run += 1
+                if first == nil, run >= onsetFrames { first = (index - run + 1) * frameLength }
+                if first != nil { last = (index + 1) * frameLength }
+            } else {
+                run = 0
+            }
+        }
+        guard let first, let last else { return nil }
+        return first..<min(samples.count, last)
+    }
+}

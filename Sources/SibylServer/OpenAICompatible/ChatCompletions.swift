@@ -1,0 +1,192 @@
+import Assistant
+import Foundation
+import Hummingbird
+import Knowledge
+import SibylCore
+
+/// `POST /v1/chat/completions`: a persona answers the client's messages, whole or streamed in
+/// OpenAI's framing (`data: {chunk}` events, then `data: [DONE]`), with usage when asked for.
+struct ChatCompletions: Sendable {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    /// The persona and grounding a model name stands for.
+    struct Choice: Sendable {
+        var persona: String
+        var documents: DocumentScope?
+    }
+
+    func respond(to body: OpenAIWire.ChatRequest, client: String) async throws -> Response {
+        let choice = try choose(body.model)
+        guard !body.messages.isEmpty else {
+            throw APIError(.badRequest, code: "invalid_value", "'messages' must hold at least one message.", parameter: "messages")
+        }
+        if let n = body.n, n != 1 { throw APIError(.badRequest, code: "invalid_value", "Only one choice (n = 1) is supported.", parameter: "n") }
+        if let tools = body.tools, !tools.isEmpty {
+            throw APIError(.badRequest, code: "unsupported_parameter", "Tools are not supported by Sibyl's models.", parameter: "tools")
+        }
+        if let temperature = body.temperature, !(0...2).contains(temperature) {
+            throw APIError(.badRequest, code: "invalid_value", "'temperature' must be between 0 and 2.", parameter: "temperature")
+        }
+        let messages = try body.messages.enumerated().map { try Self.message($0.element, index: $0.offset) }
+        let request = CompletionRequest(
+            messages: messages, persona: choice.persona, documents: choice.documents,
+            options: TurnOptions(temperature: body.temperature, maxTokens: body.maxCompletionTokens ?? body.maxTokens)
+        )
+        let release = try state.reserveTurn(for: client)
+        let outcome: CompletionOutcome
+        do {
+            outcome = try await runtime.complete(request)
+        } catch {
+            release()
+            throw error
+        }
+        let identity = Identity(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())", created: Int(Date().timeIntervalSince1970), model: body.model)
+        if body.stream == true {
+            return stream(outcome, identity: identity, includeUsage: body.streamOptions?.includeUsage == true, release: release)
+        }
+        defer { release() }
+        return try JSONBody(try await whole(outcome, identity: identity)).response(status: .ok)
+    }
+
+    /// What every chunk of one completion shares.
+    struct Identity: Sendable {
+        var id: String
+        var created: Int
+        var model: String
+    }
+
+    /// `sibyl-PERSONA` or `sibyl-PERSONA-docs`.
+    func choose(_ model: String) throws -> Choice {
+        guard model.hasPrefix("sibyl-") else { throw OpenAICompatibleRoutes.unknownModel(model) }
+        var name = String(model.dropFirst("sibyl-".count))
+        var documents: DocumentScope?
+        if name.hasSuffix("-docs") {
+            name = String(name.dropLast("-docs".count))
+            documents = DocumentScope()
+        }
+        guard let persona = try? runtime.persona(named: name) else { throw OpenAICompatibleRoutes.unknownModel(model) }
+        return Choice(persona: persona.name, documents: documents)
+    }
+
+    /// A client's message in Sibyl's form; images come as data URLs or links.
+    static func message(_ message: OpenAIWire.Message, index: Int) throws -> ChatMessage {
+        let role: ChatRole
+        switch message.role {
+        case "system", "developer": role = .system
+        case "user": role = .user
+        case "assistant": role = .assistant
+        default:
+            throw APIError(.badRequest, code: "invalid_value", "messages[\(index)].role '\(message.role)' is not supported (system, developer, user, assistant).", parameter: "messages")
+        }
+        switch message.content {
+        case nil: return ChatMessage(role: role, text: "")
+        case .text(let text): return ChatMessage(role: role, text: text)
+        case .parts(let parts):
+            return ChatMessage(role: role, parts: try parts.map { part in
+                switch part.type {
+                case "text": return .text(part.text ?? "")
+                case "image_url":
+                    guard let url = part.imageURL?.url else { throw APIError.badRequest("messages[\(index)] has an image_url part without a url.") }
+                    let detail = part.imageURL?.detail.flatMap(ImageInput.Detail.init(rawValue:))
+                    return .image(ImageInput(source: try Self.imageSource(url, index: index), detail: detail))
+                default:
+                    throw APIError(.badRequest, code: "invalid_value", "messages[\(index)] has a '\(part.type)' part; text and image_url are supported.", parameter: "messages")
+                }
+            })
+        }
+    }
+
+    static func imageSource(_ url: String, index: Int) throws -> ImageInput.Source {
+        guard url.hasPrefix("data:") else { return .url(url) }
+        guard let comma = url.firstIndex(of: ","), url[..<comma].hasSuffix(";base64"),
+              let data = Data(base64Encoded: String(url[url.index(after: comma)...])), let mime = ImageSniffer.mimeType(of: data) else {
+            throw APIError.badRequest("messages[\(index)] has an image data URL that is not a base64 PNG, JPEG, WebP or GIF.")
+        }
+        return .data(data, mimeType: mime)
+    }
+
+    /// The whole answer, once it is complete.
+    private func whole(_ outcome: CompletionOutcome, identity: Identity) async throws -> OpenAIWire.ChatCompletion {
+        var text = ""
+        var usage: TokenUsage?
+        var finish = "stop"
+        switch outcome {
+        case .declined(let reply, _):
+            text = reply
+        case .answering(let answer, let citations):
+            for try await event in answer.events {
+                switch event {
+                case .delta(let piece): text += piece
+                case .usage(let reported): usage = reported
+                case .finished(let completion):
+                    text = completion.text
+                    usage = completion.usage ?? usage
+                    finish = completion.finishReason?.rawValue ?? "stop"
+                }
+            }
+            text += Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
+            log(answer.request.model, usage: usage)
+        }
+        return OpenAIWire.ChatCompletion(
+            id: identity.id, created: identity.created, model: identity.model,
+            choices: [.init(index: 0, message: .init(content: text), finishReason: finish)], usage: OpenAIWire.Usage(usage)
+        )
+    }
+
+    /// The answer as OpenAI's chunks. A client that goes away stops the answer.
+    private func stream(_ outcome: CompletionOutcome, identity: Identity, includeUsage: Bool, release: @escaping @Sendable () -> Void) -> Response {
+        EventStream.response { writer in
+            defer { release() }
+            func chunk(_ delta: OpenAIWire.ChatChunk.Delta, finish: String? = nil) -> Bool {
+                let value = OpenAIWire.ChatChunk(
+                    id: identity.id, created: identity.created, model: identity.model,
+                    choices: [.init(delta: delta, finishReason: finish)], usage: includeUsage ? .some(nil) : nil
+                )
+                return writer.sendData(WireCoding.jsonText(value))
+            }
+            guard chunk(.init(role: "assistant", content: "")) else { return }
+            var usage: TokenUsage?
+            var finish = "stop"
+            switch outcome {
+            case .declined(let reply, _):
+                guard chunk(.init(content: reply)) else { return }
+            case .answering(let answer, let citations):
+                var text = ""
+                do {
+                    for try await event in answer.events {
+                        switch event {
+                        case .delta(let piece):
+                            text += piece
+                            guard chunk(.init(content: piece)) else { return }
+                        case .usage(let reported): usage = reported
+                        case .finished(let completion):
+                            text = completion.text
+                            usage = completion.usage ?? usage
+                            finish = completion.finishReason?.rawValue ?? "stop"
+                        }
+                    }
+                } catch {
+                    // The stream has begun, so the error can only be told in the stream, as OpenAI does.
+                    let apiError = APIError.from(error)
+                    writer.sendData(WireCoding.jsonText(OpenAIErrorBody(error: .init(message: apiError.message, type: "server_error", code: apiError.code))))
+                    writer.sendData("[DONE]")
+                    return
+                }
+                let sources = Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
+                if !sources.isEmpty { guard chunk(.init(content: sources)) else { return } }
+                log(answer.request.model, usage: usage)
+            }
+            guard chunk(.init(), finish: finish) else { return }
+            if includeUsage {
+                let last = OpenAIWire.ChatChunk(id: identity.id, created: identity.created, model: identity.model, choices: [], usage: .some(OpenAIWire.Usage(usage)))
+                writer.sendData(WireCoding.jsonText(last))
+            }
+            writer.sendData("[DONE]")
+        }
+    }
+
+    private func log(_ model: String, usage: TokenUsage?) {
+        runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
+    }
+}

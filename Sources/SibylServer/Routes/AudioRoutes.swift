@@ -1,0 +1,115 @@
+import Assistant
+import Foundation
+import Hummingbird
+import Knowledge
+import SibylCore
+
+/// Speech: transcription of uploaded audio (any format a browser records), text to speech, a saved
+/// answer spoken, and the spoken question (audio in → transcript → answer → speech).
+struct AudioRoutes: RouteCollectionAdding {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    /// What speaking takes.
+    struct SpeechRequest: Codable, Sendable {
+        var text: String
+        var voice: String?
+        /// wav (default), mp3, opus, aac, flac or pcm.
+        var format: String?
+        var speed: Double?
+    }
+
+    /// A spoken question's outcome when it is not streamed.
+    struct VoiceAnswer: Codable, Sendable {
+        var transcript: Wire.Transcription
+        var answer: Wire.Answer
+        /// Where the answer is spoken, when it completed.
+        var speechUrl: String?
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.post("transcriptions") { request, _ in
+            let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
+            let audio = try Self.audio(in: form)
+            let options = TranscriptionOptions(translate: form.field("translate") == "true", language: form.field("language"), prompt: form.field("prompt"))
+            return JSONBody(Wire.Transcription(try await runtime.transcribe(audio, options: options)))
+        }
+        group.post("speech") { request, context in
+            let body = try await request.json(SpeechRequest.self, limit: state.limits.jsonBodyBytes)
+            let audio = try await runtime.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
+            return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
+        }
+        group.get("conversations/:conversationId/messages/:messageId/speech") { request, context in
+            let options = try Self.speechOptions(voice: request.query("voice"), format: request.query("format"), speed: request.query("speed").flatMap(Double.init))
+            let audio = try await runtime.speak(message: try context.uuid("messageId"), in: try context.uuid("conversationId"), options: options)
+            return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
+        }
+        group.post("conversations/:conversationId/voice") { request, context in
+            let id = try context.uuid("conversationId")
+            _ = try runtime.conversation(id: id)
+            let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
+            let audio = try Self.audio(in: form)
+            var documents: DocumentScope?
+            if form.field("documents") == "true" || form.field("collection") != nil {
+                documents = DocumentScope(collection: form.field("collection"), mode: form.field("searchMode").flatMap(SearchMode.init(rawValue:)) ?? .hybrid)
+            }
+            let request = AskRequest("", conversation: .id(id), documents: documents, options: TurnOptions(model: form.field("model")))
+            let release = try state.reserveTurn(for: context.clientKey)
+            let turn: VoiceTurn
+            do {
+                turn = try await runtime.voiceTurn(audio, request: request, transcription: TranscriptionOptions(language: form.field("language")))
+            } catch {
+                release()
+                throw error
+            }
+            let transcript = Wire.Transcription(turn.transcript)
+            if form.field("stream") == "false" {
+                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, release: release)
+                let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
+                return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
+            }
+            TurnRoutes.release(release, whenEnded: turn.ask)
+            return EventStream.response { writer in
+                writer.send("transcript", transcript)
+                guard case .answering(let live) = turn.ask.outcome else {
+                    if case .declined(let declined) = turn.ask.outcome {
+                        writer.send("declined", Wire.Answer(declined: declined, conversationID: id))
+                    }
+                    return
+                }
+                for await event in live.events() {
+                    let wire = Wire.TurnEvent(event, conversationID: id, attachmentURL: ConversationRoutes.url)
+                    guard writer.send(wire.type, wire) else { return }
+                    if case .finished(let message) = event {
+                        writer.send("speech", ["url": "/api/v1/conversations/\(id.wireString)/messages/\(message.id.wireString)/speech"])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The uploaded recording: the part named `file` or `audio`, or the only file.
+    static func audio(in form: MultipartForm) throws -> AudioFile {
+        guard let part = form.file("file") ?? form.file("audio") ?? form.files.first, !part.data.isEmpty else {
+            throw APIError.badRequest("Send the recording as a multipart file named 'file'.")
+        }
+        let format = AudioFormat(sniffing: part.data)
+            ?? part.contentType.flatMap(AudioFormat.init(mimeType:))
+            ?? part.filename.flatMap { AudioFormat(fileExtension: URL(fileURLWithPath: $0).pathExtension) }
+        guard let format else {
+            throw APIError(.unsupportedMediaType, code: "unsupported_audio", "The recording is not audio Sibyl reads (WebM/Opus, Ogg/Opus, MP4/AAC, WAV, MP3, FLAC, M4A).")
+        }
+        return AudioFile(data: part.data, format: format)
+    }
+
+    static func speechOptions(voice: String?, format: String?, speed: Double?) throws -> SpeechOptions {
+        let audioFormat = try format.map { name -> AudioFormat in
+            guard let parsed = AudioFormat(rawValue: name.lowercased()), [.wav, .mp3, .opus, .aac, .flac, .pcm].contains(parsed) else {
+                throw APIError.badRequest("'format' is wav, mp3, opus, aac, flac or pcm.")
+            }
+            return parsed
+        } ?? .wav
+        if let speed, !(0.25...4).contains(speed) { throw APIError.badRequest("'speed' is between 0.25 and 4.") }
+        return SpeechOptions(voice: voice, format: audioFormat, speed: speed)
+    }
+}

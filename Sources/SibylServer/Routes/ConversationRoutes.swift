@@ -1,0 +1,106 @@
+import Assistant
+import Foundation
+import Hummingbird
+import SibylCore
+
+/// Conversations: list (paged, searchable), start, show, rename or re-persona, delete, export, import,
+/// and their messages.
+struct ConversationRoutes: RouteCollectionAdding {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    /// What starting or changing a conversation takes.
+    struct ConversationChange: Codable, Sendable {
+        var title: String?
+        var persona: String?
+        /// `chat` or `translator`.
+        var mode: String?
+        var translateTo: String?
+
+        func conversationMode() throws -> ConversationMode? {
+            switch mode {
+            case nil: return translateTo.map { .translator(target: $0) }
+            case "chat": return .chat
+            case "translator": return .translator(target: translateTo ?? "English")
+            case let other?: throw APIError.badRequest("'mode' is chat or translator, not '\(other)'.")
+            }
+        }
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("conversations") { request, _ in
+            let source = try request.query("source").map { text -> ConversationSource in
+                guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
+                return source
+            }
+            let page = try runtime.conversations(
+                limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)),
+                source: source, matching: request.query("search")
+            )
+            let items = page.items.map { Wire.Conversation($0, answering: runtime.engine.isBusy($0.id)) }
+            return JSONBody(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))
+        }
+        group.post("conversations") { request, _ in
+            let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
+            let conversation = try runtime.startConversation(
+                NewConversation(persona: change.persona, mode: try change.conversationMode() ?? .chat, source: .web), title: change.title
+            )
+            return JSONBody(Wire.Conversation(conversation, messageCount: 0), status: .created)
+        }
+        group.post("conversations/import") { request, _ in
+            let data = try await request.bodyData(limit: state.limits.uploadBytes)
+            let conversation = try runtime.importConversation(data)
+            let count = try runtime.messages(in: conversation.id).count
+            return JSONBody(Wire.Conversation(conversation, messageCount: count), status: .created)
+        }
+        group.get("conversations/:conversationId") { _, context in
+            let id = try context.uuid("conversationId")
+            let conversation = try runtime.conversation(id: id)
+            let messages = try runtime.messages(in: id)
+            return JSONBody(Wire.ConversationDetail(
+                conversation: Wire.Conversation(conversation, messageCount: messages.count, answering: runtime.engine.isBusy(id)),
+                messages: messages.map { Wire.Message($0, attachmentURL: Self.url) }
+            ))
+        }
+        group.patch("conversations/:conversationId") { request, context in
+            let id = try context.uuid("conversationId")
+            let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
+            let conversation = try runtime.updateConversation(id, title: change.title.map { .some($0) }, persona: change.persona, mode: try change.conversationMode())
+            return JSONBody(Wire.Conversation(conversation, messageCount: try runtime.messages(in: id).count))
+        }
+        group.delete("conversations/:conversationId") { _, context in
+            try await runtime.deleteConversation(try context.uuid("conversationId"))
+            return Response(status: .noContent)
+        }
+        group.get("conversations/:conversationId/export") { request, context in
+            let id = try context.uuid("conversationId")
+            let format: ConversationExportFormat
+            switch request.query("format") ?? "json" {
+            case "json": format = .json
+            case "markdown", "md": format = .markdown
+            case let other: throw APIError.badRequest("'format' is json or markdown, not '\(other)'.")
+            }
+            let data = try runtime.export(conversation: id, as: format)
+            let name = "conversation-\(id.wireString.prefix(8)).\(format == .json ? "json" : "md")"
+            return try BytesBody(data: data, contentType: format == .json ? "application/json" : "text/markdown; charset=utf-8", filename: name)
+                .response(from: request, context: context)
+        }
+        group.get("conversations/:conversationId/messages") { _, context in
+            let messages = try runtime.messages(in: try context.uuid("conversationId"))
+            return JSONBody(messages.map { Wire.Message($0, attachmentURL: Self.url) })
+        }
+        group.get("conversations/:conversationId/messages/:messageId") { _, context in
+            let message = try runtime.message(try context.uuid("messageId"), in: try context.uuid("conversationId"))
+            return JSONBody(Wire.Message(message, attachmentURL: Self.url))
+        }
+        group.get("attachments/:attachmentId") { request, context in
+            let attachment = try runtime.attachment(try context.uuid("attachmentId"))
+            return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)
+        }
+    }
+
+    /// Where an attachment's bytes are served.
+    static func url(_ attachment: Attachment) -> String? {
+        "/api/v1/attachments/\(attachment.id.wireString)"
+    }
+}

@@ -1,0 +1,75 @@
+import Assistant
+import Foundation
+import Hummingbird
+import Knowledge
+
+/// Documents: upload (one or many files, with progress events), list, show with statistics,
+/// remove, re-embed; collections and the files that failed.
+struct DocumentRoutes: RouteCollectionAdding {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    /// What re-embedding takes.
+    struct ReindexRequest: Codable, Sendable {
+        var collection: String?
+    }
+
+    /// What re-embedding did.
+    struct ReindexReport: Codable, Sendable {
+        var collection: String
+        var embeddingModel: String
+        var documents: Int
+        var passages: Int
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("documents") { request, _ in
+            JSONBody(try runtime.documents(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
+        }
+        group.post("documents") { request, _ in
+            let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: state.limits.filesPerUpload)
+            let uploads = form.files.map { UploadedFile(filename: $0.filename ?? "upload", data: $0.data) }
+            guard !uploads.isEmpty else { throw APIError.badRequest("The upload holds no file: send each as a multipart part with a filename.") }
+            let collection = form.field("collection")
+            // Fail before streaming when nothing could be added at all (no embedder installed, say).
+            _ = try runtime.embeddingSetup()
+            let wantsJSON = request.headers[.accept]?.contains("application/json") == true && request.headers[.accept]?.contains("text/event-stream") != true
+            if wantsJSON {
+                let addition = try await runtime.addUploadedDocuments(uploads, collection: collection)
+                return try JSONBody(Wire.IngestReport(addition)).response(status: .ok)
+            }
+            return EventStream.response { writer in
+                do {
+                    let addition = try await runtime.addUploadedDocuments(uploads, collection: collection) { event in
+                        writer.send("progress", Wire.IngestProgress(event))
+                    }
+                    writer.send("done", Wire.IngestReport(addition))
+                } catch {
+                    let apiError = APIError.from(error)
+                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                }
+            }
+        }
+        group.get("documents/failures") { request, _ in
+            JSONBody(try runtime.documentFailures(in: request.query("collection")).map(Wire.DocumentFailure.init))
+        }
+        group.post("documents/reindex") { request, _ in
+            let body = try await request.json(ReindexRequest.self, limit: state.limits.jsonBodyBytes)
+            let done = try await runtime.reindex(collection: body.collection)
+            return JSONBody(ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
+        }
+        group.get("documents/:documentId") { request, context in
+            let id = try context.parameters.require("documentId", as: Int64.self)
+            let details = try runtime.documentDetails(id: id)
+            return JSONBody(Wire.DocumentDetails(details, includePassages: request.query("passages") == "true"))
+        }
+        group.delete("documents/:documentId") { _, context in
+            let id = try context.parameters.require("documentId", as: Int64.self)
+            try runtime.removeDocument(id: id)
+            return Response(status: .noContent)
+        }
+        group.get("collections") { _, _ in
+            JSONBody(try runtime.collectionStatistics().map(Wire.CollectionStatistics.init))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Assistant
+import Foundation
+import Hummingbird
+import Storage
+
+/// The operations log: filtered by time, level and operation; exported as JSON, JSON lines or CSV.
+struct LogRoutes: RouteCollectionAdding {
+    let state: ServerState
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("logs") { request, context in
+            let query = try Self.query(request)
+            switch request.query("format") {
+            case nil:
+                return try JSONBody(try state.runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
+            case let name?:
+                guard let format = LogExportFormat(rawValue: name) else { throw APIError.badRequest("'format' is json, jsonl or csv.") }
+                let data = try state.runtime.exportLogs(query, as: format)
+                let type = switch format {
+                case .json: "application/json"
+                case .jsonl: "application/x-ndjson"
+                case .csv: "text/csv; charset=utf-8"
+                }
+                return try BytesBody(data: data, contentType: type, filename: "sibyl-log.\(format.rawValue)").response(from: request, context: context)
+            }
+        }
+    }
+
+    static func query(_ request: Request) throws -> LogQuery {
+        let level = try request.query("level").map { text -> LogEntry.Level in
+            guard let level = LogEntry.Level(rawValue: text) else { throw APIError.badRequest("'level' is debug, info, warning or error.") }
+            return level
+        } ?? .debug
+        func date(_ name: String) throws -> Date? {
+            try request.query(name).map { text in
+                guard let date = WireCoding.date(from: text) else { throw APIError.badRequest("'\(name)' is an ISO 8601 date such as 2026-11-23T10:00:00Z.") }
+                return date
+            }
+        }
+        return LogQuery(
+            minimumLevel: level, since: try date("since"), until: try date("until"), operation: request.query("operation"),
+            matching: request.query("search"), limit: try request.integerQuery("limit", default: 200, in: 1...100_000)
+        )
+    }
+}

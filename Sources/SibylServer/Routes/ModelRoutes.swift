@@ -1,0 +1,36 @@
+import Assistant
+import Foundation
+import Hummingbird
+
+/// The local engines and models (status, install with progress), and the provider check.
+struct ModelRoutes: RouteCollectionAdding {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    struct InstallRequest: Codable, Sendable {
+        /// chat, embeddings, tokenizers, stt, tts, ocr, emulator; none or `all` for all.
+        var components: [String]?
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("models") { _, _ in JSONBody(runtime.modelStatus().map(Wire.ModelComponent.init)) }
+        group.post("models/install") { request, _ in
+            let body = try await request.json(InstallRequest.self, limit: state.limits.jsonBodyBytes)
+            let components = body.components ?? []
+            // Unknown names are refused before anything streams.
+            _ = try runtime.local.installer.componentNames(components)
+            return EventStream.response { writer in
+                do {
+                    let summary = try await runtime.installModels(components) { event in
+                        writer.send("progress", Wire.InstallProgress(event))
+                    }
+                    writer.send("done", Wire.InstallReport(summary))
+                } catch {
+                    let apiError = APIError.from(error)
+                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                }
+            }
+        }
+        group.get("providers/check") { _, _ in JSONBody(await runtime.checkProviders().map(Wire.ProviderCheck.init)) }
+    }
+}

@@ -1,0 +1,35 @@
+import Assistant
+import Foundation
+import Hummingbird
+import SibylCore
+
+/// Personas: list, add or replace one of the user's own, remove it.
+struct PersonaRoutes: RouteCollectionAdding {
+    let state: ServerState
+    var runtime: SibylRuntime { state.runtime }
+
+    /// A persona as the user writes it.
+    struct PersonaBody: Codable, Sendable {
+        var systemPrompt: String
+        var model: String?
+        var temperature: Double?
+        var summary: String?
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("personas") { _, _ in JSONBody(try runtime.personas().map(Wire.Persona.init)) }
+        group.get("personas/:name") { _, context in
+            JSONBody(Wire.Persona(try runtime.persona(named: try context.parameters.require("name"))))
+        }
+        group.put("personas/:name") { request, context in
+            let name = try context.parameters.require("name")
+            let body = try await request.json(PersonaBody.self, limit: state.limits.jsonBodyBytes)
+            let saved = try runtime.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
+            return JSONBody(Wire.Persona(saved))
+        }
+        group.delete("personas/:name") { _, context in
+            try runtime.removePersona(named: try context.parameters.require("name"))
+            return Response(status: .noContent)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Assistant
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// What each request carries through Sibyl's router: the client's address (for per-client limits
+/// and the request log) and the WebSocket upgrade hook the relay route uses. Bodies are read by
+/// the routes, each with its own limit.
+public struct SibylRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<SibylRequestContext>
+    /// The connected client, when known.
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    public var requestDecoder: JSONDecoder { WireCoding.decoder }
+    public var responseEncoder: JSONEncoder { WireCoding.compactEncoder }
+
+    /// Who is asking, for per-client limits: the peer's IP address.
+    public var clientKey: String {
+        remoteAddress?.ipAddress ?? "local"
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+public import SibylCore
+internal import GRDB
+
+/// Which conversations a listing shows.
+public struct ConversationQuery: Sendable, Hashable {
+    /// Only those started from this surface.
+    public var source: ConversationSource?
+    /// Only those whose title or any message contains this text (case-insensitive).
+    public var matching: String?
+
+    public init(source: ConversationSource? = nil, matching: String? = nil) {
+        self.source = source
+        let trimmed = matching?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.matching = trimmed?.isEmpty == false ? trimmed : nil
+    }
+
+    /// The `WHERE` clause (with a leading space, or empty) and its arguments.
+    func sqlFilter() -> (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments: StatementArguments = []
+        if let source {
+            clauses.append("conversation.source = ?")
+            arguments += [source.rawValue]
+        }
+        if let matching {
+            let pattern = "%" + matching.replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%").replacingOccurrences(of: "_", with: "!_") + "%"
+            clauses.append("""
+                (conversation.title LIKE ? ESCAPE '!' OR EXISTS (SELECT 1 FROM message
+                    WHERE message.conversation_id = conversation.id AND message.text LIKE ? ESCAPE '!'))
+                """)
+            arguments += [pattern, pattern]
+        }
+        return (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+@testable import SibylServer
+
+@Suite("Personas, settings, keys, logs and models over the API")
+struct ManagementRoutesTests {
+    @Test func personasCanBeAddedUsedAndRemoved() async throws {
+        try await withServerFixture { fixture in
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/personas/buddy", method: .put, headers: jsonHeaders, body: jsonBody(["systemPrompt": "You answer with a joke.", "temperature": 1.0])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["builtIn"] as? Bool == false)
+            }
+            try await client.execute(uri: "/api/v1/personas", method: .get) { response in
+                #expect(response.array.compactMap { $0["name"] as? String } == ["assistant", "concise", "translator", "buddy"])
+            }
+            try await client.execute(uri: "/api/v1/personas/buddy", method: .put, headers: jsonHeaders, body: jsonBody(["systemPrompt": "x", "temperature": 7])) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/v1/personas/assistant", method: .delete) { response in
+                #expect(response.status == .conflict)
+                #expect(response.errorCode == "built_in")
+            }
+            try await client.execute(uri: "/api/v1/personas/buddy", method: .delete) { response in
+                #expect(response.status == .noContent)
+            }
+            try await client.execute(uri: "/api/v1/personas/buddy", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func aSettingChangedThroughTheAPIAppliesToTheNextAnswer() async throws {
+        try await withServerFixture { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["ok"]) }
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/settings/chat.model", method: .put, headers: jsonHeaders, body: jsonBody(["value": "model-two"])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["value"] as? String == "model-two")
+                #expect(response.object["source"] as? String == "file")
+            }
+            let id = try await TurnRoutesTests.conversation(client)
+            try await client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "hi", "stream": false])) { response in
+                #expect(response.object["status"] as? String == "complete")
+            }
+            let sent = fixture.model.requests(to: chatPath).compactMap(\.json).last
+            #expect(sent?["model"] as? String == "model-two")
+            try await client.execute(uri: "/api/v1/settings/chat.model", method: .delete) { response in
+                #expect(response.object["source"] as? String == "default")
+            }
+            try await client.execute(uri: "/api/v1/settings/no.such.setting", method: .put, headers: jsonHeaders, body: jsonBody(["value": "1"])) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: "/api/v1/settings/docs.threshold", method: .put, headers: jsonHeaders, body: jsonBody(["value": "high"])) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/v1/settings", method: .get) { response in
+                #expect(response.array.contains { $0["key"] as? String == "serve.port" })
+            }
+        }
+    }
+
+    @Test func keysAreWriteOnly() async throws {
+        let secret = "sk-test-abcdefghijklmnopqrstuvwxyz0123"
+        try await withServerFixture { fixture in
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/keys/openai", method: .put, headers: jsonHeaders, body: jsonBody(["key": secret])) { response in
+                #expect(response.status == .ok)
+                #expect(!response.text.contains("abcdefghijklmnop"))
+            }
+            try await client.execute(uri: "/api/v1/keys", method: .get) { response in
+                #expect(response.array.first?["name"] as? String == "openai")
+                #expect(!response.text.contains("abcdefghijklmnop"))
+            }
+            try await client.execute(uri: "/api/v1/logs", method: .get) { response in
+                #expect(response.text.contains("keys.set"))
+                #expect(!response.text.contains("abcdefghijklmnop"))
+            }
+            try await client.execute(uri: "/api/v1/keys/openai", method: .delete) { response in
+                #expect(response.status == .noContent)
+            }
+            try await client.execute(uri: "/api/v1/keys/openai", method: .delete) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func logsFilterAndExport() async throws {
+        try await withServerFixture { fixture in
+            fixture.runtime.log(.info, "docs.add", "added two files")
+            fixture.runtime.log(.warning, "docs.add", "one file failed")
+            fixture.runtime.log(.error, "ask", "the model failed")
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/logs?operation=docs", method: .get) { response in
+                #expect(response.array.count == 2)
+            }
+            try await client.execute(uri: "/api/v1/logs?level=warning", method: .get) { response in
+                #expect(response.array.compactMap { $0["message"] as? String } == ["one file failed", "the model failed"])
+            }
+            try await client.execute(uri: "/api/v1/logs?level=error&format=csv", method: .get) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("text/csv") == true)
+                #expect(response.text.hasPrefix("at,level,operation,message,details\n"))
+                #expect(response.text.contains(",error,ask,the model failed,"))
+            }
+            try await client.execute(uri: "/api/v1/logs?since=2000-01-01T00:00:00Z&until=2001-01-01T00:00:00Z", method: .get) { response in
+                #expect(response.array.isEmpty)
+            }
+            try await client.execute(uri: "/api/v1/logs?since=yesterday", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test func modelsAndProvidersAreReported() async throws {
+        try await withServerFixture { fixture in
+            fixture.model.handle("/v1/models") { _ in .json(object: ["object": "list", "data": [["id": "test-model", "object": "model", "created": 0, "owned_by": "test"]]]) }
+            fixture.model.handle(chatPath) { request in request.json?["stream"] as? Bool == true ? .chatStream(["ok"]) : .chatCompletion("ok") }
+            try await fixture.client.execute(uri: "/api/v1/models", method: .get) { response in
+                #expect(Set(response.array.compactMap { $0["name"] as? String }).isSuperset(of: ["chat", "embeddings", "stt", "tts"]))
+            }
+            try await fixture.client.execute(uri: "/api/v1/models/install", method: .post, headers: jsonHeaders, body: jsonBody(["components": ["warp-drive"]])) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await fixture.client.execute(uri: "/api/v1/providers/check", method: .get) { response in
+                let chat = response.array.first { $0["capability"] as? String == "chat" }
+                #expect(chat?["using"] as? String == "remote")
+                #expect(chat?["state"] as? String == "available")
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Assistant
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OpenAITestServer
+@testable import SibylServer
+
+/// A Sibyl server on its own data directory, its chat provider a scriptable test server, driven
+/// through HummingbirdTesting's router client.
+struct ServerFixture: Sendable {
+    let home: URL
+    let model: OpenAITestServer
+    let runtime: SibylRuntime
+    let server: SibylServer
+    let client: any TestClientProtocol
+}
+
+/// Runs `body` with a fresh fixture; everything is torn down afterwards, whatever happens.
+func withServerFixture(
+    environment extra: [String: String] = [:], limits: ServerLimits = ServerLimits(), testing: TestingSetup = .router,
+    _ body: @escaping @Sendable (ServerFixture) async throws -> Void
+) async throws {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-server-\(UUID().uuidString)", isDirectory: true)
+    let model = try await OpenAITestServer.start()
+    do {
+        var environment = ["SIBYL_HOME": home.path, "OPENAI_BASE_URL": model.baseURL, "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "first-words"]
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+        environment["SIBYL_ENGINES"] = ProcessInfo.processInfo.environment["SIBYL_ENGINES"]
+        let runtime = try SibylRuntime(environment: environment.merging(extra) { $1 })
+        let server = SibylServer(runtime: runtime, configuration: .init(port: 0, limits: limits))
+        let app = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(testing) { client in
+            try await body(ServerFixture(home: home, model: model, runtime: runtime, server: server, client: client))
+        }
+        await runtime.shutdown()
+    } catch {
+        await model.stop()
+        try? FileManager.default.removeItem(at: home)
+        throw error
+    }
+    await model.stop()
+    try? FileManager.default.removeItem(at: home)
+}

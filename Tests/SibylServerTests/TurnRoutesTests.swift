@@ -1,0 +1,160 @@
+import Assistant
+import Foundation
+import HummingbirdTesting
+import OpenAITestServer
+import Testing
+@testable import SibylServer
+
+@Suite("Questions and answers over the API")
+struct TurnRoutesTests {
+    /// Starts a conversation and returns its id.
+    static func conversation(_ client: any TestClientProtocol) async throws -> String {
+        try await client.execute(uri: "/api/v1/conversations", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
+            try #require(response.object["id"] as? String)
+        }
+    }
+
+    @Test func aTurnStreamsItsEventsAndIsSaved() async throws {
+        try await withServerFixture { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["The capital ", "is Paris."]) }
+            let id = try await Self.conversation(fixture.client)
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "Capital of France?"])) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+                let all = events(in: response.text)
+                #expect(all.map(\.name) == ["started", "delta", "delta", "usage", "finished", "titled"])
+                #expect(all.filter { $0.name == "delta" }.compactMap { $0.json?["text"] as? String }.joined() == "The capital is Paris.")
+                let finished = try #require(all.first { $0.name == "finished" }?.json?["message"] as? [String: Any])
+                #expect(finished["status"] as? String == "complete")
+                #expect(finished["text"] as? String == "The capital is Paris.")
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/messages", method: .get) { response in
+                #expect(response.array.map { $0["role"] as? String } == ["user", "assistant"])
+                #expect(response.array.last?["status"] as? String == "complete")
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)", method: .get) { response in
+                #expect((response.object["conversation"] as? [String: Any])?["title"] as? String == "Capital of France?")
+            }
+        }
+    }
+
+    @Test func aTurnCanBeAskedForWholeAndRetried() async throws {
+        try await withServerFixture { fixture in
+            fixture.model.enqueue(.chatStream(["Partial", " answer"], dropAfter: 2), for: chatPath)
+            let id = try await Self.conversation(fixture.client)
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "Tell me", "stream": false])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["status"] as? String == "failed")
+                #expect(response.object["answer"] as? String == "Partial")
+            }
+            fixture.model.handle(chatPath) { _ in .chatStream(["Whole answer."]) }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/retry", method: .post, headers: jsonHeaders, body: jsonBody(["stream": false])) { response in
+                #expect(response.object["status"] as? String == "complete")
+                #expect(response.object["answer"] as? String == "Whole answer.")
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/messages", method: .get) { response in
+                #expect(response.array.count == 2, "the retry replaced the failed answer")
+            }
+        }
+    }
+
+    @Test func badTurnsAreRefusedClearly() async throws {
+        try await withServerFixture { fixture in
+            let id = try await Self.conversation(fixture.client)
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "  "])) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(UUID().uuidString)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "hi"])) { response in
+                #expect(response.status == .notFound)
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "hi", "attachments": [["data": "bm90IGFuIGltYWdl"]]])) { response in
+                #expect(response.status == .unsupportedMediaType)
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/retry", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
+                #expect(response.status == .conflict)
+                #expect(response.errorCode == "nothing_to_retry")
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
+                #expect(response.status == .notFound)
+            }
+            #expect(try fixture.runtime.messages(in: UUID(uuidString: id)!).isEmpty, "nothing half-written")
+        }
+    }
+
+    @Test func cancellingMidStreamKeepsThePartialAnswer() async throws {
+        try await withServerFixture(testing: .live) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(Array(repeating: "la ", count: 200), pause: .milliseconds(50)) }
+            let id = try await Self.conversation(fixture.client)
+            let port = try #require(fixture.client.port)
+            async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "Sing"]).text
+            let conversation = UUID(uuidString: id)!
+            try await waitUntil { fixture.runtime.turns.turn(inConversation: conversation) != nil }
+            try await Task.sleep(for: .milliseconds(300))
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["status"] as? String == "cancelled")
+            }
+            let all = events(in: try await streamed)
+            #expect(all.last?.name == "cancelled")
+            let saved = try #require(try fixture.runtime.messages(in: conversation).last)
+            #expect(saved.status == .cancelled)
+            #expect(saved.text.hasPrefix("la la"))
+            #expect(saved.text.count < 600)
+        }
+    }
+
+    @Test func aClientMayHaveOnlySoManyAnswersUnderWay() async throws {
+        try await withServerFixture(limits: ServerLimits(turnsPerClient: 1), testing: .live) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(Array(repeating: "la ", count: 100), pause: .milliseconds(20)) }
+            let first = try await Self.conversation(fixture.client)
+            let second = try await Self.conversation(fixture.client)
+            let port = try #require(fixture.client.port)
+            async let streamed = request(port: port, "POST", "/api/v1/conversations/\(first)/turns", json: ["text": "one"]).text
+            try await waitUntil { !fixture.runtime.turns.all.isEmpty }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(second)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "two"])) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.errorCode == "too_many_turns")
+                #expect(response.headers[.retryAfter] != nil)
+            }
+            #expect(events(in: try await streamed).contains { $0.name == "finished" })
+            // The slot is free again once the answer has ended.
+            try await waitUntil { fixture.runtime.turns.all.isEmpty }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(second)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "two", "stream": false])) { response in
+                #expect(response.object["status"] as? String == "complete")
+            }
+        }
+    }
+
+    @Test func aBusyConversationSaysSo() async throws {
+        try await withServerFixture(testing: .live) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(Array(repeating: "la ", count: 50), pause: .milliseconds(20)) }
+            let id = try await Self.conversation(fixture.client)
+            let port = try #require(fixture.client.port)
+            async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "one"]).text
+            try await waitUntil { !fixture.runtime.turns.all.isEmpty }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "two"])) { response in
+                #expect(response.status == .conflict)
+                #expect(response.errorCode == "busy")
+            }
+            // Someone else can follow the answer under way, from its start.
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .get) { response in
+                let all = events(in: response.text)
+                #expect(all.first?.name == "started")
+                #expect(all.last?.name == "finished" || all.last?.name == "titled")
+            }
+            _ = try await streamed
+        }
+    }
+}
+
+/// Waits (polling) until a condition holds; fails after a generous minute, only against hangs.
+func waitUntil(_ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the condition never held")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
