@@ -256,7 +256,7 @@ let package = Package(
             name: "StorageTests",
             dependencies: ["Storage", "SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig"]),
+        .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig", "SibylCore"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "SibylCore"]),
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex"]),
         .testTarget(

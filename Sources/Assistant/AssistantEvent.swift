@@ -14,9 +14,22 @@ public enum AssistantEvent: Sendable {
     /// The answer is complete and saved.
     case finished(Message)
     /// The answer failed; the message keeps the partial text and the error, and can be retried.
-    case failed(Message, error: String)
+    case failed(Message, error: AnswerFailure)
     /// The answer was stopped by the user; the partial text is kept.
     case cancelled(Message)
     /// The conversation got its automatic title.
     case titled(String)
+}
+
+/// Why an answer failed: words for any surface, and what the user can do when that is known.
+public struct AnswerFailure: Sendable, Hashable, CustomStringConvertible {
+    public var text: String
+    public var remedy: Remedy?
+
+    public init(_ text: String, remedy: Remedy? = nil) {
+        self.text = text
+        self.remedy = remedy
+    }
+
+    public var description: String { text }
 }

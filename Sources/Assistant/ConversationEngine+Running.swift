@@ -66,11 +66,11 @@ extension ConversationEngine {
                 message.text = partial
             }
             message.error = Self.describe(error)
-            return finish(&message, as: .failed, continuation: continuation)
+            return finish(&message, as: .failed, remedy: (error as? any RemedyProviding)?.remedy, continuation: continuation)
         }
     }
 
-    private func finish(_ message: inout Message, as status: MessageStatus, continuation: AsyncStream<AssistantEvent>.Continuation) -> AssistantEvent {
+    private func finish(_ message: inout Message, as status: MessageStatus, remedy: Remedy? = nil, continuation: AsyncStream<AssistantEvent>.Continuation) -> AssistantEvent {
         message.status = status
         let event: AssistantEvent
         do {
@@ -78,12 +78,12 @@ extension ConversationEngine {
             switch status {
             case .complete: event = .finished(message)
             case .cancelled: event = .cancelled(message)
-            default: event = .failed(message, error: message.error ?? "unknown error")
+            default: event = .failed(message, error: AnswerFailure(message.error ?? "unknown error", remedy: remedy))
             }
         } catch {
             message.status = .failed
             message.error = "the answer could not be saved: \(error.localizedDescription)"
-            event = .failed(message, error: message.error!)
+            event = .failed(message, error: AnswerFailure(message.error ?? "the answer could not be saved"))
         }
         continuation.yield(event)
         return event

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// Why a file could not be read; each message says what was wrong and what to do about it.
 public enum ExtractionError: Error, LocalizedError, Equatable, Sendable {
@@ -62,5 +63,13 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Sendable {
         bytes >= 1_000_000
             ? String(format: "%.1f MB", Double(bytes) / 1_000_000)
             : bytes >= 1000 ? String(format: "%.1f kB", Double(bytes) / 1000) : "\(bytes) bytes"
+    }
+}
+
+extension ExtractionError: RemedyProviding {
+    /// Missing OCR is installed.
+    public var remedy: Remedy? {
+        if case .ocrUnavailable = self { return .install(component: "ocr") }
+        return nil
     }
 }

@@ -13,7 +13,7 @@ struct ImageReader {
         }
         guard options.ocr else { throw ExtractionError.ocrUnavailable("OCR is turned off") }
         guard let recognizer else {
-            throw ExtractionError.ocrUnavailable("tesseract is not installed; install it with `sibyl models install ocr`")
+            throw ExtractionError.ocrUnavailable("tesseract is not installed (the ocr component)")
         }
         let recognized: RecognizedText
         do {

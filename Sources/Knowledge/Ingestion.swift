@@ -68,12 +68,12 @@ public enum KnowledgeError: Error, LocalizedError, Equatable {
 
     public var recoverySuggestion: String? {
         switch self {
-        case .embeddingMismatch(let collection, _, _, _, _):
-            "Run `sibyl docs reindex --collection \(collection)` to re-embed it with the current model, or switch back to the old embedding provider."
+        case .embeddingMismatch:
+            "Re-embed it with the current model (reindex), or switch back to the old embedding provider."
         case .unknownCollection:
-            "`sibyl docs list` shows the collections."
+            "The list of documents shows the collections."
         case .unknownDocument:
-            "`sibyl docs list` shows the documents and their ids."
+            "The list of documents shows them with their ids."
         }
     }
 }
@@ -242,3 +242,13 @@ public enum IngestFileError: Error, LocalizedError, Equatable {
 }
 
 extension DocumentExtractor: DocumentExtracting {}
+
+extension KnowledgeError: RemedyProviding {
+    /// Re-embed a collection, or look at the documents.
+    public var remedy: Remedy? {
+        switch self {
+        case .embeddingMismatch(let collection, _, _, _, _): .reindex(collection: collection)
+        case .unknownCollection, .unknownDocument: .listDocuments
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// Problems running a local engine.
 public enum LocalEngineError: Error, LocalizedError, Equatable {
@@ -23,11 +24,22 @@ public enum LocalEngineError: Error, LocalizedError, Equatable {
     public var recoverySuggestion: String? {
         switch self {
         case .notInstalled(let component, _):
-            "Install it with `sibyl models install \(component)` (or configure a remote provider: `sibyl providers check`)."
+            "Install the \(component) component, or configure a remote provider for it."
         case .serverDied, .startupTimedOut:
-            "Check the log; reinstalling with `sibyl models remove chat && sibyl models install chat` may help."
+            "Check the log; reinstalling the chat component may help."
         case .noFreePort:
             nil
+        }
+    }
+}
+
+extension LocalEngineError: RemedyProviding {
+    /// A missing or broken engine is (re)installed.
+    public var remedy: Remedy? {
+        switch self {
+        case .notInstalled(let component, _): .install(component: component)
+        case .serverDied, .startupTimedOut: .install(component: "chat")
+        case .noFreePort: nil
         }
     }
 }

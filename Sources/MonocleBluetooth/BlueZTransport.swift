@@ -57,7 +57,7 @@ public final class BlueZTransport: MonocleTransport {
             guard let device = objects.first(where: { path, interfaces in
                 path.hasPrefix("/org/bluez/\(adapter)/") && interfaces[BlueZ.device]?["Address"]?.string?.uppercased() == address
             })?.key else {
-                throw MonocleError.transport("no Monocle with the address \(address) is known to BlueZ; is it on and near? (sibyl monocle scan)")
+                throw MonocleError.transport("no Monocle with the address \(address) is known to BlueZ; is it on and near?")
             }
             do {
                 try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")

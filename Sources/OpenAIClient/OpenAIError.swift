@@ -98,21 +98,40 @@ extension OpenAIError: LocalizedError {
         case .api(let status, let detail, _):
             if detail.code == "insufficient_quota" { return "Your account is out of credit: check your plan and billing with the provider." }
             switch status {
-            case 401: return "Check the API key: run `sibyl keys set openai`, or set OPENAI_API_KEY."
+            case 401: return "Check the API key (the stored key, or OPENAI_API_KEY)."
             case 403: return "This key may not use this model or endpoint; check its permissions."
-            case 404: return "The model or endpoint does not exist here: run `sibyl providers check` to see what this server offers."
+            case 404: return "The model or endpoint does not exist on this server; check which models it offers."
             case 429: return "Rate limit reached: wait a moment and try again."
             case let status? where status >= 500: return "The server had a problem; try again shortly."
             default: return nil
             }
         case .connection:
-            return "Check the base URL (`sibyl config get chat.base_url`) and that the server is running."
+            return "Check the base URL setting and that the server is running."
         case .timeout:
-            return "The server may be overloaded or the model still loading; try again, or raise the timeout (`sibyl config set timeout 120`)."
+            return "The server may be overloaded or the model still loading; try again, or raise the timeout setting."
         case .streamInterrupted:
-            return "The partial answer was kept; use /retry (or `sibyl ask --retry`) to ask again."
+            return "The partial answer was kept; ask again to replace it."
         default:
             return nil
+        }
+    }
+}
+
+extension OpenAIError: RemedyProviding {
+    /// What the user can do: fix the key, see what the server offers, check the settings, ask again.
+    public var remedy: Remedy? {
+        switch self {
+        case .api(let status, let detail, _):
+            if detail.code == "insufficient_quota" { return nil }
+            switch status {
+            case 401: return .setKey(name: "openai")
+            case 404: return .checkProviders
+            default: return nil
+            }
+        case .connection: return .configure(setting: "base_url")
+        case .timeout: return .configure(setting: "timeout")
+        case .streamInterrupted: return .retry
+        default: return nil
         }
     }
 }

@@ -119,7 +119,7 @@ struct ChatOverheadBenchmark {
             switch event {
             case .delta where firstToken == nil: firstToken = .now
             case .finished(let message): tokens = message.usage?.completionTokens ?? 0
-            case .failed(_, let error): throw BenchmarkFailure(message: error)
+            case .failed(_, let error): throw BenchmarkFailure(message: error.text)
             default: break
             }
         }

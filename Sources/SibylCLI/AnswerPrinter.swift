@@ -9,7 +9,7 @@ struct AnswerPrinter {
     /// How an answer ended, for exit codes.
     enum Outcome {
         case finished(Message)
-        case failed(Message, String)
+        case failed(Message, AnswerFailure)
         case cancelled(Message)
         case declined
         case none
@@ -74,7 +74,8 @@ struct AnswerPrinter {
             case .failed(let message, let error):
                 outcome = .failed(message, error)
                 if stream, wroteText { Terminal.write("\n") }
-                Terminal.error(Terminal.red("error:", stderr: true) + " " + error)
+                Terminal.error(Terminal.red("error:", stderr: true) + " " + error.text)
+                if let remedy = error.remedy, remedy != .retry { Terminal.error(Terminal.dim("hint: run ", stderr: true) + remedy.command) }
                 if !message.text.isEmpty {
                     Terminal.error(Terminal.dim("The partial answer is saved; /retry (or `sibyl ask --retry -c`) asks again.", stderr: true))
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// Problems with settings and secrets.
 public enum ConfigError: Error, Equatable, LocalizedError {
@@ -12,7 +13,7 @@ public enum ConfigError: Error, Equatable, LocalizedError {
         case .unknownKey(let key):
             let suggestions = ConfigKey.all.map(\.name).filter { $0.contains(key.split(separator: ".").last.map(String.init) ?? key) }
             let hint = suggestions.isEmpty ? "" : " Did you mean \(suggestions.prefix(3).joined(separator: ", "))?"
-            return "Unknown setting '\(key)'.\(hint) Run `sibyl config get` to list them all."
+            return "Unknown setting '\(key)'.\(hint)"
         case .invalidValue(let key, let value, let expected):
             return "'\(value)' is not valid for \(key): expected \(expected)."
         case .unreadableFile(let path, let reason):
@@ -20,5 +21,13 @@ public enum ConfigError: Error, Equatable, LocalizedError {
         case .invalidSecretName(let name):
             return "'\(name)' is not a valid key name: use letters, digits, '-' and '_'."
         }
+    }
+}
+
+extension ConfigError: RemedyProviding {
+    /// An unknown setting: look at the list of them.
+    public var remedy: Remedy? {
+        if case .unknownKey = self { return .listSettings }
+        return nil
     }
 }

@@ -103,10 +103,10 @@ extension ConfigKey {
             ConfigKey("glasses.persona", .string, env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through Monocle glasses"),
             ConfigKey("glasses.language", .string, env: ["SIBYL_GLASSES_LANGUAGE"], "language the wearer speaks (ISO 639-1), when known"),
             ConfigKey("glasses.vision_model", .string, env: ["SIBYL_GLASSES_VISION_MODEL"], "vision-capable chat model for photo questions from the glasses"),
-            ConfigKey("glasses.device", .string, env: ["SIBYL_GLASSES_DEVICE"], "Bluetooth address of the paired Monocle (set by `sibyl monocle pair`)"),
+            ConfigKey("glasses.device", .string, env: ["SIBYL_GLASSES_DEVICE"], "Bluetooth address of the paired Monocle (set by pairing)"),
             ConfigKey("glasses.adapter", .string, env: ["SIBYL_GLASSES_ADAPTER"], default: "hci0", "Bluetooth adapter for the glasses"),
-            ConfigKey("serve.host", .string, env: ["SIBYL_SERVE_HOST"], default: "127.0.0.1", "address `sibyl serve` listens on"),
-            ConfigKey("serve.port", .integer, env: ["SIBYL_SERVE_PORT"], default: "8080", "port `sibyl serve` listens on"),
+            ConfigKey("serve.host", .string, env: ["SIBYL_SERVE_HOST"], default: "127.0.0.1", "address the HTTP server (sibyl serve) listens on"),
+            ConfigKey("serve.port", .integer, env: ["SIBYL_SERVE_PORT"], default: "8080", "port the HTTP server listens on"),
             ConfigKey("serve.max_body_mb", .integer, env: ["SIBYL_SERVE_MAX_BODY_MB"], default: "2", "largest JSON request body, in MB"),
             ConfigKey("serve.max_upload_mb", .integer, env: ["SIBYL_SERVE_MAX_UPLOAD_MB"], default: "100", "largest upload (documents, audio, images), in MB"),
             ConfigKey("serve.max_upload_files", .integer, env: ["SIBYL_SERVE_MAX_UPLOAD_FILES"], default: "100", "most files in one upload"),
@@ -126,7 +126,7 @@ extension ConfigKey {
             let prefix = "SIBYL_\(capability.rawValue.uppercased())"
             keys.append(ConfigKey("\(capability.rawValue).base_url", .url, env: ["\(prefix)_BASE_URL"], "API root for \(capability.title)"))
             keys.append(ConfigKey("\(capability.rawValue).model", .string, env: ["\(prefix)_MODEL"], default: defaultModels[capability], "model for \(capability.title)"))
-            keys.append(ConfigKey("\(capability.rawValue).key", .string, default: "openai", "name of the stored key for \(capability.title) (see `sibyl keys`)"))
+            keys.append(ConfigKey("\(capability.rawValue).key", .string, default: "openai", "name of the stored key for \(capability.title)"))
             if capability.hasLocalEngine {
                 keys.append(ConfigKey(
                     "\(capability.rawValue).provider", .choice, env: ["\(prefix)_PROVIDER"], default: "auto", choices: ["auto", "local", "remote"],

@@ -40,7 +40,7 @@ public enum StorageError: Error, LocalizedError, Hashable {
     public var errorDescription: String? {
         switch self {
         case .notFound(let key):
-            return "No conversation matches '\(key)'. Run `sibyl conversations list` to see them."
+            return "No conversation matches '\(key)'."
         case .ambiguous(let prefix, let candidates):
             let listed = candidates.prefix(5).map { conversation in
                 let shortID = String(conversation.id.uuidString.lowercased().prefix(8))
@@ -50,8 +50,7 @@ public enum StorageError: Error, LocalizedError, Hashable {
             return "'\(prefix)' matches \(candidates.count) conversations: \(listed.joined(separator: ", "))\(more). "
                 + "Type more characters of the id."
         case .invalidIDPrefix(let prefix):
-            return "'\(prefix)' is not a conversation id: ids are hexadecimal, like 3f2a9c1e. "
-                + "Run `sibyl conversations list` to see them."
+            return "'\(prefix)' is not a conversation id: ids are hexadecimal, like 3f2a9c1e."
         case .messageNotFound(let id):
             return "No message has the id \(id.uuidString.lowercased()); it may have been deleted."
         case .conversationExists(let id):
@@ -63,11 +62,10 @@ public enum StorageError: Error, LocalizedError, Hashable {
         case .invalidPersonaName(let name):
             return "'\(name)' is not a usable persona name. Give the persona a name with at least one visible character."
         case .invalidArchive(let reason):
-            return "This is not a readable Sibyl conversation archive: \(reason). "
-                + "Import a file made by `sibyl conversations export --format json`."
+            return "This is not a readable Sibyl conversation archive: \(reason). Import a conversation Sibyl exported as JSON."
         case .unsupportedArchiveFormat(let format):
             return "This JSON is a '\(format)' document, not a Sibyl conversation archive ('\(ConversationArchive.formatIdentifier)'). "
-                + "Import a file made by `sibyl conversations export --format json`."
+                + "Import a conversation Sibyl exported as JSON."
         case .unsupportedArchiveVersion(let version):
             return "This conversation archive has format version \(version), but this Sibyl reads version "
                 + "\(ConversationArchive.currentVersion). Update Sibyl to import it."
@@ -87,6 +85,17 @@ public enum StorageError: Error, LocalizedError, Hashable {
             return "A stored record could not be read: \(detail). The database may be damaged or written by a newer Sibyl."
         case .database(let message):
             return "The conversation database reported an error: \(message)."
+        }
+    }
+}
+
+extension StorageError: RemedyProviding {
+    /// What the user can do: find the conversation, or use a file Sibyl exported.
+    public var remedy: Remedy? {
+        switch self {
+        case .notFound, .invalidIDPrefix: .listConversations
+        case .invalidArchive, .unsupportedArchiveFormat: .useExportedArchive
+        default: nil
         }
     }
 }

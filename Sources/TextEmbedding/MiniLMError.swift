@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the MiniLM embedder could not load its model or answer a request.
 public enum MiniLMError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A file the model needs is not there.
@@ -37,4 +39,9 @@ public enum MiniLMError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The \(backend) backend needs a processor with AVX-512, which this one lacks. Use the automatic or blas backend."
         }
     }
+}
+
+/// The description is the message, so that it survives `localizedDescription` on Linux too.
+extension MiniLMError: LocalizedError {
+    public var errorDescription: String? { description }
 }

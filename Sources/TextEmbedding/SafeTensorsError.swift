@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a safetensors file could not be read.
 public enum SafeTensorsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No file at that path.
@@ -29,4 +31,9 @@ public enum SafeTensorsError: Error, Equatable, Sendable, CustomStringConvertibl
             return "Tensor \(tensor) has element type \(dtype), which this reader cannot use here."
         }
     }
+}
+
+/// The description is the message, so that it survives `localizedDescription` on Linux too.
+extension SafeTensorsError: LocalizedError {
+    public var errorDescription: String? { description }
 }

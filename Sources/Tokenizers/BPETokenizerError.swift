@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a tokenizer could not be loaded, or why text could not be encoded as asked.
 public enum BPETokenizerError: Error, Equatable, CustomStringConvertible {
     /// The rank file is not where it was looked for.
@@ -34,4 +36,9 @@ public enum BPETokenizerError: Error, Equatable, CustomStringConvertible {
                 + "allowedSpecial to encode it as a special token, or use encode(_:) to encode it as text."
         }
     }
+}
+
+/// The description is the message, so that it survives `localizedDescription` on Linux too.
+extension BPETokenizerError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What went wrong adding to, or loading, a vector index.
 public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A vector's length differs from the index's dimension.
@@ -42,4 +44,9 @@ public enum VectorIndexError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the serialised index is corrupted (\(message)); rebuild the index from the stored vectors"
         }
     }
+}
+
+/// The description is the message, so that it survives `localizedDescription` on Linux too.
+extension VectorIndexError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -90,7 +90,8 @@ struct ConversationEngineTests {
         let (message, error) = try #require(all.failed)
         #expect(message.text.isEmpty)
         #expect(error.contains("HTTP 401"))
-        #expect(error.contains("sibyl keys set"))
+        #expect(error.contains("OPENAI_API_KEY"))
+        #expect(all.failure?.remedy == .setKey(name: "openai"), "the failure carries what to do, for each shell to say its own way")
         #expect(!error.contains("engine-key-123456"))
         #expect(try fixture.store.messages(in: conversation.id).last?.error == error)
     }

@@ -55,7 +55,12 @@ extension Array where Element == AssistantEvent {
     }
 
     var failed: (Message, String)? {
-        for event in self { if case .failed(let message, let error) = event { return (message, error) } }
+        for event in self { if case .failed(let message, let error) = event { return (message, error.text) } }
+        return nil
+    }
+
+    var failure: AnswerFailure? {
+        for event in self { if case .failed(_, let failure) = event { return failure } }
         return nil
     }
 

@@ -91,7 +91,7 @@ struct GlassesEndToEndTests {
             ))
             // The < 100 ms figure is measured by `SibylBenchmarks monocle` on a quiet machine; here, with
             // the whole suite running beside it on two cores, only a gross regression is caught.
-            #expect(timings.overhead < .seconds(1))
+            #expect(timings.overhead < .seconds(5))
             // The exchange is kept like any other conversation, marked as coming from the glasses.
             let conversations = try runtime.store.conversations(source: .glasses)
             #expect(conversations.count == 1)

@@ -37,15 +37,17 @@ struct RelayTests {
             let phone = EmulatorTransport(emulator: glasses)
             let browser = Task { try await Self.browser(url: server.url, glasses: phone) }
 
+            // Generous ceilings, only against hangs: on a loaded machine the app upload through the
+            // MicroPython REPL alone has taken longer than the 30 s these once were.
             func running(_ count: Int) async throws -> DeviceInfo {
-                try await observer.running(count, timeout: .seconds(30))
+                try await observer.running(count, timeout: .seconds(180))
             }
 
             #expect(try await running(1).uploaded)
-            _ = try await glasses.waitForScreen { $0.lines.contains { $0.lowercased().contains("tap") } }
+            _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             let controller = try #require(controllers.first)
             try await controller.show("Relayed through the browser — ça marche.")
-            _ = try await glasses.waitForScreen { $0.lines.joined(separator: " ").contains("ça marche") }
+            _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.joined(separator: " ").contains("ça marche") }
 
             // The glasses walk away; the browser reports it, Sibyl asks it to reconnect, no upload this time.
             await glasses.disconnect()

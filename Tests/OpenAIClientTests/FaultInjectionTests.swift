@@ -24,7 +24,8 @@ struct FaultInjectionTests {
             let error = await #expect(throws: OpenAIError.self) { try await makeClient(server).complete(request) }
             expectAPIError(error, status: 401, code: "invalid_api_key", message: "Incorrect API key provided: sk-wrong.")
             #expect(server.requests(to: chatPath).count == 1)
-            #expect(error?.recoverySuggestion?.contains("sibyl keys set") == true)
+            #expect(error?.recoverySuggestion?.contains("OPENAI_API_KEY") == true)
+            #expect(error?.remedy == .setKey(name: "openai"), "the shells turn this into their own advice")
         }
     }
 
@@ -56,9 +57,11 @@ struct FaultInjectionTests {
             #expect(events.completion?.text == "fine")
             let requests = server.requests(to: chatPath)
             #expect(requests.count == 2)
+            // What the client controls: it waited at least what the header asked. How much longer a
+            // busy machine takes is not the client's doing; the ceiling only catches a hang.
             let waited = requests[1].receivedAt - requests[0].receivedAt
             #expect(waited >= .seconds(1))
-            #expect(waited < .seconds(5))
+            #expect(waited < .seconds(60))
         }
     }
 
@@ -157,9 +160,11 @@ struct FaultInjectionTests {
 
     @Test func timeoutsAreRetried() async throws {
         try await withServer { server in
-            server.enqueue(.delayed(.seconds(4), .chatCompletion("late")), for: chatPath)
+            // The first answer never comes in time; the retry's comes at once. The read timeout is
+            // long enough for a loaded machine to serve the retry, which an earlier 2 s was not.
+            server.enqueue(.delayed(.seconds(120), .chatCompletion("late")), for: chatPath)
             server.enqueue(.chatCompletion("prompt"), for: chatPath)
-            let answer = try await makeClient(server, retries: 1, readTimeout: .seconds(2)).complete(request)
+            let answer = try await makeClient(server, retries: 1, readTimeout: .seconds(8)).complete(request)
             #expect(answer.text == "prompt")
             #expect(server.requests(to: chatPath).count == 2)
         }
@@ -198,10 +203,10 @@ struct FaultInjectionTests {
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             let count = (try? await consumer.value) ?? 0
-            // Stopped long before the stream's end, and no delta arrives after the cancel.
-            // (The bound is loose on purpose: CI runs the suite in parallel on two cores.)
-            #expect(ContinuousClock.now - cancelledAt < .seconds(3))
+            // Stopped long before the stream's end (50 deltas over 10 s): no delta is counted after
+            // the cancel. The time is only bounded against a hang: CI runs the suite on two busy cores.
             #expect(count < 5)
+            #expect(ContinuousClock.now - cancelledAt < .seconds(60))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SibylCore
 @testable import SibylConfig
 
 /// A fresh data directory per test.
@@ -58,7 +59,8 @@ struct SettingsTests {
         #expect(throws: ConfigError.self) { try settings.set("base_url", to: "localhost:8080") }
         #expect(throws: ConfigError.self) { try settings.set("titles", to: "fancy") }
         #expect(!FileManager.default.fileExists(atPath: paths.configFile.path))
-        #expect(ConfigError.unknownKey("chat.modle").errorDescription?.contains("sibyl config get") == true)
+        #expect(ConfigError.unknownKey("chat.modle").errorDescription?.hasPrefix("Unknown setting 'chat.modle'") == true)
+        #expect(ConfigError.unknownKey("chat.modle").remedy == .listSettings)
     }
 
     @Test func unsetRestoresTheDefault() throws {

@@ -98,7 +98,8 @@ struct ConversationTests {
     @Test("Errors say what to do next")
     func errorMessages() {
         let notFound = StorageError.notFound("ab12").errorDescription ?? ""
-        #expect(notFound == "No conversation matches 'ab12'. Run `sibyl conversations list` to see them.")
+        #expect(notFound == "No conversation matches 'ab12'.")
+        #expect(StorageError.notFound("ab12").remedy == .listConversations, "each shell says how to list them its own way")
         let candidates = [Sample.conversation(title: "Trip"), Sample.conversation(title: nil)]
         let ambiguous = StorageError.ambiguous("a", candidates).errorDescription ?? ""
         #expect(ambiguous.contains("2 conversations"))

@@ -148,7 +148,7 @@ extension SibylRuntime: Asking {
         case .finished(let message):
             log(.info, category, "answered with \(message.model ?? "the chat model")", details: AnswerLogDetails(message, conversation: conversation))
         case .failed(let message, let error):
-            log(.error, category, error, details: AnswerLogDetails(message, conversation: conversation))
+            log(.error, category, error.text, details: AnswerLogDetails(message, conversation: conversation))
         case .cancelled(let message):
             log(.info, category, "answer stopped", details: AnswerLogDetails(message, conversation: conversation))
         default:

@@ -181,7 +181,7 @@ public actor GlassesAssistant {
                     case .delta(let text): answer += text
                     case .finished(let message): return message.text
                     case .failed(_, let error):
-                        throw GlassesFailure(shown: "The language model failed. Please try again.", detail: error)
+                        throw GlassesFailure(shown: "The language model failed. Please try again.", detail: error.text)
                     case .cancelled: throw CancellationError()
                     case .started, .usage, .historyTrimmed, .titled: break
                     }

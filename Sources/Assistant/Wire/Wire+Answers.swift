@@ -17,6 +17,8 @@ extension Wire {
         /// The conversation's new title, when this answer gave it one.
         public var title: String?
         public var error: String?
+        /// What the user can do about a failure, when known.
+        public var remedy: RemedyBody?
         /// For a declined question: the closest passages and the threshold they missed.
         public var closest: [Passage]?
         public var threshold: Double?
@@ -35,7 +37,8 @@ extension Wire {
             case .failed(let failed, let error):
                 message = failed
                 status = "failed"
-                self.error = error
+                self.error = error.text
+                remedy = error.remedy.map(RemedyBody.init)
             case .cancelled(let cancelled):
                 message = cancelled
                 status = "cancelled"
@@ -78,6 +81,8 @@ extension Wire {
         public var droppedMessages: Int?
         public var message: Message?
         public var error: String?
+        /// What the user can do about a failure, when known.
+        public var remedy: RemedyBody?
         public var title: String?
 
         public init(_ event: AssistantEvent, conversationID: UUID, attachmentURL: (SibylCore.Attachment) -> String? = { _ in nil }) {
@@ -102,7 +107,8 @@ extension Wire {
             case .failed(let message, let error):
                 type = "failed"
                 self.message = Message(message, attachmentURL: attachmentURL)
-                self.error = error
+                self.error = error.text
+                remedy = error.remedy.map(RemedyBody.init)
             case .cancelled(let message):
                 type = "cancelled"
                 self.message = Message(message, attachmentURL: attachmentURL)

@@ -43,9 +43,9 @@ public enum InstallError: Error, LocalizedError, Equatable {
         case .checksumMismatch, .sizeMismatch:
             "Run the install again to download a fresh copy; with --from, replace the file in that directory."
         case .downloadFailed, .notOnIndex:
-            "Check the network (or SIBYL_PYPI_INDEX), or copy the files onto this machine and use `sibyl models install --from DIR`."
+            "Check the network (or SIBYL_PYPI_INDEX), or copy the pinned files onto this machine and install from that directory."
         case .missingLocalFile:
-            "Put every file the manifest names in that directory (`sibyl models list --files` shows them)."
+            "Put every file the manifest names in that directory (the list of models with its files shows them)."
         default:
             nil
         }

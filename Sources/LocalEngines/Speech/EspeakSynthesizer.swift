@@ -82,7 +82,7 @@ public enum SpeechError: Error, LocalizedError, Equatable {
 
     public var recoverySuggestion: String? {
         switch self {
-        case .unsupportedFormat: "Use a .wav file name, or a remote provider for other formats (`sibyl config set tts.provider remote`)."
+        case .unsupportedFormat: "Ask for WAV, or use a remote text-to-speech provider (the tts.provider setting)."
         case .engineFailed: "`espeak-ng --voices` lists the voices; pass one with --voice."
         default: nil
         }

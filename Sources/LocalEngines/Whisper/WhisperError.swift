@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 public import SibylCore
 
 /// Why a local Whisper transcription failed (a missing engine or model is `LocalEngineError.notInstalled`).
@@ -40,7 +41,17 @@ public enum WhisperError: Error, Equatable, LocalizedError {
         case .unknownLanguage:
             "Use an ISO-639-1 code such as en, fr or de, or leave the language out to detect it."
         case .processFailed, .crashed, .missingOutput, .unreadableOutput:
-            "If the program or the model file is damaged, reinstall them with `sibyl models remove stt && sibyl models install stt`."
+            "If the program or the model file is damaged, reinstall the speech-to-text component."
+        }
+    }
+}
+
+extension WhisperError: RemedyProviding {
+    /// A damaged engine is reinstalled.
+    public var remedy: Remedy? {
+        switch self {
+        case .processFailed, .crashed, .missingOutput, .unreadableOutput: .install(component: "stt")
+        default: nil
         }
     }
 }

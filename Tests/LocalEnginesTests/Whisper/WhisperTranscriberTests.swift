@@ -209,19 +209,22 @@ struct WhisperTranscriberTests {
 
     @Test("Cancelling the task terminates whisper-cli")
     func cancellation() async throws {
-        let engine = try FakeEngine(script: "echo $$ > \"$(dirname \"$0\")/pid\"; exec sleep 30")
+        // The stand-in would run for 10 minutes: an answer well before that can only come from the cancel.
+        let engine = try FakeEngine(script: "echo $$ > \"$(dirname \"$0\")/pid\"; exec sleep 600")
         let transcriber = engine.transcriber
         let started = ContinuousClock.now
         let task = Task { try await transcriber.transcribe(Self.tone, options: TranscriptionOptions()) }
         let pidFile = engine.directory.file("pid")
-        while !FileManager.default.fileExists(atPath: pidFile.path), ContinuousClock.now - started < .seconds(10) {
+        while !FileManager.default.fileExists(atPath: pidFile.path), ContinuousClock.now - started < .seconds(300) {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(for: .milliseconds(100))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ContinuousClock.now - cancelledAt < .seconds(10))
+        // What the code controls is that the cancel reaches the child (checked below); how quickly a
+        // busy machine runs the teardown is not, so the ceiling only catches a cancel that was lost.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(300))
         let pid = try #require(Int32(String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "whisper-cli (pid \(pid)) is still running")
     }
