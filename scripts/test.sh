@@ -7,6 +7,12 @@ ensure_system_packages
 build --build-tests
 say "Installing the local engines and models (cached in ${SIBYL_ENGINES:-$HOME/.cache/sibyl/engines})"
 "$(sibyl_binary debug)" models install all
+say "Starting a virtual microphone and speaker (PulseAudio with a pipe source)"
+source "$ROOT/scripts/audio/virtual-microphone.sh"
+start_virtual_microphone
+say "Preparing the official OpenAI Python SDK (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-openai-sdk)"
+SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
+export SIBYL_OPENAI_SDK_PYTHON
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build "$@"
 say "Checking the emulated Monocle firmware and Sibyl's device app under MicroPython"

@@ -44,36 +44,41 @@ struct VoiceConsole {
     /// nil when nobody spoke in time. Ctrl-C stops the recording early and keeps what was said.
     func record() async throws -> WAVAudio? {
         let microphone = Microphone(backend: options.audio)
-        var detector = VoiceActivityDetector(sampleRate: Microphone.sampleRate, configuration: runtime.voiceDetection)
-        let stopped = StopFlag()
-        Interrupts.shared.onInterrupt { stopped.set() }
+        let configuration = runtime.voiceDetection
+        let recording = Recording(detector: VoiceActivityDetector(sampleRate: Microphone.sampleRate, configuration: configuration))
+        Interrupts.shared.onInterrupt { recording.stop() }
         defer { Interrupts.shared.onInterrupt(nil) }
         Terminal.error(Terminal.dim("listening… (speak; it stops when you fall silent, or press Ctrl-C)", stderr: true))
-        var samples: [Int16] = []
-        var range: (start: Int, end: Int?)?
-        var lastMeter = ContinuousClock.now
-        recording: for try await chunk in try microphone.samples() {
-            samples += chunk
-            for event in detector.process(chunk) {
-                switch event {
-                case .speechStarted(let sample): range = (sample, nil)
-                case .speechEnded(let sample), .tooLong(let sample): range?.end = sample
-                case .noSpeech: break
+        let samples = try microphone.samples()
+        let listening = Task {
+            var lastMeter = ContinuousClock.now
+            for try await chunk in samples {
+                let (level, threshold, speaking) = recording.add(chunk)
+                if ContinuousClock.now - lastMeter > .milliseconds(100) {
+                    lastMeter = .now
+                    Terminal.meter(level: level, threshold: threshold, speaking: speaking)
                 }
+                if recording.isDone { return }
             }
-            if ContinuousClock.now - lastMeter > .milliseconds(100) {
-                lastMeter = .now
-                Terminal.meter(level: detector.level, threshold: detector.threshold, speaking: detector.isSpeaking)
-            }
-            if detector.isDone || stopped.isSet { break recording }
         }
+        // A microphone that delivers nothing (a muted or idle source) must not hang the wait for
+        // speech: after the wait, with no speech begun, the recording stops.
+        let watchdog = Task {
+            try await Task.sleep(for: configuration.waitForSpeech + .seconds(1))
+            if !recording.heardSpeech { listening.cancel() }
+            try await Task.sleep(for: configuration.maximumSpeech)
+            listening.cancel()
+        }
+        let stopped = Task {
+            while !recording.isDone { try await Task.sleep(for: .milliseconds(50)) }
+            listening.cancel()
+        }
+        let ended = await listening.result
+        watchdog.cancel()
+        stopped.cancel()
         Terminal.meter(level: nil, threshold: 0, speaking: false)
-        guard let range else { return nil }
-        // A quarter second of what came before and after helps speech-to-text with the edges.
-        let margin = Microphone.sampleRate / 4
-        let end = min(samples.count, (range.end ?? samples.count) + margin)
-        let kept = Array(samples[max(0, range.start - margin)..<max(max(0, range.start - margin), end)])
-        return AudioResampling.wav(pcm16: kept, sampleRate: Microphone.sampleRate)
+        if case .failure(let error) = ended, !(error is CancellationError) { throw error }
+        return recording.speech(margin: Microphone.sampleRate / 4)
     }
 
     /// Speaks text on the default speaker; problems are reported, not thrown.
@@ -87,9 +92,51 @@ struct VoiceConsole {
     }
 }
 
-/// A flag set from a signal handler.
-final class StopFlag: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
+/// What the microphone delivered and where the detector heard speech; shared with the signal
+/// handler (Ctrl-C) and the watchdog.
+final class Recording: Sendable {
+    private struct State {
+        var detector: VoiceActivityDetector
+        var samples: [Int16] = []
+        var start: Int?
+        var end: Int?
+        var stopped = false
+    }
+
+    private let state: Mutex<State>
+
+    init(detector: VoiceActivityDetector) {
+        state = Mutex(State(detector: detector))
+    }
+
+    /// Adds samples; returns the level meter's reading.
+    func add(_ chunk: [Int16]) -> (level: Double, threshold: Double, speaking: Bool) {
+        state.withLock { state in
+            state.samples += chunk
+            for event in state.detector.process(chunk) {
+                switch event {
+                case .speechStarted(let sample): state.start = sample
+                case .speechEnded(let sample), .tooLong(let sample): state.end = sample
+                case .noSpeech: break
+                }
+            }
+            return (state.detector.level, state.detector.threshold, state.detector.isSpeaking)
+        }
+    }
+
+    /// Ends the recording (Ctrl-C): what was said so far is kept.
+    func stop() { state.withLock { $0.stopped = true } }
+
+    var isDone: Bool { state.withLock { $0.detector.isDone || $0.stopped } }
+    var heardSpeech: Bool { state.withLock { $0.start != nil } }
+
+    /// The speech with `margin` samples of what came before and after, as a WAV; nil when none.
+    func speech(margin: Int) -> WAVAudio? {
+        state.withLock { state in
+            guard let start = state.start else { return nil }
+            let from = max(0, start - margin)
+            let to = max(from, min(state.samples.count, (state.end ?? state.samples.count) + margin))
+            return AudioResampling.wav(pcm16: Array(state.samples[from..<to]), sampleRate: Microphone.sampleRate)
+        }
+    }
 }

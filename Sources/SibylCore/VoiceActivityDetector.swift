@@ -7,7 +7,8 @@ import Foundation
 /// the louder of a fixed floor and the background noise plus a margin; the noise level is learnt
 /// from the frames heard before speech. Speech starts after `onset` of loud frames in a row (a
 /// click or a cough is shorter) and ends after `hangover` of quiet ones (the pauses between words
-/// are shorter). The defaults suit a headset or laptop microphone in a room.
+/// are shorter). The first 200 ms only calibrate the noise level. The defaults suit a headset or
+/// laptop microphone in a room.
 public struct VoiceActivityDetector: Sendable {
     /// Thresholds and timings; `sibyl config` names them `voice.*`.
     public struct Configuration: Sendable, Hashable {
@@ -23,10 +24,12 @@ public struct VoiceActivityDetector: Sendable {
         public var waitForSpeech: Duration
         /// The longest utterance; longer ones end here.
         public var maximumSpeech: Duration
+        /// The first stretch only teaches the detector the room's noise: nobody has started speaking yet.
+        public var calibration: Duration
 
         public init(
             thresholdDB: Double = -45, marginDB: Double = 12, onset: Duration = .milliseconds(120), hangover: Duration = .milliseconds(900),
-            waitForSpeech: Duration = .seconds(10), maximumSpeech: Duration = .seconds(30)
+            waitForSpeech: Duration = .seconds(10), maximumSpeech: Duration = .seconds(30), calibration: Duration = .milliseconds(200)
         ) {
             self.thresholdDB = thresholdDB
             self.marginDB = marginDB
@@ -34,6 +37,7 @@ public struct VoiceActivityDetector: Sendable {
             self.hangover = hangover
             self.waitForSpeech = waitForSpeech
             self.maximumSpeech = maximumSpeech
+            self.calibration = calibration
         }
     }
 
@@ -99,6 +103,10 @@ public struct VoiceActivityDetector: Sendable {
         let frameStart = position
         position += frame.count
         level = Self.decibels(frame)
+        if duration(of: position) <= configuration.calibration {
+            noiseFloor = noiseFloor.map { 0.8 * $0 + 0.2 * level } ?? level
+            return nil
+        }
         let loud = level >= threshold
         if !isSpeaking {
             if loud {

@@ -1,0 +1,88 @@
+import Foundation
+import LocalEngines
+import OpenAITestServer
+import SibylCore
+import Testing
+
+/// `sibyl ask --voice` and `sibyl chat --voice` with a WAV file as the microphone: a PulseAudio
+/// pipe source that `scripts/audio/virtual-microphone.sh` starts (scripts/test.sh does), local
+/// whisper.cpp for speech-to-text, the scripted server for the answers, a null sink as the speaker.
+@Suite(
+    .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["SIBYL_TEST_MICROPHONE"] != nil
+            && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "stt" }?.installed == true,
+        "no virtual microphone (source scripts/audio/virtual-microphone.sh; start_virtual_microphone) or no local speech-to-text"
+    )
+)
+struct VoiceCLITests {
+    static let microphone = ProcessInfo.processInfo.environment["SIBYL_TEST_MICROPHONE"] ?? ""
+
+    /// A spoken sentence with a second of silence before and after, as 16 kHz mono 16-bit samples.
+    static func spoken(_ text: String) async throws -> Data {
+        let wav = try await EspeakSynthesizer().synthesize(text, options: SpeechOptions(format: .wav, speed: 0.9)).data
+        let samples = try AudioResampling.speechPCM16(fromWAV: wav)
+        let silence = [Int16](repeating: 0, count: 16_000)
+        return (silence + samples + silence).withUnsafeBytes { Data($0) }
+    }
+
+    /// Plays raw samples into the virtual microphone (the write paces itself: PulseAudio reads in real time).
+    static func say(_ samples: Data) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                if let pipe = FileHandle(forWritingAtPath: microphone) {
+                    pipe.write(samples)
+                    try? pipe.close()
+                }
+                done.resume()
+            }
+        }
+    }
+
+    func runner(_ server: OpenAITestServer) throws -> CLIRunner {
+        var cli = try CLIRunner(server: server, extra: ["SIBYL_STT_PROVIDER": "local", "SIBYL_TTS_PROVIDER": "local", "SIBYL_VOICE_WAIT_SECONDS": "20"])
+        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        for name in ["XDG_RUNTIME_DIR", "PULSE_SERVER"] { cli.environment[name] = ProcessInfo.processInfo.environment[name] }
+        return cli
+    }
+
+    @Test func askByVoiceRecordsUntilSilenceTranscribesAndAnswers() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        answerEverything(server, with: ["Paris is the capital of France."])
+        let cli = try runner(server)
+        let speech = try await Self.spoken("What is the capital of France?")
+        let running = try cli.start(["ask", "--voice", "--no-speak"])
+        try await running.waitForOutput(containing: "listening", inErrors: true)
+        await Self.say(speech)
+        let result = await running.finish()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("you said › "), "\(result.stdout)")
+        #expect(result.stdout.lowercased().contains("capital"), "\(result.stdout)")
+        #expect(result.stdout.contains("Paris is the capital of France."))
+        // What was heard is the question the model got, and the exchange is saved.
+        let asked = server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true }
+        let question = ((asked?["messages"] as? [[String: Any]])?.last?["content"] as? String) ?? ""
+        #expect(question.lowercased().contains("france"), "\(question)")
+        #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.first?["messageCount"] as? Int == 2)
+    }
+
+    @Test func chatByVoiceSpeaksTheAnswerAndStopsWhenNobodySpeaks() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        answerEverything(server, with: ["It is Paris."])
+        var cli = try runner(server)
+        cli.environment["SIBYL_VOICE_WAIT_SECONDS"] = "3"
+        let speech = try await Self.spoken("What is the capital of France?")
+        let running = try cli.start(["chat", "--voice"])
+        try await running.waitForOutput(containing: "listening", inErrors: true)
+        await Self.say(speech)
+        let result = await running.finish()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("It is Paris."))
+        // The answer was spoken (to the virtual speaker): no playback error was reported.
+        #expect(!result.stderr.contains("could not play"), "\(result.stderr)")
+        #expect(result.stderr.contains("no speech heard"))
+        #expect(result.stdout.contains("nobody spoke twice in a row"))
+    }
+}
