@@ -243,11 +243,21 @@ let package = Package(
             path: "Tests/Support/OpenAITestServer"
         ),
 
+        // Test support: contract checks of requests and responses against an OpenAPI document.
+        .target(
+            name: "APIContract",
+            dependencies: [
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Tests/Support/APIContract"
+        ),
+
         .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
         .testTarget(
             name: "OpenAIClientTests",
             dependencies: [
-                "OpenAIClient", "OpenAITestServer",
+                "OpenAIClient", "OpenAITestServer", "APIContract",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -282,7 +292,8 @@ let package = Package(
         .testTarget(
             name: "SibylServerTests",
             dependencies: [
-                "SibylServer", "Assistant", "SibylCore", "OpenAITestServer",
+                "SibylServer", "Assistant", "SibylCore", "OpenAITestServer", "APIContract", "LocalEngines",
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

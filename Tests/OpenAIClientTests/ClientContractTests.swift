@@ -2,15 +2,16 @@ import Foundation
 import OpenAITestServer
 import SibylCore
 import Testing
+@testable import APIContract
 @testable import OpenAIClient
 
 /// Every request body the client builds must validate against OpenAI's published OpenAPI spec.
-@Suite(.enabled(if: OpenAISpec.location != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or keep ../shared/specs/openai-openapi.yaml"))
+@Suite(.enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or keep ../shared/specs/openai-openapi.yaml"))
 struct ClientContractTests {
     let checker: ContractChecker
 
     init() throws {
-        checker = try #require(try ContractChecker.shared())
+        checker = try #require(try ContractChecker.openAI())
     }
 
     private func expectValid(_ request: RecordedRequest, sourceLocation: SourceLocation = #_sourceLocation) {

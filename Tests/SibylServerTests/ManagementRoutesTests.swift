@@ -129,4 +129,34 @@ struct ManagementRoutesTests {
             }
         }
     }
+
+    @Test func imagesAreDrawnKeptAndServed() async throws {
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 32))
+        try await withServerFixture { fixture in
+            fixture.model.handle("/v1/images/generations") { _ in .json(object: ["created": 1, "data": [["b64_json": png.base64EncodedString(), "revised_prompt": "a red fox at dawn"]]]) }
+            var url = ""
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox"])) { response in
+                #expect(response.status == .created)
+                let image = try #require((response.object["images"] as? [[String: Any]])?.first)
+                #expect(image["mimeType"] as? String == "image/png")
+                url = try #require(image["url"] as? String)
+            }
+            try await fixture.client.execute(uri: url, method: .get) { response in
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(Data(buffer: response.body) == png, "served from Sibyl's storage, not the provider")
+            }
+            try await fixture.client.execute(uri: "/api/v1/images", method: .get) { response in
+                #expect(response.array.count == 1)
+                #expect(response.array.first?["prompt"] as? String == "a fox")
+            }
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "count": 11])) { response in
+                #expect(response.status == .badRequest)
+            }
+            fixture.model.handle("/v1/images/generations") { _ in .error(status: 500, message: "the image model is down") }
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox"])) { response in
+                #expect(response.status == .badGateway)
+                #expect(response.errorCode == "provider_error")
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import HummingbirdWebSocket
 import OpenAITestServer
 @testable import SibylServer
 
@@ -28,9 +29,10 @@ func withServerFixture(
         environment["SIBYL_ENGINES"] = ProcessInfo.processInfo.environment["SIBYL_ENGINES"]
         let runtime = try SibylRuntime(environment: environment.merging(extra) { $1 })
         let server = SibylServer(runtime: runtime, configuration: .init(port: 0, limits: limits))
-        let app = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let router = server.router()
+        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(testing) { client in
-            try await body(ServerFixture(home: home, model: model, runtime: runtime, server: server, client: client))
+            try await body(ServerFixture(home: home, model: model, runtime: runtime, server: server, client: ContractCheckingClient(inner: client)))
         }
         await runtime.shutdown()
     } catch {

@@ -88,8 +88,8 @@ struct TurnRoutesTests {
             let port = try #require(fixture.client.port)
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "Sing"]).text
             let conversation = UUID(uuidString: id)!
-            try await waitUntil { fixture.runtime.turns.turn(inConversation: conversation) != nil }
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancel once some of the answer has been written (and saved: every second).
+            try await waitUntil { try fixture.runtime.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["status"] as? String == "cancelled")
@@ -148,9 +148,9 @@ struct TurnRoutesTests {
 }
 
 /// Waits (polling) until a condition holds; fails after a generous minute, only against hangs.
-func waitUntil(_ condition: () throws -> Bool) async throws {
+func waitUntil(_ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(60)
-    while try !condition() {
+    while try await !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("the condition never held")
             return

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
+@testable import APIContract
 
 /// Contract tests of the checker itself against OpenAI's spec: bodies a correct client sends
 /// pass, and each typical client mistake is reported at the member that is wrong.
-@Suite(.enabled(if: OpenAISpec.location != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or place shared/specs/openai-openapi.yaml in an ancestor directory"))
+@Suite(.enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or place shared/specs/openai-openapi.yaml in an ancestor directory"))
 struct ContractCheckerTests {
     let checker: ContractChecker
 
     init() throws {
-        checker = try #require(try ContractChecker.shared())
+        checker = try #require(try ContractChecker.openAI())
     }
 
     // MARK: Bodies a correct client sends
@@ -175,9 +176,9 @@ struct ContractCheckerTests {
     }
 
     @Test func specLoadsStrictlyAndOnce() throws {
-        let spec = try #require(try OpenAISpec.shared())
+        let spec = try #require(try APISpec.openAI())
         #expect(spec.document != nil, "OpenAPIKit fell back to lenient decoding: \(spec.notes)")
-        #expect(try OpenAISpec.shared()?.loadDuration == spec.loadDuration)
+        #expect(try APISpec.openAI()?.loadDuration == spec.loadDuration)
         print("OpenAI spec loaded in \(spec.loadDuration); notes: \(spec.notes)")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import OpenAPIKit
 import Testing
+@testable import APIContract
 import Yams
 
 /// The validator on small hand-written schemas; needs no spec file, so it always runs.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import APIContract
 
 /// The multipart splitter and the header parameter parser, which see bytes no spec is needed for.
 struct MultipartFormBodyTests {

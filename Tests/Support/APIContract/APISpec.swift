@@ -1,9 +1,9 @@
 import Foundation
 import OpenAPIKit
 
-/// OpenAI's published OpenAPI document, reduced to what contract tests ask of it: each
-/// operation's request body and the components that `$ref`s point into.
-struct OpenAISpec: Sendable {
+/// An OpenAPI document (OpenAI's published one, or Sibyl's own), reduced to what contract tests
+/// ask of it: each operation's request body and responses, and the components `$ref`s point into.
+struct APISpec: Sendable {
     /// An operation: a path template such as `/chat/completions` and a lowercase HTTP method.
     struct OperationKey: Hashable, Sendable, CustomStringConvertible {
         var path: String
@@ -19,6 +19,8 @@ struct OpenAISpec: Sendable {
 
     /// Every operation in `paths`, with its request body if it declares one.
     let operations: [OperationKey: Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>?]
+    /// Every operation's declared responses, by status code.
+    let responses: [OperationKey: OpenAPI.Response.Map]
     /// The components, whose `schemas` resolve `#/components/schemas/...` references.
     let components: OpenAPI.Components
     /// The whole document, when OpenAPIKit could decode it strictly; nil when loading fell back
@@ -62,5 +64,45 @@ struct OpenAISpec: Sendable {
         if pattern == "*/*" { return true }
         guard pattern.hasSuffix("/*") else { return false }
         return mediaType.hasPrefix(pattern.dropLast())
+    }
+
+    /// The schema an operation declares for a response, or nil when the media type carries bytes
+    /// (audio, images, files) or declares no schema. `status` falls back to its range (`2XX`), then
+    /// `default`; the media type to a wildcard (`audio/*`, `*/*`).
+    func responseSchema(path: String, method: String, status: Int, mediaType: String) throws(SpecLookupError) -> JSONSchema? {
+        let template = specPath(forRequestPath: path) ?? path
+        let key = OperationKey(path: template, method: method)
+        guard let declared = responses[key] else {
+            let methods = operations.keys.filter { $0.path == template }.map { $0.method.uppercased() }.sorted()
+            throw .noSuchOperation(key, methodsAtPath: methods)
+        }
+        let range: OpenAPI.Response.StatusCode.Range? = switch status {
+        case 100..<200: .information
+        case 200..<300: .success
+        case 300..<400: .redirect
+        case 400..<500: .clientError
+        case 500..<600: .serverError
+        default: nil
+        }
+        let entry = declared[.status(code: status)] ?? range.flatMap { declared[.range($0)] } ?? declared[.default]
+        guard let entry else { throw .noSuchStatus(key, status: status, declared: declared.keys.map(\.rawValue)) }
+        guard let response = components[entry] else { throw .unresolvable(key, what: "its \(status) response reference") }
+        let wanted = mediaType.lowercased()
+        let entries = response.content.map { (type: $0.key.typeAndSubtype.lowercased(), content: $0.value) }
+        if entries.isEmpty { throw .noSuchMediaType(key, mediaType: wanted, available: []) }
+        let match = entries.first { $0.type == wanted } ?? entries.first { Self.wildcard($0.type, covers: wanted) }
+            ?? entries.first { $0.type == "application/octet-stream" && Self.isBinary(wanted) }
+        guard let match else { throw .noSuchMediaType(key, mediaType: wanted, available: entries.map(\.type)) }
+        guard let content = components[match.content] else { throw .unresolvable(key, what: "its \(wanted) response content") }
+        return content.schema
+    }
+
+    /// Every operation the document declares.
+    var operationKeys: [OperationKey] { operations.keys.sorted { ($0.path, $0.method) < ($1.path, $1.method) } }
+
+    /// Bytes that `application/octet-stream` in a spec stands for (OpenAI declares its audio so,
+    /// and sends `audio/mpeg`).
+    static func isBinary(_ mediaType: String) -> Bool {
+        ["audio/", "image/", "video/"].contains { mediaType.hasPrefix($0) } || mediaType == "application/octet-stream"
     }
 }

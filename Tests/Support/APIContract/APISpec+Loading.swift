@@ -3,14 +3,14 @@ import OpenAPIKit
 import Yams
 
 /// Loading: YAML text → Yams node → normalised node → OpenAPIKit types.
-extension OpenAISpec {
+extension APISpec {
     /// Reads and decodes the spec at `url`.
-    init(contentsOf url: URL) throws(OpenAISpecError) {
+    init(contentsOf url: URL) throws(APISpecError) {
         let text: String
         do {
             text = try String(contentsOf: url, encoding: .utf8)
         } catch {
-            throw OpenAISpecError("cannot read \(url.path): \(error)")
+            throw APISpecError("cannot read \(url.path): \(error)")
         }
         try self.init(yaml: text)
     }
@@ -22,17 +22,17 @@ extension OpenAISpec {
     /// construct to any of its ~180 operations or ~1,400 schemas), it falls back to decoding
     /// only `paths` and `components`, entry by entry, so one odd webhook does not switch off
     /// every contract test; the entries it had to skip are listed in `notes`.
-    init(yaml: String) throws(OpenAISpecError) {
+    init(yaml: String) throws(APISpecError) {
         let clock = ContinuousClock()
         let start = clock.now
         let root: Node
         do {
-            guard let composed = try Yams.compose(yaml: yaml) else { throw OpenAISpecError("the spec is empty") }
+            guard let composed = try Yams.compose(yaml: yaml) else { throw APISpecError("the spec is empty") }
             root = composed
-        } catch let error as OpenAISpecError {
+        } catch let error as APISpecError {
             throw error
         } catch {
-            throw OpenAISpecError("the spec is not valid YAML: \(error)")
+            throw APISpecError("the spec is not valid YAML: \(error)")
         }
         let (node, report) = OpenAPIYAMLNormalizer.normalize(root)
         var notes = Self.notes(describing: report)
@@ -51,11 +51,12 @@ extension OpenAISpec {
             do {
                 subset = try decoder.decode(LenientSpecSubset.self, from: node, userInfo: userInfo)
             } catch {
-                throw OpenAISpecError("cannot decode the spec's paths and components: \(Self.abbreviated(error))")
+                throw APISpecError("cannot decode the spec's paths and components: \(Self.abbreviated(error))")
             }
             notes += subset.skipped
             self.init(
                 operations: subset.operations,
+                responses: subset.responses,
                 components: subset.components,
                 document: nil,
                 serverBasePaths: Self.basePaths(ofServerURLs: subset.serverURLs),
@@ -67,6 +68,7 @@ extension OpenAISpec {
 
     private init(document: OpenAPI.Document, notes: [String], loadDuration: Duration) {
         var operations: [OperationKey: Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>?] = [:]
+        var responses: [OperationKey: OpenAPI.Response.Map] = [:]
         var notes = notes
         for (path, declared) in document.paths {
             guard let item = document.components[declared] else {
@@ -76,10 +78,12 @@ extension OpenAISpec {
             for endpoint in item.endpoints {
                 let key = OperationKey(path: path.rawValue, method: endpoint.method.rawValue)
                 operations[key] = .some(endpoint.operation.requestBody)
+                responses[key] = endpoint.operation.responses
             }
         }
         self.init(
             operations: operations,
+            responses: responses,
             components: document.components,
             document: document,
             serverBasePaths: Self.basePaths(ofServerURLs: document.servers.map(\.urlTemplate.absoluteString)),
@@ -119,7 +123,7 @@ extension OpenAISpec {
 }
 
 /// Why the spec could not be loaded although a file was found.
-struct OpenAISpecError: Error, Sendable, CustomStringConvertible {
+struct APISpecError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, and where.
     let description: String
 

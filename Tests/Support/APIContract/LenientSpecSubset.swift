@@ -3,10 +3,12 @@ import OpenAPIKit
 /// The parts of an OpenAPI document contract tests need, decoded so that an entry OpenAPIKit
 /// rejects is skipped (and named) instead of failing the whole load.
 ///
-/// Only the fallback of `OpenAISpec.init(yaml:)`; the strict `OpenAPI.Document` is preferred.
+/// Only the fallback of `APISpec.init(yaml:)`; the strict `OpenAPI.Document` is preferred.
 struct LenientSpecSubset: Decodable {
     /// Request bodies by operation, for the operations whose request body decoded.
-    private(set) var operations: [OpenAISpec.OperationKey: Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>?] = [:]
+    private(set) var operations: [APISpec.OperationKey: Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>?] = [:]
+    /// Responses by operation, for the operations whose responses decoded.
+    private(set) var responses: [APISpec.OperationKey: OpenAPI.Response.Map] = [:]
     /// The schemas and request bodies that decoded.
     private(set) var components = OpenAPI.Components.noComponents
     /// The `servers` URLs, whose paths prefix request paths.
@@ -22,10 +24,19 @@ struct LenientSpecSubset: Decodable {
         var url: String
     }
 
-    /// Decodes only `requestBody` from an operation, so that a response or parameter OpenAPIKit
-    /// rejects cannot cost the operation its request schema.
+    /// Decodes `requestBody` from an operation, and its responses when they decode, so that a
+    /// response or parameter OpenAPIKit rejects cannot cost the operation its request schema.
     private struct RequestBodyOnly: Decodable {
         var requestBody: Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>?
+        var responses: OpenAPI.Response.Map?
+
+        private enum CodingKeys: String, CodingKey { case requestBody, responses }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            requestBody = try container.decodeIfPresent(Either<OpenAPI.Reference<OpenAPI.Request>, OpenAPI.Request>.self, forKey: .requestBody)
+            responses = try? container.decodeIfPresent(OpenAPI.Response.Map.self, forKey: .responses)
+        }
     }
 
     private struct ComponentsSubset: Decodable {
@@ -47,10 +58,11 @@ struct LenientSpecSubset: Decodable {
         ) ?? [:]
         for (path, item) in paths {
             for (method, operation) in item where Self.methods.contains(method.lowercased()) {
-                let key = OpenAISpec.OperationKey(path: path, method: method)
+                let key = APISpec.OperationKey(path: path, method: method)
                 switch operation {
                 case .decoded(let operation):
                     operations[key] = .some(operation.requestBody)
+                    if let declared = operation.responses { responses[key] = declared }
                 case .failed(let reason):
                     skipped.append("skipped \(key): \(reason)")
                 }
@@ -92,7 +104,7 @@ struct LenientSpecSubset: Decodable {
             do {
                 self = .decoded(try Value(from: decoder))
             } catch {
-                self = .failed(OpenAISpec.abbreviated(error))
+                self = .failed(APISpec.abbreviated(error))
             }
         }
     }

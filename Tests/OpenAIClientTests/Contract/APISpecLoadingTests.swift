@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+@testable import APIContract
 
 /// Loading specs that need the normaliser or the lenient fallback, and finding the spec file;
 /// uses small inline documents, so it always runs.
-struct OpenAISpecLoadingTests {
+struct APISpecLoadingTests {
     /// A document with the three constructs OpenAI's spec has and OpenAPIKit (through Yams)
     /// cannot take as written.
     private let quirkyYAML = """
@@ -29,7 +30,7 @@ struct OpenAISpecLoadingTests {
     """
 
     @Test func normalisedQuirksDecodeStrictlyAndKeepTheirMeaning() throws {
-        let spec = try OpenAISpec(yaml: quirkyYAML)
+        let spec = try APISpec(yaml: quirkyYAML)
         #expect(spec.document != nil)
         #expect(spec.notes.count == 3, "\(spec.notes)")
         let checker = ContractChecker(spec: spec)
@@ -47,7 +48,7 @@ struct OpenAISpecLoadingTests {
 
         Broken: {type: string, readOnly: true, writeOnly: true}
     """
-        let spec = try OpenAISpec(yaml: yaml)
+        let spec = try APISpec(yaml: yaml)
         #expect(spec.document == nil)
         #expect(spec.notes.contains { $0.hasPrefix("OpenAPIKit rejected the whole document") })
         #expect(spec.notes.contains { $0.hasPrefix("skipped schema Broken") })
@@ -56,7 +57,7 @@ struct OpenAISpecLoadingTests {
     }
 
     @Test func requestPathsFindTheirTemplates() throws {
-        let spec = try OpenAISpec(yaml: """
+        let spec = try APISpec(yaml: """
         openapi: 3.1.0
         info: {title: Paths, version: "1"}
         servers: [{url: "https://api.example.com/v1"}]
@@ -74,22 +75,22 @@ struct OpenAISpecLoadingTests {
     }
 
     @Test func invalidYAMLIsAnErrorNotAnAbsentSpec() {
-        #expect(throws: OpenAISpecError.self) { try OpenAISpec(yaml: "openapi: [unclosed") }
+        #expect(throws: APISpecError.self) { try APISpec(yaml: "openapi: [unclosed") }
     }
 
     @Test func theSpecIsFoundBesideAnAncestorOrThroughTheEnvironment() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-locate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let specFile = root.appendingPathComponent(OpenAISpec.relativePath)
-        let sourceFile = root.appendingPathComponent("main/Tests/OpenAIClientTests/Contract/OpenAISpec+Shared.swift")
+        let specFile = root.appendingPathComponent(APISpec.relativePath)
+        let sourceFile = root.appendingPathComponent("main/Tests/OpenAIClientTests/Contract/APISpec+Shared.swift")
         try FileManager.default.createDirectory(at: specFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("openapi: 3.1.0".utf8).write(to: specFile)
 
-        let found = OpenAISpec.locate(environment: [:], sourceFile: sourceFile.path, workingDirectory: "/")
+        let found = APISpec.locate(environment: [:], sourceFile: sourceFile.path, workingDirectory: "/")
         #expect(found?.standardizedFileURL.path == specFile.standardizedFileURL.path)
-        let viaEnvironment = OpenAISpec.locate(environment: [OpenAISpec.environmentVariable: specFile.path], sourceFile: "/nowhere/x.swift", workingDirectory: "/")
+        let viaEnvironment = APISpec.locate(environment: [APISpec.environmentVariable: specFile.path], sourceFile: "/nowhere/x.swift", workingDirectory: "/")
         #expect(viaEnvironment?.path == specFile.path)
-        #expect(OpenAISpec.locate(environment: [OpenAISpec.environmentVariable: root.appendingPathComponent("absent.yaml").path]) == nil)
-        #expect(OpenAISpec.locate(environment: [:], sourceFile: "/nowhere/x.swift", workingDirectory: "/") == nil)
+        #expect(APISpec.locate(environment: [APISpec.environmentVariable: root.appendingPathComponent("absent.yaml").path]) == nil)
+        #expect(APISpec.locate(environment: [:], sourceFile: "/nowhere/x.swift", workingDirectory: "/") == nil)
     }
 }

@@ -1,5 +1,5 @@
 /// Mapping the paths clients request to the path templates the spec declares.
-extension OpenAISpec {
+extension APISpec {
     /// The spec path a request path addresses: itself, itself without a server base path, or
     /// the path template it fills in with the most literal segments in common.
     func specPath(forRequestPath requestPath: String) -> String? {

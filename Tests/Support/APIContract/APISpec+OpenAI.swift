@@ -1,24 +1,24 @@
 import Foundation
 
 /// The process-wide spec: found once, decoded once, on first use.
-extension OpenAISpec {
+extension APISpec {
     /// The environment variable that points at a spec file, overriding the search.
     static let environmentVariable = "SIBYL_OPENAI_SPEC"
     /// Where the spec lives relative to a directory that holds `shared/`.
     static let relativePath = "shared/specs/openai-openapi.yaml"
 
     /// The spec file these tests use, or nil when there is none (the tests then skip).
-    static let location: URL? = locate()
+    static let openAILocation: URL? = locate()
 
     /// Swift runs a static `let` initialiser once, thread-safely, on first access; that is the
     /// whole caching scheme. Decoding takes seconds, so every test sharing one result matters.
-    private static let loaded: Result<OpenAISpec, OpenAISpecError>? = location.map { url in
-        Result { () throws(OpenAISpecError) in try OpenAISpec(contentsOf: url) }
+    private static let loaded: Result<APISpec, APISpecError>? = openAILocation.map { url in
+        Result { () throws(APISpecError) in try APISpec(contentsOf: url) }
     }
 
     /// The shared spec, or nil when no spec file exists; throws when a file exists but cannot be
     /// decoded, because that is a broken test setup, not an absent one.
-    static func shared() throws(OpenAISpecError) -> OpenAISpec? {
+    static func openAI() throws(APISpecError) -> APISpec? {
         try loaded?.get()
     }
 

@@ -1,10 +1,11 @@
-/// Why a request body schema could not be found; each case names what the spec does offer.
+/// Why a request or response schema could not be found; each case names what the spec does offer.
 enum SpecLookupError: Error, Sendable, CustomStringConvertible {
-    case noSuchOperation(OpenAISpec.OperationKey, methodsAtPath: [String])
-    case noRequestBody(OpenAISpec.OperationKey)
-    case noSuchMediaType(OpenAISpec.OperationKey, mediaType: String, available: [String])
-    case noSchema(OpenAISpec.OperationKey, mediaType: String)
-    case unresolvable(OpenAISpec.OperationKey, what: String)
+    case noSuchOperation(APISpec.OperationKey, methodsAtPath: [String])
+    case noRequestBody(APISpec.OperationKey)
+    case noSuchMediaType(APISpec.OperationKey, mediaType: String, available: [String])
+    case noSchema(APISpec.OperationKey, mediaType: String)
+    case unresolvable(APISpec.OperationKey, what: String)
+    case noSuchStatus(APISpec.OperationKey, status: Int, declared: [String])
 
     var description: String {
         switch self {
@@ -20,6 +21,8 @@ enum SpecLookupError: Error, Sendable, CustomStringConvertible {
             "\(key) declares no schema for \(mediaType)"
         case .unresolvable(let key, let what):
             "cannot resolve \(what) of \(key)"
+        case .noSuchStatus(let key, let status, let declared):
+            "\(key) declares no \(status) response (it declares \(declared.joined(separator: ", ")))"
         }
     }
 }

@@ -7,17 +7,17 @@ import OpenAPIKit
 /// `Content-Type` header the client sent, and assert that no issues come back.
 struct ContractChecker: Sendable {
     /// The spec the bodies are held to.
-    let spec: OpenAISpec
+    let spec: APISpec
 
     /// Creates a checker for `spec`.
-    init(spec: OpenAISpec) {
+    init(spec: APISpec) {
         self.spec = spec
     }
 
     /// The checker over the process-wide spec; nil when no spec file exists (skip the test),
     /// throws when one exists but does not load.
-    static func shared() throws(OpenAISpecError) -> ContractChecker? {
-        try OpenAISpec.shared().map(ContractChecker.init)
+    static func openAI() throws(APISpecError) -> ContractChecker? {
+        try APISpec.openAI().map(ContractChecker.init)
     }
 
     /// Every way in which `body` breaks the request schema of `method` `path` for its content

@@ -1,0 +1,181 @@
+import Assistant
+import Foundation
+import HummingbirdTesting
+import LocalEngines
+import SibylCore
+import Testing
+@testable import SibylServer
+
+/// Routes that need the local engines: documents and search (MiniLM), speech (espeak-ng, ffmpeg),
+/// transcription (whisper.cpp). The chat model is the scripted server.
+@Suite(
+    "Documents, search, audio over the API",
+    .serialized,
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().filter { ["embeddings", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local embeddings, speech-to-text and text-to-speech are not installed"
+    )
+)
+struct KnowledgeAndMediaRoutesTests {
+    static let local = ["SIBYL_EMBEDDINGS_PROVIDER": "local", "SIBYL_STT_PROVIDER": "local", "SIBYL_TTS_PROVIDER": "local"]
+
+    static let handbook = Data("""
+    # Staff handbook
+
+    ## Offices
+
+    The staff wifi password at the Kestrel Lane office is violet-harbor-42.
+
+    ## Facilities
+
+    Printers are on the second floor next to the kitchen.
+    """.utf8)
+
+    @Test func uploadListSearchAskFromDocumentsAndRemove() async throws {
+        try await withServerFixture(environment: Self.local) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["It is violet-harbor-42 [1]."]) }
+            var form = MultipartBody()
+            form.field("collection", "office")
+            form.file("files", filename: "handbook.md", contentType: "text/markdown", Self.handbook)
+            form.file("files", filename: "broken.pdf", contentType: "application/pdf", Data("not a pdf".utf8))
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.status == .ok)
+                let all = events(in: response.text)
+                #expect(all.first?.name == "progress")
+                #expect(all.contains { $0.json?["type"] as? String == "fileDone" && $0.json?["outcome"] as? String == "failed" })
+                let done = try #require(all.last)
+                #expect(done.name == "done")
+                #expect((done.json?["added"] as? [[String: Any]])?.first?["title"] as? String == "Staff handbook")
+                #expect((done.json?["failed"] as? [[String: Any]])?.count == 1, "one bad file does not stop the others")
+            }
+            var id = 0
+            try await fixture.client.execute(uri: "/api/v1/documents?collection=office", method: .get) { response in
+                #expect(response.array.count == 1)
+                id = response.array.first?["id"] as? Int ?? 0
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents/\(id)?passages=true", method: .get) { response in
+                #expect((response.object["passages"] as? [Any])?.isEmpty == false)
+                #expect((response.object["passageSizes"] as? [Any])?.isEmpty == false)
+            }
+            try await fixture.client.execute(uri: "/api/v1/search?q=wifi%20password&limit=2", method: .get) { response in
+                #expect(response.array.first?["document"] as? String == "Staff handbook")
+                #expect((response.array.first?["text"] as? String)?.contains("violet-harbor-42") == true)
+            }
+            let conversation = try await TurnRoutesTests.conversation(fixture.client)
+            let grounded: [String: Any] = ["text": "What is the staff wifi password at the Kestrel Lane office?", "documents": ["collection": "office"], "stream": false]
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/turns", method: .post, headers: jsonHeaders, body: jsonBody(grounded)) { response in
+                #expect(response.object["status"] as? String == "complete")
+                #expect((response.object["citations"] as? [[String: Any]])?.first?["document"] as? String == "Staff handbook")
+            }
+            let unrelated: [String: Any] = ["text": "How many moons does Jupiter have?", "documents": [String: Any]()]
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/turns", method: .post, headers: jsonHeaders, body: jsonBody(unrelated)) { response in
+                let all = events(in: response.text)
+                #expect(all.map(\.name) == ["declined"])
+                #expect((all.first?.json?["answer"] as? String)?.contains("Nothing in your documents") == true)
+            }
+            try await fixture.client.execute(uri: "/v1/chat/completions", method: .post, headers: jsonHeaders, body: jsonBody([
+                "model": "sibyl-assistant-docs", "messages": [["role": "user", "content": "What is the staff wifi password at the Kestrel Lane office?"]],
+            ])) { response in
+                let content = ((response.object["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+                #expect(content?.contains("Sources:\n[1] Staff handbook") == true, "\(content ?? "")")
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections", method: .get) { response in
+                #expect(response.array.first?["collection"] as? String == "office")
+                #expect(response.array.first?["failures"] as? Int == 1)
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents/\(id)", method: .delete) { response in
+                #expect(response.status == .noContent)
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents/\(id)", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+            // The index follows: the removed document is no longer found.
+            try await fixture.client.execute(uri: "/api/v1/search?q=wifi%20password&collection=office", method: .get) { response in
+                #expect(response.array.isEmpty)
+            }
+        }
+    }
+
+    @Test func uploadsAreHeldToTheirLimits() async throws {
+        try await withServerFixture(environment: Self.local, limits: ServerLimits(uploadBytes: 2_000, filesPerUpload: 2)) { fixture in
+            var tooMany = MultipartBody()
+            for index in 1...3 { tooMany.file("files", filename: "note\(index).txt", contentType: "text/plain", Data("note \(index)".utf8)) }
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: tooMany.headers, body: tooMany.buffer) { response in
+                #expect(response.status == .contentTooLarge)
+                #expect(response.errorCode == "too_many_files")
+            }
+            var tooBig = MultipartBody()
+            tooBig.file("files", filename: "big.txt", contentType: "text/plain", Data(repeating: 65, count: 5_000))
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: tooBig.headers, body: tooBig.buffer) { response in
+                #expect(response.status == .contentTooLarge)
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
+                #expect(response.status == .unsupportedMediaType)
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .get) { response in
+                #expect(response.array.isEmpty, "nothing half-written")
+            }
+        }
+    }
+
+    @Test func speechAndTranscriptionTakeAndGiveWhatBrowsersUse() async throws {
+        try await withServerFixture(environment: Self.local) { fixture in
+            var wav = Data()
+            try await fixture.client.execute(uri: "/api/v1/speech", method: .post, headers: jsonHeaders, body: jsonBody(["text": "What is the capital of France?"])) { response in
+                #expect(response.headers[.contentType] == "audio/wav")
+                wav = Data(buffer: response.body)
+            }
+            try await fixture.client.execute(uri: "/api/v1/speech", method: .post, headers: jsonHeaders, body: jsonBody(["text": "Hello.", "format": "mp3"])) { response in
+                #expect(response.headers[.contentType] == "audio/mpeg")
+                #expect(response.body.readableBytes > 100)
+            }
+            // What Chromium records: WebM with Opus, made here with ffmpeg.
+            let webm = try await AudioConverter().encode(AudioFile(data: wav, format: .wav), as: .webm)
+            var form = MultipartBody()
+            form.file("file", filename: "recording.webm", contentType: "audio/webm;codecs=opus", webm.data)
+            try await fixture.client.execute(uri: "/api/v1/transcriptions", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.status == .ok)
+                #expect((response.object["text"] as? String)?.lowercased().contains("capital") == true, "\(response.text)")
+            }
+            var junk = MultipartBody()
+            junk.file("file", filename: "noise.bin", contentType: "application/octet-stream", Data(repeating: 7, count: 400))
+            try await fixture.client.execute(uri: "/api/v1/transcriptions", method: .post, headers: junk.headers, body: junk.buffer) { response in
+                #expect(response.status == .unsupportedMediaType)
+            }
+            // A spoken question: transcript, answer, and where to hear it.
+            fixture.model.handle(chatPath) { _ in .chatStream(["Paris."]) }
+            let conversation = try await TurnRoutesTests.conversation(fixture.client)
+            let ogg = try await AudioConverter().encode(AudioFile(data: wav, format: .wav), as: .ogg)
+            var voice = MultipartBody()
+            voice.file("file", filename: "question.ogg", contentType: "audio/ogg", ogg.data)
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/voice", method: .post, headers: voice.headers, body: voice.buffer) { response in
+                let all = events(in: response.text)
+                #expect(all.first?.name == "transcript")
+                #expect(all.contains { $0.name == "finished" })
+                let speech = try #require(all.first { $0.name == "speech" }?.json?["url"] as? String)
+                try await fixture.client.execute(uri: speech, method: .get) { spoken in
+                    #expect(spoken.headers[.contentType] == "audio/wav")
+                }
+            }
+            var silence = MultipartBody()
+            silence.file("file", filename: "silence.wav", contentType: "audio/wav", AudioResampling.wav(pcm16: [Int16](repeating: 0, count: 32_000), sampleRate: 16_000).encoded())
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/voice", method: .post, headers: silence.headers, body: silence.buffer) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.errorCode == "no_speech")
+            }
+            // The same engines through the OpenAI-compatible endpoints.
+            try await fixture.client.execute(uri: "/v1/audio/speech", method: .post, headers: jsonHeaders, body: jsonBody(["model": "tts-1", "voice": "alloy", "input": "Hi"])) { response in
+                #expect(response.headers[.contentType] == "audio/mpeg")
+            }
+            try await fixture.client.execute(uri: "/v1/embeddings", method: .post, headers: jsonHeaders, body: jsonBody(["model": "sibyl-embeddings", "input": ["a", "b"]])) { response in
+                let data = response.object["data"] as? [[String: Any]]
+                #expect(data?.count == 2)
+                #expect((data?.first?["embedding"] as? [Any])?.count == 384)
+            }
+            try await fixture.client.execute(uri: "/v1/embeddings", method: .post, headers: jsonHeaders, body: jsonBody(["model": "sibyl-embeddings", "input": [1, 2, 3]])) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+}
