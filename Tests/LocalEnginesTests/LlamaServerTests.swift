@@ -77,6 +77,7 @@ struct LlamaServerTests {
             logFile: FileManager.default.temporaryDirectory.appendingPathComponent("x.log")
         ))
         let error = await #expect(throws: LocalEngineError.self) { try await server.baseURL() }
-        #expect(error?.recoverySuggestion?.contains("sibyl models install chat") == true)
+        #expect(error?.remedy == .install(component: "chat"))
+        #expect(error?.recoverySuggestion?.contains("Install the chat component") == true)
     }
 }

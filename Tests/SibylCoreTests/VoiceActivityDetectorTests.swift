@@ -63,8 +63,7 @@ struct VoiceActivityDetectorTests {
 
     @Test func theSpeechInARecordingIsFound() {
         let recording = Self.noise(seconds: 1) + Self.tone(seconds: 1, amplitude: 0.3) + Self.noise(seconds: 0.4) + Self.tone(seconds: 0.5, amplitude: 0.3) + Self.noise(seconds: 1)
-        let range = try? #require(VoiceActivityDetector.speechRange(in: recording))
-        #expect(range == 16_000..<46_400)
+        #expect(VoiceActivityDetector.speechRange(in: recording) == 16_000..<46_400)
         #expect(VoiceActivityDetector.speechRange(in: Self.noise(seconds: 2)) == nil)
     }
 

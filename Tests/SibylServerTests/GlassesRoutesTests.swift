@@ -19,7 +19,7 @@ struct GlassesRoutesTests {
             let firstBytes = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/api/v1/glasses/relay", logger: Logger(label: "test-browser")) { inbound, outbound, _ in
                 try await outbound.write(.text(#"{"type":"connected","maxWriteLength":253}"#))
                 for try await frame in inbound.messages(maxSize: 1 << 16) {
-                    if case .binary(let buffer) = frame {
+                    if case .binary = frame {
                         try await fixture.client.execute(uri: "/api/v1/glasses", method: .get) { response in
                             #expect(response.array.first?["kind"] as? String == "relay")
                         }
@@ -28,7 +28,7 @@ struct GlassesRoutesTests {
                 }
             }
             _ = firstBytes
-            try await waitUntil { await fixture.server.state.glasses.all.isEmpty }
+            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
         }
     }
 

@@ -171,7 +171,8 @@ struct WhisperTranscriberTests {
             Issue.record("expected an error")
         } catch let error as LocalEngineError {
             #expect(error == .notInstalled(component: "stt", missing: engine.directory.file("missing.bin").path))
-            #expect(error.recoverySuggestion?.contains("sibyl models install stt") == true)
+            #expect(error.remedy == .install(component: "stt"))
+            #expect(error.recoverySuggestion?.contains("Install the stt component") == true)
         }
         #expect(!noModel.isInstalled)
         #expect(engine.transcriber.isInstalled)
