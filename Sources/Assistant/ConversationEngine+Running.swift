@@ -41,7 +41,7 @@ extension ConversationEngine {
                     message.text += text
                     continuation.yield(.delta(text))
                     if ContinuousClock.now - lastSave >= setup.options.saveInterval {
-                        try? store.update(message)
+                        drafts.save(message.text, of: message.id)
                         lastSave = .now
                     }
                 case .usage(let usage):
@@ -51,30 +51,32 @@ extension ConversationEngine {
                     completion = finished
                 }
             }
-            guard let completion, !Task.isCancelled else { return finish(&message, as: .cancelled, continuation: continuation) }
+            guard let completion, !Task.isCancelled else { return await finish(&message, as: .cancelled, continuation: continuation) }
             message.text = completion.text
             message.model = completion.model
             message.usage = completion.usage ?? message.usage
             message.timings = completion.timings
             message.citations = Grounding.cited(in: completion.text, from: message.citations)
-            return finish(&message, as: .complete, continuation: continuation)
+            return await finish(&message, as: .complete, continuation: continuation)
         } catch {
             if Task.isCancelled || Self.isCancellation(error) {
-                return finish(&message, as: .cancelled, continuation: continuation)
+                return await finish(&message, as: .cancelled, continuation: continuation)
             }
             if case .streamInterrupted(let partial, _)? = error as? OpenAIError, partial.count > message.text.count {
                 message.text = partial
             }
             message.error = Self.describe(error)
-            return finish(&message, as: .failed, remedy: (error as? any RemedyProviding)?.remedy, continuation: continuation)
+            return await finish(&message, as: .failed, remedy: (error as? any RemedyProviding)?.remedy, continuation: continuation)
         }
     }
 
-    private func finish(_ message: inout Message, as status: MessageStatus, remedy: Remedy? = nil, continuation: AsyncStream<AssistantEvent>.Continuation) -> AssistantEvent {
+    private func finish(_ message: inout Message, as status: MessageStatus, remedy: Remedy? = nil, continuation: AsyncStream<AssistantEvent>.Continuation) async -> AssistantEvent {
         message.status = status
+        drafts.discard(message.id)
         let event: AssistantEvent
         do {
-            try store.update(message)
+            let final = message
+            try await offThePool { [store] in try store.update(final) }
             switch status {
             case .complete: event = .finished(message)
             case .cancelled: event = .cancelled(message)
@@ -96,7 +98,8 @@ extension ConversationEngine {
             title = generated
         }
         do {
-            try store.setTitle(title, for: conversation.id)
+            let chosen = title
+            try await offThePool { [store] in try store.setTitle(chosen, for: conversation.id) }
             return title
         } catch {
             return nil
@@ -147,13 +150,21 @@ extension ConversationEngine {
         busy.withLock { $0.contains(id) }
     }
 
+    /// A number that grows whenever an answer starts or stops being written: with the store's
+    /// `changeCount`, it tells whether a listing of conversations is still current.
+    public var activityCount: Int {
+        busyChanges.load(ordering: .acquiring)
+    }
+
     func claim(_ id: UUID) throws {
         let claimed = busy.withLock { $0.insert(id).inserted }
         guard claimed else { throw AssistantError.busy }
+        busyChanges.add(1, ordering: .releasing)
     }
 
     func release(_ id: UUID) {
         _ = busy.withLock { $0.remove(id) }
+        busyChanges.add(1, ordering: .releasing)
     }
 
     static func isCancellation(_ error: any Error) -> Bool {

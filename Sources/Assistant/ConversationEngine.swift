@@ -15,12 +15,15 @@ public final class ConversationEngine: Sendable {
     public let personas: PersonaCatalog
     let backend: any ChatBackend
     let busy = Mutex<Set<UUID>>([])
+    let busyChanges = Atomic<Int>(0)
+    let drafts: DraftSaver
 
     /// An engine whose answers go wherever `backend` says at the time.
     public init(store: ConversationStore, backend: any ChatBackend) {
         self.store = store
         self.personas = PersonaCatalog(store: store)
         self.backend = backend
+        self.drafts = DraftSaver(store: store)
     }
 
     /// An engine on one chat model with fixed options.
@@ -45,17 +48,27 @@ public final class ConversationEngine: Sendable {
         try claim(conversationID)
         do {
             let setup = try await backend.chat(for: turn)
-            let history = try settledHistory(conversationID)
-            let question = Message(conversationID: conversationID, role: .user, text: text, attachments: attachments)
-            let plan = try plan(for: conversation, history: history.filter(\.isContext) + [question], grounding: grounding, setup: setup, turn: turn)
-            try store.append(question)
-            let answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
-            try store.append(answer)
+            let (plan, question, answer) = try await offThePool { [self] in
+                try prepareSend(text, attachments: attachments, in: conversation, grounding: grounding, setup: setup, turn: turn)
+            }
             return launch(plan, setup: setup, conversation: conversation, question: question, answer: answer)
         } catch {
             release(conversationID)
             throw error
         }
+    }
+
+    /// Saves the question and a pending answer; the database work of `send`, done off the task pool.
+    private func prepareSend(
+        _ text: String, attachments: [Attachment], in conversation: Conversation, grounding: Grounding?, setup: ChatSetup, turn: TurnOptions
+    ) throws -> (Plan, Message, Message) {
+        let history = try settledHistory(conversation.id)
+        let question = Message(conversationID: conversation.id, role: .user, text: text, attachments: attachments)
+        let plan = try plan(for: conversation, history: history.filter(\.isContext) + [question], grounding: grounding, setup: setup, turn: turn)
+        try store.append(question)
+        let answer = Message(conversationID: conversation.id, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
+        try store.append(answer)
+        return (plan, question, answer)
     }
 
     /// Asks the last question again, replacing its failed, cancelled (or unwanted) answer.
@@ -64,33 +77,43 @@ public final class ConversationEngine: Sendable {
         try claim(conversationID)
         do {
             let setup = try await backend.chat(for: turn)
-            let history = try settledHistory(conversationID)
-            guard let questionIndex = history.lastIndex(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
-            let question = history[questionIndex]
-            let earlier = history[..<questionIndex].filter(\.isContext)
-            let plan = try plan(for: conversation, history: earlier + [question], grounding: grounding, setup: setup, turn: turn)
-            let answers = history[(questionIndex + 1)...]
-            var answer: Message
-            if var previous = answers.last {
-                for extra in answers.dropLast() { try store.deleteMessage(id: extra.id) }
-                previous.text = ""
-                previous.status = .pending
-                previous.error = nil
-                previous.usage = nil
-                previous.timings = nil
-                previous.model = plan.request.model
-                previous.citations = grounding?.citations ?? []
-                try store.update(previous)
-                answer = previous
-            } else {
-                answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
-                try store.append(answer)
+            let (plan, question, answer) = try await offThePool { [self] in
+                try prepareRetry(in: conversation, grounding: grounding, setup: setup, turn: turn)
             }
             return launch(plan, setup: setup, conversation: conversation, question: question, answer: answer)
         } catch {
             release(conversationID)
             throw error
         }
+    }
+
+    /// Replaces the answers to the conversation's last question with one pending answer; the
+    /// database work of `retry`, done off the task pool.
+    private func prepareRetry(in conversation: Conversation, grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) throws -> (Plan, Message, Message) {
+        let conversationID = conversation.id
+        let history = try settledHistory(conversationID)
+        guard let questionIndex = history.lastIndex(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
+        let question = history[questionIndex]
+        let earlier = history[..<questionIndex].filter(\.isContext)
+        let plan = try plan(for: conversation, history: earlier + [question], grounding: grounding, setup: setup, turn: turn)
+        let answers = history[(questionIndex + 1)...]
+        var answer: Message
+        if var previous = answers.last {
+            for extra in answers.dropLast() { try store.deleteMessage(id: extra.id) }
+            previous.text = ""
+            previous.status = .pending
+            previous.error = nil
+            previous.usage = nil
+            previous.timings = nil
+            previous.model = plan.request.model
+            previous.citations = grounding?.citations ?? []
+            try store.update(previous)
+            answer = previous
+        } else {
+            answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
+            try store.append(answer)
+        }
+        return (plan, question, answer)
     }
 
     /// The question `retry` would ask again: the conversation's last user message.

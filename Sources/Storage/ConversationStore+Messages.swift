@@ -83,6 +83,23 @@ extension ConversationStore {
         files?.remove(obsolete)
     }
 
+    /// Saves the text so far of answers still being written, all in one transaction.
+    ///
+    /// Only messages still `pending` change: an answer whose final state was saved meanwhile
+    /// keeps it, so a late draft can never overwrite a finished answer.
+    public func saveDrafts(_ drafts: [UUID: String]) throws {
+        guard !drafts.isEmpty else { return }
+        try write { db in
+            let pending = MessageStatus.pending.rawValue
+            for (id, text) in drafts {
+                try db.execute(
+                    sql: "UPDATE message SET text = ? WHERE id = ? AND status = ?",
+                    arguments: [text, id.storageKey, pending]
+                )
+            }
+        }
+    }
+
     /// Deletes a message and its attachment files; false if there was none.
     @discardableResult
     public func deleteMessage(id: UUID) throws -> Bool {

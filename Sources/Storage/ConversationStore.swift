@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import SibylCore
+import Synchronization
 
 /// Where Sibyl keeps conversations, their messages and attachments, and user-defined personas.
 ///
@@ -14,6 +15,7 @@ public final class ConversationStore: Sendable {
     let files: AttachmentFiles?
     /// The database's path, or a label, for error messages.
     let location: String
+    private let changes = Atomic<Int>(0)
 
     /// Opens (creating it and its parent directories if needed) the database file at `path`.
     public convenience init(path: String, attachmentsDirectory: String) throws {
@@ -90,8 +92,17 @@ public final class ConversationStore: Sendable {
         }
     }
 
+    /// A number that grows after every write this process makes to the store, committed or not:
+    /// a view of the data read after taking it is current for as long as it does not change.
+    /// Writes by other processes on the same file do not count.
+    public var changeCount: Int {
+        changes.load(ordering: .acquiring)
+    }
+
     /// Runs `body` in a write transaction, reporting SQLite errors as `StorageError`.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        // Counted once the transaction has ended, so a reader that took the count earlier sees it change.
+        defer { changes.add(1, ordering: .releasing) }
         do {
             return try database.write(body)
         } catch let error as DatabaseError {

@@ -37,6 +37,36 @@ struct ConversationEngineTests {
         #expect(sent.sentMessages.last?.content == "What is the capital of France?")
     }
 
+    @Test func anAnswerIsSavedAsItGrows() async throws {
+        let fixture = try await EngineFixture.make(options: EngineOptions(model: "test-model", titles: .firstWords, saveInterval: .zero))
+        defer { Task { await fixture.server.stop() } }
+        fixture.server.handle(chatPath) { _ in .chatStream(["Once", " upon", " a time."], pause: .seconds(1)) }
+        let conversation = try fixture.engine.startConversation(source: .cli)
+        let turn = try await fixture.engine.send("Tell a story", in: conversation.id)
+        let (store, answerID) = (fixture.store, turn.answerID)
+        // Watches the stored answer while it is written: drafts, then the final state.
+        let watcher = Task {
+            var drafts: [String] = []
+            while !Task.isCancelled {
+                if let stored = try? store.message(id: answerID), stored.status == .pending, !stored.text.isEmpty, drafts.last != stored.text {
+                    drafts.append(stored.text)
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return drafts
+        }
+        let all = await events(of: turn)
+        watcher.cancel()
+        let drafts = await watcher.value
+
+        #expect(all.text == "Once upon a time.")
+        #expect(!drafts.isEmpty, "the answer was in the store before it was complete")
+        #expect(drafts.allSatisfy { "Once upon a time.".hasPrefix($0) })
+        let stored = try #require(try fixture.store.message(id: answerID))
+        #expect(stored.status == .complete)
+        #expect(stored.text == "Once upon a time.")
+    }
+
     @Test func historyIsSentOnLaterTurns() async throws {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }

@@ -68,6 +68,34 @@ struct MessageTests {
         #expect(try store.message(id: answer.id) == answer)
     }
 
+    @Test("Drafts of growing answers are saved together and never overwrite a finished answer")
+    func drafts() throws {
+        let store = try ConversationStore.inMemory()
+        let conversation = Sample.conversation()
+        try store.create(conversation)
+        let first = Message(conversationID: conversation.id, role: .assistant, text: "", status: .pending)
+        var second = Message(conversationID: conversation.id, role: .assistant, text: "", status: .pending)
+        try store.append(first)
+        try store.append(second)
+
+        try store.saveDrafts([first.id: "Once upon", second.id: "In the"])
+        #expect(try store.message(id: first.id)?.text == "Once upon")
+        #expect(try store.message(id: second.id)?.text == "In the")
+        #expect(try store.message(id: first.id)?.status == .pending)
+
+        second.text = "In the beginning."
+        second.status = .complete
+        try store.update(second)
+        // A draft taken before the final save and written after it changes nothing.
+        try store.saveDrafts([first.id: "Once upon a time", second.id: "In the beg"])
+        #expect(try store.message(id: first.id)?.text == "Once upon a time")
+        let finished = try #require(try store.message(id: second.id))
+        #expect(finished.text == "In the beginning.")
+        #expect(finished.status == .complete)
+        // Unknown messages (an answer deleted meanwhile) are no error.
+        try store.saveDrafts([UUID(): "gone"])
+    }
+
     @Test("Updating an unknown message is reported")
     func updateUnknown() throws {
         let store = try ConversationStore.inMemory()

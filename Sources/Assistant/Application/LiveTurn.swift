@@ -24,7 +24,7 @@ public final class LiveTurn: Sendable, Identifiable {
     private let state = Mutex(State())
 
     /// Starts following `turn`'s events; `ended` is called once with the last event.
-    init(_ turn: AssistantTurn, ended: @escaping @Sendable (LiveTurn, AssistantEvent?) -> Void) {
+    init(_ turn: AssistantTurn, ended: @escaping @Sendable (LiveTurn, AssistantEvent?) async -> Void) {
         self.turn = turn
         Task { [self] in
             var last: AssistantEvent?
@@ -34,7 +34,7 @@ public final class LiveTurn: Sendable, Identifiable {
             }
             // Marked ended before `ended` runs, so the registry never keeps a turn that has ended.
             self.end()
-            ended(self, last)
+            await ended(self, last)
         }
     }
 

@@ -137,23 +137,25 @@ extension SibylRuntime: Asking {
             : try await engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)
         let grounded = grounding != nil
         let live = turns.register(turn) { [weak self] _, last in
-            self?.logAnswer(last, conversation: conversation.id, grounded: grounded)
+            await self?.logAnswer(last, conversation: conversation.id, grounded: grounded)
         }
         return AskResult(conversation: conversation, outcome: .answering(live))
     }
 
-    private func logAnswer(_ last: AssistantEvent?, conversation: UUID, grounded: Bool) {
+    private func logAnswer(_ last: AssistantEvent?, conversation: UUID, grounded: Bool) async {
         let category = grounded ? "ask.docs" : "ask"
+        let entry: (LogEntry.Level, String, AnswerLogDetails)
         switch last {
         case .finished(let message):
-            log(.info, category, "answered with \(message.model ?? "the chat model")", details: AnswerLogDetails(message, conversation: conversation))
+            entry = (.info, "answered with \(message.model ?? "the chat model")", AnswerLogDetails(message, conversation: conversation))
         case .failed(let message, let error):
-            log(.error, category, error.text, details: AnswerLogDetails(message, conversation: conversation))
+            entry = (.error, error.text, AnswerLogDetails(message, conversation: conversation))
         case .cancelled(let message):
-            log(.info, category, "answer stopped", details: AnswerLogDetails(message, conversation: conversation))
+            entry = (.info, "answer stopped", AnswerLogDetails(message, conversation: conversation))
         default:
-            break
+            return
         }
+        _ = try? await offThePool { [self] in log(entry.0, category, entry.1, details: entry.2) }
     }
 }
 

@@ -9,10 +9,10 @@ public final class TurnRegistry: Sendable {
     init() {}
 
     /// Follows a new answer until it ends; `ended` runs once with its last event.
-    func register(_ turn: AssistantTurn, ended: @escaping @Sendable (LiveTurn, AssistantEvent?) -> Void = { _, _ in }) -> LiveTurn {
+    func register(_ turn: AssistantTurn, ended: @escaping @Sendable (LiveTurn, AssistantEvent?) async -> Void = { _, _ in }) -> LiveTurn {
         let registered = LiveTurn(turn) { [weak self] turn, last in
             _ = self?.live.withLock { $0.removeValue(forKey: turn.id) }
-            ended(turn, last)
+            await ended(turn, last)
         }
         live.withLock { live in
             if !registered.hasEnded { live[registered.id] = registered }

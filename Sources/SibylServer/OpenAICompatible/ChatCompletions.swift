@@ -126,7 +126,7 @@ struct ChatCompletions: Sendable {
                 }
             }
             text += Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
-            log(answer.request.model, usage: usage)
+            await log(answer.request.model, usage: usage)
         }
         return OpenAIWire.ChatCompletion(
             id: identity.id, created: identity.created, model: identity.model,
@@ -148,6 +148,7 @@ struct ChatCompletions: Sendable {
             guard chunk(.init(role: "assistant", content: "")) else { return }
             var usage: TokenUsage?
             var finish = "stop"
+            var answered: String?
             switch outcome {
             case .declined(let reply, _):
                 guard chunk(.init(content: reply)) else { return }
@@ -175,7 +176,7 @@ struct ChatCompletions: Sendable {
                 }
                 let sources = Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
                 if !sources.isEmpty { guard chunk(.init(content: sources)) else { return } }
-                log(answer.request.model, usage: usage)
+                answered = answer.request.model
             }
             guard chunk(.init(), finish: finish) else { return }
             if includeUsage {
@@ -183,10 +184,15 @@ struct ChatCompletions: Sendable {
                 writer.sendData(WireCoding.jsonText(last))
             }
             writer.sendData("[DONE]")
+            writer.finish()
+            if let answered { await log(answered, usage: usage) }
         }
     }
 
-    private func log(_ model: String, usage: TokenUsage?) {
-        runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
+    /// Writes the answer to the operations log, away from the threads that serve requests.
+    private func log(_ model: String, usage: TokenUsage?) async {
+        _ = try? await offThePool { [runtime] in
+            runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
+        }
     }
 }

@@ -26,6 +26,11 @@ struct EventStream: Sendable {
             deliver("data: \(text)\n\n")
         }
 
+        /// Ends the response now; what the producer does after this (logging) no longer keeps the client waiting.
+        func finish() {
+            continuation.finish()
+        }
+
         private func deliver(_ text: String) -> Bool {
             if case .terminated = continuation.yield(ByteBuffer(string: text)) { return false }
             return true
