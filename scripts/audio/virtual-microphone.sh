@@ -17,7 +17,14 @@ start_virtual_microphone() {
     export SIBYL_TEST_MICROPHONE="$XDG_RUNTIME_DIR/microphone.fifo"
     mkdir -p "$XDG_RUNTIME_DIR"
     chmod 700 "$XDG_RUNTIME_DIR"
-    if pactl info >/dev/null 2>&1; then return 0; fi
+    if pactl info >/dev/null 2>&1; then
+        virtual_microphone_ready && return 0
+        # A daemon without the microphone (it failed to load): start again.
+        pulseaudio --kill >/dev/null 2>&1 || true
+        for _ in $(seq 1 50); do pactl info >/dev/null 2>&1 || break; sleep 0.1; done
+    fi
+    # A FIFO left by a daemon that died makes module-pipe-source refuse to load.
+    rm -f "$SIBYL_TEST_MICROPHONE"
     cat > "$VIRTUAL_AUDIO_DIR/default.pa" <<PA
 load-module module-native-protocol-unix
 load-module module-null-sink sink_name=speaker
@@ -28,11 +35,16 @@ PA
     pulseaudio --daemonize=yes --exit-idle-time=-1 -n -F "$VIRTUAL_AUDIO_DIR/default.pa" \
         --log-target="file:$VIRTUAL_AUDIO_DIR/pulse.log" >/dev/null 2>&1 || true
     for _ in $(seq 1 50); do
-        pactl info >/dev/null 2>&1 && return 0
+        virtual_microphone_ready && return 0
         sleep 0.1
     done
     echo "the virtual microphone (PulseAudio) did not start; see $VIRTUAL_AUDIO_DIR/pulse.log" >&2
     return 1
+}
+
+# Whether PulseAudio answers and has the pipe source.
+virtual_microphone_ready() {
+    pactl list short sources 2>/dev/null | awk '$2 == "microphone" { found = 1 } END { exit !found }'
 }
 
 feed_virtual_microphone() {
