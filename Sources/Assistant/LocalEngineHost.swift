@@ -26,7 +26,7 @@ public final class LocalEngineHost: Sendable {
 
     /// Fails with the install command when a component is not fully installed.
     public func requireInstalled(_ component: String) throws {
-        guard let status = installer.status().first(where: { $0.name == component }) else { return }
+        guard let status = installer.status(of: component) else { return }
         guard status.installed else {
             throw LocalEngineError.notInstalled(component: component, missing: status.missing.joined(separator: ", "))
         }

@@ -25,6 +25,9 @@ enum HTTPClientPool {
             // Our retry policy already retries failed connections; the client's own retrying would
             // hold a request for the whole connect timeout when a local server is simply down.
             configuration.connectionPool.retryConnectionEstablishment = false
+            // A server answers many people at once through one provider: AsyncHTTPClient's default
+            // of 8 connections per host would queue the ninth answer behind the first eight.
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 512
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[key] = client
             return client

@@ -20,8 +20,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one (default: serve.port, 8080).") var port: Int?
 
     func run() async throws {
+        // The last lines (shutdown, a failure) are written before the process ends.
+        defer { LoggingBootstrap.serverLines?.flush() }
         try await reportingErrors {
-            global.bootstrap(defaultLevel: .info)
+            global.bootstrap(defaultLevel: .info, server: true)
             let runtime = try SibylRuntime(logger: global.logger(defaultLevel: .info))
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }

@@ -35,9 +35,10 @@ struct GlobalOptions: ParsableArguments {
         return fallback
     }
 
-    /// Sets up logging (to stderr, never to stdout, which carries answers and JSON).
-    func bootstrap(defaultLevel: Logger.Level = .warning) {
-        LoggingBootstrap.once(level: logLevel(default: defaultLevel))
+    /// Sets up logging (to stderr, never to stdout, which carries answers and JSON); `server`
+    /// writes lines from a thread of its own (see `LogLineWriter`).
+    func bootstrap(defaultLevel: Logger.Level = .warning, server: Bool = false) {
+        LoggingBootstrap.once(level: logLevel(default: defaultLevel), server: server)
     }
 
     /// The logger Sibyl's own code writes to.
@@ -73,9 +74,18 @@ struct GlobalOptions: ParsableArguments {
 enum LoggingBootstrap {
     nonisolated(unsafe) private static var done = false
 
-    static func once(level: Logger.Level) {
+    /// The writer of a server's log lines, once `once(level:server: true)` has run.
+    nonisolated(unsafe) private(set) static var serverLines: LogLineWriter?
+
+    static func once(level: Logger.Level, server: Bool = false) {
         guard !done else { return }
         done = true
+        if server {
+            let writer = LogLineWriter(descriptor: STDERR_FILENO)
+            serverLines = writer
+            LoggingSystem.bootstrap { label in LineLogHandler(label: label, writer: writer, logLevel: level) }
+            return
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

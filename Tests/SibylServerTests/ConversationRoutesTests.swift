@@ -1,3 +1,4 @@
+import Assistant
 import Foundation
 import HummingbirdTesting
 import Testing
@@ -51,6 +52,41 @@ struct ConversationRoutesTests {
             try await client.execute(uri: "/api/v1/conversations/import", method: .post, headers: jsonHeaders, body: .init(bytes: exported)) { response in
                 #expect(response.status == .created)
                 #expect(response.object["id"] as? String == ids[0])
+            }
+        }
+    }
+
+    @Test func theListCarriesAnETagAndAnswers304UntilSomethingChanges() async throws {
+        try await withServerFixture { fixture in
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: jsonHeaders, body: jsonBody(["title": "First"])) { _ in }
+            var etag = ""
+            try await client.execute(uri: "/api/v1/conversations", method: .get) { response in
+                #expect(response.status == .ok)
+                etag = try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.eTag] == etag)
+            }
+            // Another page is another resource.
+            try await client.execute(uri: "/api/v1/conversations?limit=1", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .ok)
+            }
+            // A change made through any use case shows at once, with a new ETag.
+            let second = try fixture.runtime.startConversation(NewConversation(source: .cli), title: "Second")
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["total"] as? Int == 2)
+                #expect(response.headers[.eTag] != etag)
+                etag = response.headers[.eTag] ?? ""
+            }
+            _ = try fixture.runtime.updateConversation(second.id, title: "Renamed")
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.ifNoneMatch: etag]) { response in
+                #expect(response.status == .ok)
+                let titles = (response.object["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+                #expect(titles == ["Renamed", "First"])
             }
         }
     }

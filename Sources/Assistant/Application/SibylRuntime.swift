@@ -2,7 +2,6 @@ import Foundation
 import Knowledge
 import LocalEngines
 import Logging
-import ServiceLifecycle
 import SibylConfig
 import SibylCore
 import Storage
@@ -14,8 +13,8 @@ import Synchronization
 /// One runtime per process holds one conversation store and one knowledge store (one database pool
 /// per file), one conversation engine (so two answers never race in one conversation), the search
 /// index loaded once and kept current, live settings, and the local engines, started on first use
-/// and shared. It is a swift-service-lifecycle `Service`: on graceful shutdown, answers under way
-/// get a moment to finish and are then saved as cancelled, and the local engines are stopped.
+/// and shared. `shutdown(grace:)` lets answers under way finish or saves them as cancelled, and
+/// stops the local engines; `sibyl serve` runs it from its swift-service-lifecycle group.
 ///
 /// The use cases live in `SibylRuntime+<Concern>.swift` files; shells only translate input and
 /// render output.
@@ -77,14 +76,5 @@ public final class SibylRuntime: Sendable {
     public func shutdown(grace: Duration = .zero) async {
         await turns.finishAll(grace: grace)
         await local.shutdown()
-    }
-}
-
-extension SibylRuntime: Service {
-    /// Runs until graceful shutdown, then finishes or cancels answers and stops the local engines.
-    public func run() async throws {
-        try? await gracefulShutdown()
-        let grace = Duration.seconds(settings.integer("serve.shutdown_grace") ?? 10)
-        await shutdown(grace: grace)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Installs Debian packages Sibyl's engines need, when they are missing.
 enum DebianPackages {
@@ -6,7 +7,18 @@ enum DebianPackages {
         packages.filter { !isInstalled($0) }
     }
 
+    /// Packages seen installed: a server checks its engines on every request, and dpkg-query is a
+    /// process each time; an installed package stays installed for the life of the process.
+    private static let seenInstalled = Mutex<Set<String>>([])
+
     static func isInstalled(_ package: String) -> Bool {
+        if seenInstalled.withLock({ $0.contains(package) }) { return true }
+        let installed = queryInstalled(package)
+        if installed { seenInstalled.withLock { _ = $0.insert(package) } }
+        return installed
+    }
+
+    private static func queryInstalled(_ package: String) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dpkg-query")
         process.arguments = ["-W", "-f=${Status}", package]

@@ -39,17 +39,20 @@ public struct EngineInstaller: Sendable {
 
     /// Whether each component is ready to use.
     public func status() -> [ComponentStatus] {
-        EngineManifest.componentOrder.compactMap { name in
-            guard let component = manifest.components[name] else { return nil }
-            var missing: [String] = []
-            for id in component.outputs ?? [] where !isInstalled(id) {
-                missing.append(manifest.outputs[id]?.path ?? id)
-            }
-            let packages = DebianPackages.missing(component.debian ?? [])
-            missing += packages.map { "Debian package \($0)" }
-            let size = (component.outputs ?? []).compactMap { manifest.outputs[$0] }.compactMap { Checksum.size(of: layout.url(for: $0)) }.reduce(0, +)
-            return ComponentStatus(name: name, title: component.title, installed: missing.isEmpty, missing: missing, bytesOnDisk: size)
+        EngineManifest.componentOrder.compactMap(status(of:))
+    }
+
+    /// Whether one component is ready to use; nil for a name the manifest does not know.
+    public func status(of name: String) -> ComponentStatus? {
+        guard let component = manifest.components[name] else { return nil }
+        var missing: [String] = []
+        for id in component.outputs ?? [] where !isInstalled(id) {
+            missing.append(manifest.outputs[id]?.path ?? id)
         }
+        let packages = DebianPackages.missing(component.debian ?? [])
+        missing += packages.map { "Debian package \($0)" }
+        let size = (component.outputs ?? []).compactMap { manifest.outputs[$0] }.compactMap { Checksum.size(of: layout.url(for: $0)) }.reduce(0, +)
+        return ComponentStatus(name: name, title: component.title, installed: missing.isEmpty, missing: missing, bytesOnDisk: size)
     }
 
     /// Whether an output is in place with a receipt that matches the manifest.

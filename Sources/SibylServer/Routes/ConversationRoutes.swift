@@ -33,12 +33,15 @@ struct ConversationRoutes: RouteCollectionAdding {
                 guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
                 return source
             }
-            let page = try runtime.conversations(
-                limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)),
-                source: source, matching: request.query("search")
-            )
-            let items = page.items.map { Wire.Conversation($0, answering: runtime.engine.isBusy($0.id)) }
-            return JSONBody(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))
+            let limit = try request.integerQuery("limit", default: 50, in: 1...500)
+            let offset = try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max))
+            // Taken before the data is read: see ListingCache.
+            let version = ListingCache.Version(store: runtime.engine.store.changeCount, activity: runtime.engine.activityCount)
+            return try state.conversationLists.response(for: request, key: request.uri.query ?? "", version: version) {
+                let page = try runtime.conversations(limit: limit, offset: offset, source: source, matching: request.query("search"))
+                let items = page.items.map { Wire.Conversation($0, answering: runtime.engine.isBusy($0.id)) }
+                return try WireCoding.compactEncoder.encode(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))
+            }
         }
         group.post("conversations") { request, _ in
             let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)

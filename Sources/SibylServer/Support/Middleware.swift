@@ -38,11 +38,7 @@ struct APIErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let apiError = APIError.from(error)
-            if apiError.status.code >= 500 {
-                context.logger.error("\(request.method) \(request.uri.path) failed: \(Redaction.redact(String(describing: error)))")
-            }
-            return try apiError.response(from: request, context: context)
+            return try APIError.logged(error, request: request, context: context).response(from: request, context: context)
         }
     }
 }
@@ -56,10 +52,7 @@ struct OpenAIErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let apiError = APIError.from(error)
-            if apiError.status.code >= 500 {
-                context.logger.error("\(request.method) \(request.uri.path) failed: \(Redaction.redact(String(describing: error)))")
-            }
+            let apiError = APIError.logged(error, request: request, context: context)
             let type: String
             switch apiError.status.code {
             case 401: type = "authentication_error"
@@ -95,4 +88,16 @@ struct OpenAIErrorBody: Codable, Sendable {
     }
 
     var error: Detail
+}
+
+extension APIError {
+    /// The API's answer for an error; a server-side failure (5xx) is logged with its details,
+    /// which the client does not get.
+    static func logged(_ error: any Error, request: Request, context: SibylRequestContext) -> APIError {
+        let apiError = from(error)
+        if apiError.status.code >= 500 {
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(Redaction.redact(String(describing: error)))")
+        }
+        return apiError
+    }
 }

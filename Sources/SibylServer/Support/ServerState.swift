@@ -9,6 +9,8 @@ final class ServerState: Sendable {
     let runtime: SibylRuntime
     let limits: ServerLimits
     let glasses: GlassesHub
+    /// The conversation list's encoded pages.
+    let conversationLists = ListingCache()
     private let turnsByClient = Mutex<[String: Int]>([:])
     private let warmUp = Mutex<WarmUp>(.notStarted)
 
