@@ -30,7 +30,17 @@ struct GlassesEndToEndTests {
                 if let found { return found }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            throw MonocleError.timeout(waitingFor: "a glasses event", after: timeout)
+            throw NoSuchEvent(timeout: timeout, seen: all.withLock { $0.map { String(describing: $0) } })
+        }
+    }
+
+    /// The awaited event did not come; what did, so that a failure says where the question went.
+    struct NoSuchEvent: Error, CustomStringConvertible {
+        let timeout: Duration
+        let seen: [String]
+
+        var description: String {
+            "the awaited glasses event did not come within \(timeout); events so far: \(seen.isEmpty ? "none" : seen.joined(separator: " · "))"
         }
     }
 
