@@ -3,7 +3,12 @@ import Foundation
 import Storage
 import Synchronization
 
-/// Runs blocking work, such as a database write, on a dispatch thread, and waits for it without
+/// The queue database work on the answer path runs on: a serial queue of its own, so libdispatch
+/// gives it a thread even while every worker of the global pool is busy (embedding documents keeps
+/// them busy for minutes), and SQLite, which has one writer, gets one caller at a time.
+let databaseWork = DispatchQueue(label: "sibyl.database-work", qos: .userInitiated)
+
+/// Runs blocking work, such as a database write, on `databaseWork`, and waits for it without
 /// holding a thread.
 ///
 /// Swift runs every task on a pool of one thread per core. A write that waits for SQLite's lock
@@ -12,7 +17,7 @@ import Synchronization
 /// cancelled answer is still saved as cancelled.
 public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
+        databaseWork.async {
             continuation.resume(with: Result { try work() })
         }
     }
@@ -46,7 +51,7 @@ final class DraftSaver: Sendable {
             return true
         }
         if startFlushing {
-            DispatchQueue.global(qos: .utility).async { self.flush() }
+            databaseWork.async { self.flush() }
         }
     }
 
@@ -55,17 +60,18 @@ final class DraftSaver: Sendable {
         _ = state.withLock { $0.drafts.removeValue(forKey: answerID) }
     }
 
+    /// Saves what has gathered in one transaction; what gathers meanwhile goes in the next, queued
+    /// behind the work that waited for this one.
     private func flush() {
-        while true {
-            let drafts = state.withLock { state in
-                let drafts = state.drafts
-                state.drafts = [:]
-                if drafts.isEmpty { state.flushing = false }
-                return drafts
-            }
-            guard !drafts.isEmpty else { return }
-            // A draft that cannot be saved is not lost: the final save writes the whole answer.
-            try? store.saveDrafts(drafts)
+        let drafts = state.withLock { state in
+            let drafts = state.drafts
+            state.drafts = [:]
+            if drafts.isEmpty { state.flushing = false }
+            return drafts
         }
+        guard !drafts.isEmpty else { return }
+        // A draft that cannot be saved is not lost: the final save writes the whole answer.
+        try? store.saveDrafts(drafts)
+        databaseWork.async { self.flush() }
     }
 }

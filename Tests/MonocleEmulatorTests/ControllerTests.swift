@@ -32,8 +32,8 @@ struct ControllerTests {
             }
         }
 
-        /// Waits for the `count`-th `running` state.
-        func running(_ count: Int = 1, timeout: Duration = .seconds(60)) async throws -> DeviceInfo {
+        /// Waits for the `count`-th `running` state (the limit is a ceiling against hangs).
+        func running(_ count: Int = 1, timeout: Duration = .seconds(180)) async throws -> DeviceInfo {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 let runs = states.withLock { $0.compactMap { if case .running(let info) = $0 { info } else { nil } } }

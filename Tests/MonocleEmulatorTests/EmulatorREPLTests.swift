@@ -68,7 +68,7 @@ struct EmulatorREPLTests {
                 try await phone.write(round % 2 == 1 ? RawREPL.command("import device;print(device.VERSION);del(device)") : Data(RawREPL.softReset), to: .serial)
                 try await Task.sleep(for: .microseconds(round * 2_000))
                 try await phone.write(Data(RawREPL.enter), to: .serial)
-                _ = try await recorder.waitForSerial(raw, timeout: .seconds(10))
+                _ = try await recorder.waitForSerial(raw)
                 // A second banner may follow (the ^A waited while the ^C was acted on): let it pass,
                 // as the controller does.
                 var heard = -1

@@ -72,8 +72,9 @@ actor TransportRecorder {
 
     var serialText: String { String(decoding: serial, as: UTF8.self) }
 
-    /// Waits until the serial output contains `text`.
-    func waitForSerial(_ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+    /// Waits until the serial output contains `text`; the limit is a ceiling against hangs, not a
+    /// speed bound (a loaded two-core machine can hold the interpreter back for many seconds).
+    func waitForSerial(_ text: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if serialText.contains(text) { return serialText }
