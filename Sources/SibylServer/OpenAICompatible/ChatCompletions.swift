@@ -134,24 +134,27 @@ struct ChatCompletions: Sendable {
         )
     }
 
-    /// The answer as OpenAI's chunks. A client that goes away stops the answer.
+    /// The answer as OpenAI's chunks, written as they come. A client that goes away stops the
+    /// answer (the next write fails, and the model's stream is dropped with it).
     private func stream(_ outcome: CompletionOutcome, identity: Identity, includeUsage: Bool, release: @escaping @Sendable () -> Void) -> Response {
-        EventStream.response { writer in
-            defer { release() }
-            func chunk(_ delta: OpenAIWire.ChatChunk.Delta, finish: String? = nil) -> Bool {
+        // Frees the client's slot however the response ends, even when its body is never written.
+        let slot = TurnSlot(release)
+        return EventStream.direct { send, end in
+            defer { slot.free() }
+            func chunk(_ delta: OpenAIWire.ChatChunk.Delta, finish: String? = nil) async throws {
                 let value = OpenAIWire.ChatChunk(
                     id: identity.id, created: identity.created, model: identity.model,
                     choices: [.init(delta: delta, finishReason: finish)], usage: includeUsage ? .some(nil) : nil
                 )
-                return writer.sendData(WireCoding.jsonText(value))
+                try await send("data: \(WireCoding.jsonText(value))\n\n")
             }
-            guard chunk(.init(role: "assistant", content: "")) else { return }
+            try await chunk(.init(role: "assistant", content: ""))
             var usage: TokenUsage?
             var finish = "stop"
             var answered: String?
             switch outcome {
             case .declined(let reply, _):
-                guard chunk(.init(content: reply)) else { return }
+                try await chunk(.init(content: reply))
             case .answering(let answer, let citations):
                 var text = ""
                 do {
@@ -159,7 +162,7 @@ struct ChatCompletions: Sendable {
                         switch event {
                         case .delta(let piece):
                             text += piece
-                            guard chunk(.init(content: piece)) else { return }
+                            try await chunk(.init(content: piece))
                         case .usage(let reported): usage = reported
                         case .finished(let completion):
                             text = completion.text
@@ -167,24 +170,26 @@ struct ChatCompletions: Sendable {
                             finish = completion.finishReason?.rawValue ?? "stop"
                         }
                     }
+                } catch let error as ClientGone {
+                    throw error
                 } catch {
                     // The stream has begun, so the error can only be told in the stream, as OpenAI does.
                     let apiError = APIError.from(error)
-                    writer.sendData(WireCoding.jsonText(OpenAIErrorBody(error: .init(message: apiError.message, type: "server_error", code: apiError.code))))
-                    writer.sendData("[DONE]")
+                    try await send("data: \(WireCoding.jsonText(OpenAIErrorBody(error: .init(message: apiError.message, type: "server_error", code: apiError.code))))\n\n")
+                    try await send("data: [DONE]\n\n")
                     return
                 }
                 let sources = Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
-                if !sources.isEmpty { guard chunk(.init(content: sources)) else { return } }
+                if !sources.isEmpty { try await chunk(.init(content: sources)) }
                 answered = answer.request.model
             }
-            guard chunk(.init(), finish: finish) else { return }
+            try await chunk(.init(), finish: finish)
             if includeUsage {
                 let last = OpenAIWire.ChatChunk(id: identity.id, created: identity.created, model: identity.model, choices: [], usage: .some(OpenAIWire.Usage(usage)))
-                writer.sendData(WireCoding.jsonText(last))
+                try await send("data: \(WireCoding.jsonText(last))\n\n")
             }
-            writer.sendData("[DONE]")
-            writer.finish()
+            try await send("data: [DONE]\n\n")
+            try await end()
             if let answered { await log(answered, usage: usage) }
         }
     }

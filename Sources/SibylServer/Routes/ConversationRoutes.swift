@@ -29,15 +29,16 @@ struct ConversationRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("conversations") { request, _ in
-            let source = try request.query("source").map { text -> ConversationSource in
-                guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
-                return source
-            }
-            let limit = try request.integerQuery("limit", default: 50, in: 1...500)
-            let offset = try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max))
-            // Taken before the data is read: see ListingCache.
+            // Taken before the data is read: see ListingCache. A query is checked only when its page
+            // is made: one that failed never made a page, so a cached page's query was a good one.
             let version = ListingCache.Version(store: runtime.engine.store.changeCount, activity: runtime.engine.activityCount)
             return try state.conversationLists.response(for: request, key: request.uri.query ?? "", version: version) {
+                let source = try request.query("source").map { text -> ConversationSource in
+                    guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
+                    return source
+                }
+                let limit = try request.integerQuery("limit", default: 50, in: 1...500)
+                let offset = try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max))
                 let page = try runtime.conversations(limit: limit, offset: offset, source: source, matching: request.query("search"))
                 let items = page.items.map { Wire.Conversation($0, answering: runtime.engine.isBusy($0.id)) }
                 return try WireCoding.compactEncoder.encode(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))

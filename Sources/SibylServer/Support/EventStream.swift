@@ -26,15 +26,35 @@ struct EventStream: Sendable {
             deliver("data: \(text)\n\n")
         }
 
-        /// Ends the response now; what the producer does after this (logging) no longer keeps the client waiting.
-        func finish() {
-            continuation.finish()
-        }
-
         private func deliver(_ text: String) -> Bool {
             if case .terminated = continuation.yield(ByteBuffer(string: text)) { return false }
             return true
         }
+    }
+
+    /// A response whose body `produce` writes as it runs, in the response's own task: one hand-off
+    /// fewer per event than `response`, for streams that end when the client goes away (OpenAI's).
+    /// `send` throws once the client has gone; `end` completes the response early, so that work
+    /// done after it (logging) does not keep the client waiting. No keep-alive comments are sent.
+    static func direct(
+        _ produce: @escaping @Sendable (_ send: (String) async throws -> Void, _ end: () async throws -> Void) async throws -> Void
+    ) -> Response {
+        let body = ResponseBody { writer in
+            var ended = false
+            try await produce({ text in
+                do {
+                    try await writer.write(ByteBuffer(string: text))
+                } catch {
+                    throw ClientGone()
+                }
+            }, {
+                guard !ended else { return }
+                ended = true
+                try await writer.finish(nil)
+            })
+            if !ended { try await writer.finish(nil) }
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     static let headers: HTTPFields = [
@@ -68,3 +88,6 @@ struct EventStream: Sendable {
         return Response(status: status, headers: headers, body: body)
     }
 }
+
+/// The client of a direct event stream went away: nothing more can be sent.
+struct ClientGone: Error {}

@@ -83,3 +83,21 @@ extension ServerState: Service {
         await glasses.stopAll()
     }
 }
+
+/// A client's answer slot (`ServerState.reserveTurn`), freed once: by `free()`, or when the last
+/// holder lets go of it (a response whose body was never written).
+final class TurnSlot: Sendable {
+    private let release: @Sendable () -> Void
+
+    init(_ release: @escaping @Sendable () -> Void) {
+        self.release = release
+    }
+
+    func free() {
+        release()
+    }
+
+    deinit {
+        release()
+    }
+}
