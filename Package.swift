@@ -108,7 +108,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            resources: [.embedInCode("Resources/engines.json")]
+            resources: [.embedInCode("Resources/engines.json"), .embedInCode("Resources/model-licence-apache-2.0.txt")]
         ),
         .target(
             name: "SibylConfig",

@@ -26,6 +26,7 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case noDocumentsFound([String])
     case ambiguousDocument(String, candidates: [String])
     case turnNotFound(UUID)
+    case unknownLocalModel(String, known: String)
 
     public var errorDescription: String? {
         switch self {
@@ -75,6 +76,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "'\(text)' matches several documents: \(candidates.joined(separator: ", ")). Use the document's id."
         case .turnNotFound(let id):
             "No answer \(id.uuidString.prefix(8).lowercased()) is being written now; it may have ended (its message holds the result)."
+        case .unknownLocalModel(let name, let known):
+            "The local chat engine has no model '\(name)'. Its models are \(known); other models need a remote provider."
         }
     }
 
@@ -85,6 +88,7 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
         case .messageTooLong: .configure(setting: "chat.context_window")
         case .missingAPIKey: .setKey(name: "openai")
         case .noModel(let capability): .configure(setting: "\(capability).model")
+        case .unknownLocalModel: .checkProviders
         case .ambiguousDocument: .listDocuments
         case .unknownKey: nil
         default: nil

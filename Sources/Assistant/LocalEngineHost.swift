@@ -4,10 +4,51 @@ import Logging
 import SibylCore
 import Synchronization
 
+/// The local chat models Sibyl installs; `chat.local_model` picks one, `--model` overrides it.
+public enum LocalChatModel: String, CaseIterable, Sendable {
+    /// Qwen2.5-Coder 1.5B Instruct (component `chat`): the default, right far more often.
+    case standard = "default"
+    /// Qwen2.5-Coder 0.5B Instruct (component `chat-fast`): about three times quicker and half the
+    /// memory, but often wrong on facts.
+    case fast
+
+    /// The model name its llama-server answers to, and that answers record.
+    public var name: String {
+        switch self {
+        case .standard: "qwen2.5-coder-1.5b-instruct"
+        case .fast: "qwen2.5-coder-0.5b-instruct"
+        }
+    }
+
+    /// The component that installs it.
+    public var component: String {
+        switch self {
+        case .standard: "chat"
+        case .fast: "chat-fast"
+        }
+    }
+
+    public func file(in layout: EngineLayout) -> URL {
+        switch self {
+        case .standard: layout.chatModel
+        case .fast: layout.fastChatModel
+        }
+    }
+
+    /// The model a name means: `default`, `fast`, a component or a model name.
+    public static func named(_ text: String) -> LocalChatModel? {
+        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+        return allCases.first { $0.rawValue == wanted || $0.name == wanted || $0.component == wanted }
+    }
+
+    /// The choices in words, for messages.
+    public static var choices: String {
+        allCases.map { "\($0.rawValue) (\($0.name))" }.joined(separator: ", ")
+    }
+}
+
 /// The local engines one Sibyl process uses, started on first use and shared by everything in it.
 public final class LocalEngineHost: Sendable {
-    /// The model name the local chat server answers to.
-    public static let chatModelName = "qwen2.5-coder-0.5b-instruct"
     /// Context tokens each local chat request gets.
     public static let chatContextWindow = 8192
 
@@ -15,7 +56,7 @@ public final class LocalEngineHost: Sendable {
     public let installer: EngineInstaller
     let logDirectory: URL
     let logger: Logger
-    private let chatServer = Mutex<LlamaServer?>(nil)
+    private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
 
     public init(layout: EngineLayout, logDirectory: URL, logger: Logger) {
         self.layout = layout
@@ -32,28 +73,29 @@ public final class LocalEngineHost: Sendable {
         }
     }
 
-    /// The local chat server (not yet started: `baseURL()` starts it).
-    public func chat() throws -> LlamaServer {
-        try requireInstalled("chat")
-        return chatServer.withLock { server in
-            if let server { return server }
+    /// The local chat server of a model (not yet started: `baseURL()` starts it). Each model
+    /// has one server, started when first asked for.
+    public func chat(_ model: LocalChatModel = .standard) throws -> LlamaServer {
+        try requireInstalled(model.component)
+        return chatServers.withLock { servers in
+            if let server = servers[model] { return server }
             let created = LlamaServer(
                 configuration: .init(
                     executable: layout.llamaServer,
-                    model: layout.chatModel,
-                    alias: Self.chatModelName,
+                    model: model.file(in: layout),
+                    alias: model.name,
                     contextPerSlot: Self.chatContextWindow,
-                    logFile: logDirectory.appendingPathComponent("llama-server.log")
+                    logFile: logDirectory.appendingPathComponent(model == .standard ? "llama-server.log" : "llama-server-\(model.rawValue).log")
                 ),
                 logger: logger
             )
-            server = created
+            servers[model] = created
             return created
         }
     }
 
     /// Stops every engine this process started.
     public func shutdown() async {
-        if let server = chatServer.withLock({ $0 }) { await server.stop() }
+        for server in chatServers.withLock({ Array($0.values) }) { await server.stop() }
     }
 }

@@ -18,7 +18,7 @@ struct ConversationOptions: ParsableArguments {
     @Option(name: .customLong("translate-to"), help: "Start in translator mode: translate everything into this language.")
     var translateTo: String?
 
-    @Option(help: "Chat model to use instead of the configured one.")
+    @Option(help: "Chat model to use instead of the configured one (local engines: default or fast).")
     var model: String?
 
     @Option(help: "Sampling temperature (0–2).")

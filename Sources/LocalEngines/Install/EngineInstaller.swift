@@ -79,6 +79,19 @@ public struct EngineInstaller: Sendable {
         return problems
     }
 
+    /// Bytes still to download for the named components (what is cached already is not counted).
+    public func downloadSize(of requested: [String]) throws -> Int64 {
+        var ids = Set<String>()
+        for name in try componentNames(requested) {
+            for id in manifest.components[name]?.outputs ?? [] where !isInstalled(id) {
+                ids.formUnion(manifest.outputs[id]?.from ?? [])
+            }
+        }
+        return ids.compactMap { manifest.downloads[$0] }
+            .filter { Checksum.size(of: layout.downloads.appendingPathComponent($0.file)) != $0.size }
+            .reduce(0) { $0 + $1.size }
+    }
+
     // MARK: Install
 
     /// Installs the named components (or all); returns what was done.
@@ -118,8 +131,12 @@ public struct EngineInstaller: Sendable {
     /// Removes a component's outputs (downloads stay cached unless `purgeDownloads`).
     public func remove(_ requested: [String], purgeDownloads: Bool = false) throws -> [String] {
         var removed: [String] = []
-        for name in try componentNames(requested) {
-            for id in manifest.components[name]?.outputs ?? [] {
+        let names = try componentNames(requested)
+        // An output another installed component still uses (llama-server, for both chat models) stays.
+        let kept = Set(EngineManifest.componentOrder.filter { !names.contains($0) && (status(of: $0)?.installed ?? false) }
+            .flatMap { manifest.components[$0]?.outputs ?? [] })
+        for name in names {
+            for id in manifest.components[name]?.outputs ?? [] where !kept.contains(id) {
                 guard let output = manifest.outputs[id] else { continue }
                 try? FileManager.default.removeItem(at: layout.receipt(for: output))
                 if (try? FileManager.default.removeItem(at: layout.url(for: output))) != nil { removed.append(output.path) }
@@ -148,6 +165,11 @@ public struct EngineInstaller: Sendable {
         try await make(id, into: made, sources: sources, staging: staging, log: log(for: component))
         try check(made, against: output)
         try place(made, as: output)
+        if id == "chat-model" || id == "fast-chat-model" {
+            // The models' licence travels with them (their carrier packages have none).
+            let licence = layout.url(for: output).deletingLastPathComponent().appendingPathComponent("qwen2.5-coder-LICENSE.txt")
+            try Data(PackageResources.model_licence_apache_2_0_txt).write(to: licence, options: .atomic)
+        }
     }
 
     /// Verifies a made file against the output's pins before it may be used.
@@ -164,7 +186,7 @@ public struct EngineInstaller: Sendable {
     }
 
     /// Moves a verified file into place, then writes its receipt.
-    private func place(_ made: URL, as output: EngineManifest.Output) throws {
+    func place(_ made: URL, as output: EngineManifest.Output) throws {
         let destination = layout.url(for: output)
         let receipt = layout.receipt(for: output)
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -40,7 +40,10 @@ public struct EngineLayout: Sendable, Hashable {
     }
 
     public var llamaServer: URL { root.appendingPathComponent("llama.cpp/bin/llama-server") }
-    public var chatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
+    /// The default local chat model (Qwen2.5-Coder 1.5B Instruct).
+    public var chatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") }
+    /// The fast local chat model (Qwen2.5-Coder 0.5B Instruct): `--model fast`.
+    public var fastChatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
     public var miniLMDirectory: URL { root.appendingPathComponent("models/all-MiniLM-L6-v2", isDirectory: true) }
     public var whisperCLI: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-cli") }
     public var whisperModel: URL { root.appendingPathComponent("models/ggml-whisper-base.bin") }

@@ -53,6 +53,7 @@ public struct APIError: Error, Sendable {
             case .builtInPersona: return make(.conflict, "built_in")
             case .ambiguousDocument: return make(.conflict, "ambiguous")
             case .messageTooLong: return make(.badRequest, "message_too_long")
+            case .unknownLocalModel: return make(.badRequest, "model_not_found")
             case .missingAPIKey, .noModel: return make(.serviceUnavailable, "not_configured")
             case .noSpeech: return make(.unprocessableContent, "no_speech")
             case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidImageCount, .noDocumentsFound:
