@@ -35,7 +35,8 @@ extension ConversationEngine {
         var lastSave = ContinuousClock.now
         var completion: ChatCompletion?
         do {
-            for try await event in setup.model.stream(request) {
+            let question = request.messages.last { $0.role == .user }?.text ?? ""
+            for try await event in SupportCheck.checked(setup.model.stream(request), question: question, citations: answer.citations) {
                 switch event {
                 case .delta(let text):
                     message.text += text

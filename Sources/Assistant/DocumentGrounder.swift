@@ -14,6 +14,10 @@ public struct DocumentGrounder: Sendable {
     public static let defaultThreshold = 0.3
     /// Passages an answer gets by default (`docs.passages`).
     public static let defaultPassages = 5
+    /// Passages an answer from the local chat model gets by default: it reads about 100 prompt
+    /// tokens a second on 2 cores, and `sibyl eval --answers` measured 3 passages as right as 5
+    /// (63 % against 60 %) with the first word in 6.3 s instead of 11.3 s (median).
+    public static let localPassages = 3
 
     public init(retriever: Retriever, threshold: Double = DocumentGrounder.defaultThreshold, passages: Int = DocumentGrounder.defaultPassages) {
         self.retriever = retriever

@@ -16,9 +16,10 @@ public struct Grounding: Sendable, Hashable {
     /// Builds the instructions for numbered passages.
     public init(citations: [Citation]) {
         var text = """
-        Answer the user's question using only the numbered sources below. After each statement, cite the \
-        source it comes from with its number in square brackets, such as [1] or [2][3]. If the sources do \
-        not contain the answer, say plainly that the documents do not say, and do not guess.
+        Answer the user's question in words, using only the numbered sources below. After each statement, \
+        cite the source it comes from with its number in square brackets, such as [1] or [2][3]. If the sources do \
+        not contain the answer, do not guess and do not use what you know: reply only "I could not find \
+        this in your documents."
 
         Sources:
         """

@@ -2,11 +2,14 @@ import SibylCore
 
 /// Reads the text and structure of an HTML page without a DOM: headings, paragraphs, list items,
 /// preformatted code, quotes and table rows, in document order. Tolerant of unclosed and stray tags;
-/// scripts, styles and page chrome (`nav`, `header`, `footer`) are left out.
+/// scripts, styles and page chrome (`nav`, `header`, `footer`, and any element whose ARIA role
+/// marks it as navigation, banner, contentinfo or search) are left out.
 struct HTMLReader {
     private var collector = BlockCollector()
     private var stack: [String] = []
     private var skipping = 0
+    /// Depths of the open elements skipped for their landmark role (their names are not in `skippedElements`).
+    private var landmarkDepths: [Int] = []
     private var buffer = ""
     private var pendingSpace = false
     private var cells: [String] = []
@@ -51,18 +54,19 @@ struct HTMLReader {
             if stack.last == "title", skipping == 0, title == nil {
                 title = Self.collapsingWhitespace(HTMLEntities.decode(text))
             }
-        case .startTag(let name, let selfClosing):
-            start(name, selfClosing: selfClosing)
+        case .startTag(let name, let selfClosing, let landmark):
+            start(name, selfClosing: selfClosing, landmark: landmark)
         case .endTag(let name):
             end(name)
         }
     }
 
-    private mutating func start(_ name: String, selfClosing: Bool) {
+    private mutating func start(_ name: String, selfClosing: Bool, landmark: Bool = false) {
         if skipping > 0 {
             if !Self.voidElements.contains(name), !selfClosing {
                 stack.append(name)
                 if Self.skippedElements.contains(name) { skipping += 1 }
+                if landmark, !Self.skippedElements.contains(name) { skipping += 1; landmarkDepths.append(stack.count) }
             }
             return
         }
@@ -85,6 +89,7 @@ struct HTMLReader {
         if Self.voidElements.contains(name) || selfClosing { return }
         stack.append(name)
         if Self.skippedElements.contains(name) { skipping += 1 }
+        if landmark, !Self.skippedElements.contains(name) { skipping += 1; landmarkDepths.append(stack.count) }
     }
 
     private mutating func end(_ name: String) {
@@ -102,6 +107,10 @@ struct HTMLReader {
     private mutating func pop() {
         guard let name = stack.last else { return }
         if skipping > 0 {
+            if landmarkDepths.last == stack.count {
+                landmarkDepths.removeLast()
+                skipping -= 1
+            }
             stack.removeLast()
             if Self.skippedElements.contains(name) { skipping -= 1 }
             return

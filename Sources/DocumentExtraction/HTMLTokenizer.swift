@@ -5,7 +5,9 @@
 /// breaking, which would dominate the time on large pages.
 struct HTMLTokenizer {
     enum Token: Equatable {
-        case startTag(name: String, selfClosing: Bool)
+        /// `landmark` is true for page chrome marked by its ARIA role (navigation, banner,
+        /// contentinfo, search), such as the menus of Sphinx and MkDocs pages.
+        case startTag(name: String, selfClosing: Bool, landmark: Bool = false)
         case endTag(name: String)
         case text(Substring)
         /// The unparsed content of a raw-text element (its start tag came just before).
@@ -97,6 +99,7 @@ struct HTMLTokenizer {
         while cursor < bytes.endIndex, !Self.endsName(bytes[cursor]) { cursor = bytes.index(after: cursor) }
         let name = html[nameStart..<cursor].lowercased()
         // Attributes are skipped, minding quotes (a quoted `>` does not end the tag).
+        let attributesStart = cursor
         var quote: UInt8?
         var selfClosing = false
         while cursor < bytes.endIndex {
@@ -117,7 +120,28 @@ struct HTMLTokenizer {
         index = cursor < bytes.endIndex ? bytes.index(after: cursor) : bytes.endIndex
         if isEnd { return .token(.endTag(name: name)) }
         if Self.rawTextElements.contains(name), !selfClosing { rawTextElement = name }
-        return .token(.startTag(name: name, selfClosing: selfClosing))
+        return .token(.startTag(name: name, selfClosing: selfClosing, landmark: Self.hasChromeRole(html[attributesStart..<cursor])))
+    }
+
+    static let chromeRoles: Set<String> = ["navigation", "banner", "contentinfo", "search"]
+
+    /// Whether attributes carry `role="navigation"` (or another chrome landmark role).
+    static func hasChromeRole(_ attributes: Substring) -> Bool {
+        guard attributes.utf8.count > 5 else { return false }
+        let text = attributes.lowercased()
+        var searchStart = text.startIndex
+        while let found = text.range(of: "role", range: searchStart..<text.endIndex) {
+            searchStart = found.upperBound
+            // `role` as an attribute name: at the start or after whitespace, then `=`.
+            if found.lowerBound > text.startIndex, !text[text.index(before: found.lowerBound)].isWhitespace { continue }
+            var rest = text[found.upperBound...].drop(while: \.isWhitespace)
+            guard rest.first == "=" else { continue }
+            rest = rest.dropFirst().drop(while: \.isWhitespace)
+            if let quote = rest.first, quote == "\"" || quote == "'" { rest = rest.dropFirst() }
+            let value = rest.prefix { !($0 == "\"" || $0 == "'" || $0.isWhitespace || $0 == ">" || $0 == "/") }
+            return chromeRoles.contains(String(value))
+        }
+        return false
     }
 
     private static func isASCIILetter(_ byte: UInt8) -> Bool {

@@ -66,9 +66,15 @@ public enum EvaluationError: Error, LocalizedError, Equatable {
     case missingFile(String)
     case malformed(file: String, line: String)
     case empty(String)
+    case missingAnswerSetPart(String)
+    case malformedQuestion(String)
+    case unknownSource(question: String, source: String)
 
     public var errorDescription: String? {
         switch self {
+        case .missingAnswerSetPart(let path): "\(path) is missing or empty: an answer set has a documents folder and questions.jsonl."
+        case .malformedQuestion(let line): "questions.jsonl has a line that is not a JSON object with \"id\" and \"question\": \(line)"
+        case .unknownSource(let question, let source): "Question \(question) names the source \(source), which is not a file in the set's documents folder."
         case .missingFile(let path): "\(path) is missing: a BEIR set has corpus.jsonl, queries.jsonl and qrels/test.tsv."
         case .malformed(let file, let line): "\(file) has a line that is not a JSON object with \"_id\" and \"text\": \(line)"
         case .empty(let path): "\(path) has no passages or no judged queries."

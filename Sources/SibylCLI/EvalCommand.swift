@@ -3,18 +3,27 @@ import Assistant
 import Foundation
 import Knowledge
 
-/// `sibyl eval`: retrieval quality on a BEIR-format set.
+/// `sibyl eval`: retrieval quality on a BEIR-format set, or answers from documents on an answer set.
 struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure retrieval on a BEIR-format set (corpus.jsonl, queries.jsonl, qrels/test.tsv): nDCG@10, Recall@1, Recall@10, MRR.",
-        discussion: "scripts/eval/make-python-faq-set.py builds such a set from Debian python3.11-doc's FAQ pages."
+        abstract: "Measure retrieval on a BEIR-format set (nDCG@10, Recall@1, Recall@10, MRR), or with --answers, answers from documents.",
+        discussion: """
+        A retrieval set has corpus.jsonl, queries.jsonl and qrels/test.tsv; scripts/eval/make-python-faq-set.py builds one \
+        from Debian python3.11-doc's FAQ pages. An answer set (--answers) has a documents folder and questions.jsonl \
+        ({"id", "question", "answer": the fact or null, "source": the file holding it}); scripts/eval/make-python-answers-set.py \
+        builds one from python3.11-doc's library pages. Its documents go into the collection eval-answers, removed afterwards.
+        """
     )
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The set's directory.") var directory: String
+    @Flag(help: "Ask the set's questions from its documents and grade the answers.") var answers = false
+    @Option(help: "With --answers: chat model instead of the configured one (local engines: default or fast).") var model: String?
+    @Option(help: "With --answers: sampling temperature (default: the assistant persona's).") var temperature: Double?
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        if answers { return try await runAnswers() }
         try await global.withRuntime { runtime in
             let evaluation = try await runtime.evaluateRetrieval(directory: URL(fileURLWithPath: directory)) { step in
                 Terminal.error(Terminal.dim(step, stderr: true))
@@ -29,6 +38,40 @@ struct Eval: AsyncParsableCommand {
                 let metrics = evaluation.metrics[mode]!
                 return [mode == .lexical ? "bm25" : mode.rawValue] + [metrics.ndcgAt10, metrics.recallAt1, metrics.recallAt10, metrics.mrrAt10].map { String(format: "%.3f", $0) }
             }))
+        }
+    }
+
+    private func runAnswers() async throws {
+        try await global.withRuntime { runtime in
+            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: TurnOptions(model: model, temperature: temperature)) { step in
+                Terminal.error(Terminal.dim(step, stderr: true))
+            }
+            let report = Wire.AnswerEvaluation(evaluation)
+            if json {
+                Terminal.print(Format.json(report))
+                return
+            }
+            func percent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
+            Terminal.print("\(report.answerable + report.unanswerable) questions over \(report.documents) documents (\(report.passages) passages), model \(report.model), in \(Format.seconds(evaluation.elapsed))")
+            Terminal.print(Format.table(["", "SHARE"], [
+                ["answerable (\(report.answerable)): fact and its source cited", percent(report.answeredRight)],
+                ["  contain the fact", percent(report.containsFact)],
+                ["  cite the source that holds it", percent(report.citesSource)],
+                ["  wrongly say the documents do not answer", percent(report.wronglyDeclined)],
+                ["unanswerable (\(report.unanswerable)): declined", percent(report.declinedRight)],
+            ]))
+            Terminal.print(String(
+                format: "time to first token: median %.1f s, p90 %.1f s; whole answer: median %.1f s",
+                Double(report.medianTimeToFirstTokenMs) / 1000, Double(report.p90TimeToFirstTokenMs) / 1000, Double(report.medianTotalMs) / 1000
+            ))
+            let wrong = report.questions.filter { !$0.right }
+            if !wrong.isEmpty {
+                Terminal.print("\nWrong answers:")
+                for item in wrong {
+                    let answer = item.answer.split(whereSeparator: \.isNewline).joined(separator: " ")
+                    Terminal.print("  \(item.id) \(item.question)\n    → \(answer.prefix(160))")
+                }
+            }
         }
     }
 }

@@ -95,7 +95,7 @@ extension ConfigKey {
             ConfigKey("docs.chunk_tokens", .integer, env: ["SIBYL_DOCS_CHUNK_TOKENS"], default: "400", "passage size in the embedder's tokens (capped at its limit)"),
             ConfigKey("docs.overlap", .number, env: ["SIBYL_DOCS_OVERLAP"], default: "15", "percent of a passage repeated at the start of the next"),
             ConfigKey("docs.threshold", .number, env: ["SIBYL_DOCS_THRESHOLD"], default: "0.3", "cosine similarity a passage needs to ground an answer"),
-            ConfigKey("docs.passages", .integer, env: ["SIBYL_DOCS_PASSAGES"], default: "5", "passages an answer is given"),
+            ConfigKey("docs.passages", .integer, env: ["SIBYL_DOCS_PASSAGES"], "passages an answer is given (unset: 3 with the local chat model, whose reading of a long prompt is slow, 5 with a remote one)"),
             ConfigKey("docs.index", .choice, env: ["SIBYL_DOCS_INDEX"], default: "automatic", choices: ["automatic", "exact", "hnsw"], "vector search: exact, HNSW, or by size (HNSW from 20,000 passages)"),
             ConfigKey("docs.fusion", .choice, default: "score", choices: ["score", "rank"], "hybrid search: weighted scaled scores, or reciprocal-rank fusion"),
             ConfigKey("docs.vector_weight", .number, default: "1", "weight of the vector ranking in hybrid search"),

@@ -30,6 +30,20 @@ struct HTMLTests {
         </body></html>
         """
 
+    @Test func elementsWithAChromeRoleAreLeftOutWhateverTheirTag() throws {
+        // The shape of a Sphinx page: menus are divs marked only by their ARIA role.
+        let page = """
+            <body><div class="related" role="navigation" aria-label="Related"><h3>Navigation</h3>
+            <ul><li><a href="x">index</a></li><li><div>modules</div></li></ul></div>
+            <div class="body" role="main"><h1>math</h1><p>math.isqrt(n) returns the integer square root.</p>
+            <div ROLE = 'search'><p>Quick search</p></div>
+            <div role="note"><p>New in version 3.8.</p></div></div>
+            <div class=footer role=contentinfo>© Copyright</div><p data-role="navigation">Kept</p></body>
+            """
+        let (blocks, _) = try HTMLReader.read(page)
+        #expect(blocks.map(\.text) == ["math", "math.isqrt(n) returns the integer square root.", "New in version 3.8.", "Kept"])
+    }
+
     @Test func readsStructureAndSkipsChrome() throws {
         let (blocks, title) = try HTMLReader.read(Self.page)
         #expect(title == "Tea & Coffee")

@@ -128,6 +128,71 @@ struct DocsCLITests {
         #expect(try #require(try await cli.run(["docs", "list", "--json"]).json as? [Any]).count == 40)
     }
 
+    /// `eval --answers` asks each question from the set's documents and grades the answer: the
+    /// fact, a citation of the document that holds it, a plain "not found" where none does. The
+    /// support check on the way cites a passage the model forgot to cite, and flags an answer
+    /// that no passage holds.
+    @Test func evalAnswersGradesFactsCitationsAndDeclines() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        server.handle(chatPath) { request in
+            guard request.json?["stream"] as? Bool == true else { return .chatCompletion("Title") }
+            let messages = request.json?["messages"] as? [[String: Any]] ?? []
+            let system = messages.first?["content"] as? String ?? ""
+            let question = messages.last?["content"] as? String ?? ""
+            // The number the sources gave the passage that holds a phrase.
+            func source(holding phrase: String) -> Int {
+                let block = system.components(separatedBy: "\n\n").first { $0.hasPrefix("[") && $0.contains(phrase) }
+                return Int(block?.dropFirst().prefix { $0.isNumber } ?? "") ?? 0
+            }
+            if question.contains("green tea") { return .chatStream(["Green tea is brewed at about 80 degrees ", "[\(source(holding: "80 degrees"))]."]) }
+            if question.contains("tyres") { return .chatStream(["Road bike tyres take 6 to 8 bar."]) }  // right, but cites nothing
+            if question.contains("leaves be kept") { return .chatStream(["Keep them in the fridge at 4 degrees."]) }  // in no passage
+            return .chatStream(["I could not find this in your documents."])
+        }
+        let cli = try runner(server)
+        let folder = try writeDocuments(in: cli)
+        let set = cli.home.appendingPathComponent("answer-set", isDirectory: true)
+        try FileManager.default.createDirectory(at: set.appendingPathComponent("documents"), withIntermediateDirectories: true)
+        for name in ["tea.md", "bikes.html"] {
+            try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: set.appendingPathComponent("documents/\(name)"))
+        }
+        try Data("""
+        {"id": "a1", "question": "At what temperature is green tea brewed?", "answer": "80", "source": "tea.md"}
+        {"id": "a2", "question": "To what pressure are road bike tyres inflated?", "answer": ["6 to 8 bar", "6 and 8 bar"], "source": "bikes.html"}
+        {"id": "a3", "question": "Where should tea leaves be kept?", "answer": "airtight tin", "source": "tea.md"}
+        {"id": "u1", "question": "How should tea leaves be stored in a freezer for ten years?", "answer": null}
+        """.utf8).write(to: set.appendingPathComponent("questions.jsonl"))
+
+        let result = try await cli.run(["eval", "--answers", "--json", set.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(result.json as? [String: Any])
+        #expect(report["answerable"] as? Int == 3)
+        #expect(report["unanswerable"] as? Int == 1)
+        #expect(report["containsFact"] as? Double == 2.0 / 3)
+        #expect(report["citesSource"] as? Double == 2.0 / 3)
+        #expect(report["answeredRight"] as? Double == 2.0 / 3)
+        #expect(report["wronglyDeclined"] as? Double == 1.0 / 3)
+        #expect(report["declinedRight"] as? Double == 1)
+        let questions = try #require(report["questions"] as? [[String: Any]])
+        #expect(questions.map { $0["right"] as? Bool } == [true, true, false, true])
+        #expect((questions[1]["answer"] as? String)?.hasSuffix("bar. [1]") == true, "the passage it forgot to cite: \(questions[1])")
+        #expect((questions[2]["answer"] as? String)?.contains("I could not find this in your documents") == true, "\(questions[2])")
+        #expect(questions.allSatisfy { ($0["totalMs"] as? Int ?? -1) >= ($0["timeToFirstTokenMs"] as? Int ?? .max) })
+        // Nothing of the evaluation stays: no collection, no conversations.
+        let collections = try await cli.run(["docs", "stats", "--json"])
+        #expect(!collections.stdout.contains("eval-answers"), "\(collections.stdout)")
+        #expect(try #require(try await cli.run(["conversations", "list", "--json"]).conversations).isEmpty)
+
+        // The table names the wrong answer; a set that names a missing source is refused plainly.
+        let table = try await cli.run(["eval", "--answers", set.path])
+        #expect(table.stdout.contains("a3 Where should tea leaves be kept?"), "\(table.stdout)")
+        try Data(#"{"id": "x", "question": "Q?", "answer": "1", "source": "missing.pdf"}"#.utf8).write(to: set.appendingPathComponent("questions.jsonl"))
+        let refused = try await cli.run(["eval", "--answers", set.path])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("missing.pdf"))
+    }
+
     /// `/retry` in chat once answered without the documents even with `/docs on` (three copies of
     /// "ask from my documents" had drifted apart); now it goes through the same grounding as a question.
     @Test func chatRetryWithDocumentsOnIsGroundedToo() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Knowledge
+import SibylCore
 
 /// Retrieval quality measured on a BEIR-format set.
 public struct RetrievalEvaluation: Sendable {
@@ -22,5 +23,112 @@ extension SibylRuntime {
         let evaluation = RetrievalEvaluation(embeddingModel: setup.model, passages: set.corpus.count, queries: set.queries.count, metrics: metrics, elapsed: ContinuousClock.now - started)
         log(.info, "eval", "evaluated \(directory.path)", details: Wire.RetrievalEvaluation(evaluation))
         return evaluation
+    }
+}
+
+/// One question of an answer evaluation, as it went.
+public struct AnsweredQuestion: Sendable {
+    public var question: AnswerSet.Question
+    public var answer: String
+    public var grade: AnswerGrade
+    /// Time to the first word of the answer (to the reply, when no model was asked).
+    public var timeToFirstToken: Duration
+    public var total: Duration
+}
+
+/// Answers from documents measured on an `AnswerSet`.
+public struct AnswerEvaluation: Sendable {
+    public var model: String
+    public var documents: Int
+    public var passages: Int
+    public var results: [AnsweredQuestion]
+    public var elapsed: Duration
+
+    public var answerable: [AnsweredQuestion] { results.filter(\.question.isAnswerable) }
+    public var unanswerable: [AnsweredQuestion] { results.filter { !$0.question.isAnswerable } }
+
+    /// The share of `items` for which `holds` is true (0 when there are none).
+    public static func share(_ items: [AnsweredQuestion], _ holds: (AnsweredQuestion) -> Bool) -> Double {
+        items.isEmpty ? 0 : Double(items.filter(holds).count) / Double(items.count)
+    }
+
+    /// Answerable questions answered with the fact and a citation of its source.
+    public var answeredRight: Double { Self.share(answerable) { $0.grade.isRight(answerable: true) } }
+    public var containsFact: Double { Self.share(answerable) { $0.grade.containsFact } }
+    public var citesSource: Double { Self.share(answerable) { $0.grade.citesSource } }
+    /// Answerable questions the answer wrongly said the documents do not answer.
+    public var wronglyDeclined: Double { Self.share(answerable) { $0.grade.declined } }
+    /// Unanswerable questions declined.
+    public var declinedRight: Double { Self.share(unanswerable) { $0.grade.declined } }
+}
+
+extension SibylRuntime {
+    /// The collection an answer evaluation puts its documents in, emptied before and after.
+    public static let answerEvaluationCollection = "eval-answers"
+
+    /// Asks every question of an `AnswerSet` (a `documents` folder and `questions.jsonl`) from its
+    /// documents, as `ask --docs` would, and grades each answer: does it hold the expected fact,
+    /// cite the document that holds it, and, where no document answers, say so. The documents go
+    /// into the collection `eval-answers`, which is emptied before and removed after; nothing is
+    /// saved as a conversation.
+    public func evaluateAnswers(directory: URL, options: TurnOptions = TurnOptions(), progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> AnswerEvaluation {
+        let set = try AnswerSet(directory: directory)
+        let collection = Self.answerEvaluationCollection
+        try clearCollection(collection)
+        let started = ContinuousClock.now
+        do {
+            progress("Adding \(set.documents.count) documents to the collection '\(collection)'")
+            let addition = try await addDocuments(set.documents, collection: collection)
+            var results: [AnsweredQuestion] = []
+            var model = ""
+            for (index, question) in set.questions.enumerated() {
+                let asked = ContinuousClock.now
+                var firstToken: Duration?
+                var text = ""
+                var citations: [Citation] = []
+                var declinedWithoutModel = false
+                switch try await complete(CompletionRequest(messages: [.user(question.text)], persona: "assistant", documents: DocumentScope(collection: collection), options: options)) {
+                case .declined(let reply, _):
+                    text = reply
+                    declinedWithoutModel = true
+                    firstToken = ContinuousClock.now - asked
+                case .answering(let answer, let given):
+                    citations = given
+                    model = answer.request.model
+                    for try await event in answer.events {
+                        switch event {
+                        case .delta(let piece):
+                            if firstToken == nil, !piece.isEmpty { firstToken = ContinuousClock.now - asked }
+                            text += piece
+                        case .finished(let completion): text = completion.text
+                        case .usage: break
+                        }
+                    }
+                }
+                let total = ContinuousClock.now - asked
+                let grade = AnswerGrader.grade(answer: text, declinedWithoutModel: declinedWithoutModel, citations: citations, question: question)
+                results.append(AnsweredQuestion(question: question, answer: text, grade: grade, timeToFirstToken: firstToken ?? total, total: total))
+                let verdict = grade.isRight(answerable: question.isAnswerable) ? "right" : "wrong"
+                progress("[\(index + 1)/\(set.questions.count)] \(verdict) in \(String(format: "%.1f", Double(total.milliseconds) / 1000)) s: \(question.text)")
+            }
+            try clearCollection(collection)
+            let evaluation = AnswerEvaluation(
+                model: model, documents: addition.summary.added.count + addition.summary.replaced.count, passages: addition.summary.chunks,
+                results: results, elapsed: ContinuousClock.now - started
+            )
+            log(.info, "eval", "answers on \(directory.path)", details: Wire.AnswerEvaluation(evaluation))
+            return evaluation
+        } catch {
+            try? clearCollection(collection)
+            throw error
+        }
+    }
+
+    /// Removes a collection and its documents (a left-over of an interrupted evaluation, say),
+    /// document by document so that the loaded search index follows.
+    private func clearCollection(_ name: String) throws {
+        guard let found = try collections().first(where: { $0.name == name }) else { return }
+        for listing in try documents(in: name) { _ = try removeDocument(id: listing.document.id) }
+        try knowledgeStore().deleteCollection(found.id)
     }
 }

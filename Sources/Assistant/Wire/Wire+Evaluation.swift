@@ -29,4 +29,66 @@ extension Wire {
             })
         }
     }
+
+    /// Answers from documents measured on an answer set (`sibyl eval --answers`).
+    public struct AnswerEvaluation: Sendable, Hashable, Codable {
+        public struct Question: Sendable, Hashable, Codable {
+            public var id: String
+            public var question: String
+            public var answerable: Bool
+            public var answer: String
+            public var right: Bool
+            public var containsFact: Bool
+            public var citesSource: Bool
+            public var declined: Bool
+            public var timeToFirstTokenMs: Int
+            public var totalMs: Int
+        }
+
+        public var model: String
+        public var documents: Int
+        public var passages: Int
+        public var answerable: Int
+        public var unanswerable: Int
+        /// Answerable questions answered with the expected fact and a citation of its source.
+        public var answeredRight: Double
+        public var containsFact: Double
+        public var citesSource: Double
+        public var wronglyDeclined: Double
+        /// Unanswerable questions that the answer said the documents do not answer.
+        public var declinedRight: Double
+        public var medianTimeToFirstTokenMs: Int
+        public var p90TimeToFirstTokenMs: Int
+        public var medianTotalMs: Int
+        public var seconds: Double
+        public var questions: [Question]
+
+        public init(_ evaluation: Assistant.AnswerEvaluation) {
+            model = evaluation.model
+            documents = evaluation.documents
+            passages = evaluation.passages
+            answerable = evaluation.answerable.count
+            unanswerable = evaluation.unanswerable.count
+            answeredRight = evaluation.answeredRight
+            containsFact = evaluation.containsFact
+            citesSource = evaluation.citesSource
+            wronglyDeclined = evaluation.wronglyDeclined
+            declinedRight = evaluation.declinedRight
+            let firstTokens = evaluation.results.map(\.timeToFirstToken.milliseconds).sorted()
+            let totals = evaluation.results.map(\.total.milliseconds).sorted()
+            func quantile(_ sorted: [Int], _ q: Double) -> Int { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))] }
+            medianTimeToFirstTokenMs = quantile(firstTokens, 0.5)
+            p90TimeToFirstTokenMs = quantile(firstTokens, 0.9)
+            medianTotalMs = quantile(totals, 0.5)
+            seconds = Double(evaluation.elapsed.milliseconds) / 1000
+            questions = evaluation.results.map { result in
+                Question(
+                    id: result.question.id, question: result.question.text, answerable: result.question.isAnswerable, answer: result.answer,
+                    right: result.grade.isRight(answerable: result.question.isAnswerable), containsFact: result.grade.containsFact,
+                    citesSource: result.grade.citesSource, declined: result.grade.declined,
+                    timeToFirstTokenMs: result.timeToFirstToken.milliseconds, totalMs: result.total.milliseconds
+                )
+            }
+        }
+    }
 }
