@@ -100,7 +100,10 @@ extension SibylRuntime {
                         case .delta(let piece):
                             if firstToken == nil, !piece.isEmpty { firstToken = ContinuousClock.now - asked }
                             text += piece
-                        case .finished(let completion): text = completion.text
+                        case .finished(let completion):
+                            text = completion.text
+                            // The name the model answered with: a local `fast` is Qwen2.5-Coder 0.5B.
+                            if !completion.model.isEmpty { model = completion.model }
                         case .usage: break
                         }
                     }
