@@ -116,7 +116,7 @@ struct Conversations: AsyncParsableCommand {
                     try data.write(to: URL(fileURLWithPath: output), options: .atomic)
                     Terminal.error("Wrote \(output) (\(data.count) bytes).")
                 } else {
-                    FileHandle.standardOutput.write(data)
+                    Terminal.write(data)
                     if data.last != UInt8(ascii: "\n") { Terminal.write("\n") }
                 }
             }

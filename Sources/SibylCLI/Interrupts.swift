@@ -33,6 +33,10 @@ final class Interrupts: Sendable {
             let termination = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
             termination.setEventHandler { exit(143) }
             termination.resume()
+            // So does one whose reader went away (`sibyl ask … | head -1`): SIGPIPE would kill it on
+            // the spot and leave its llama-server running; ignored, the write fails and
+            // `Terminal.write` exits.
+            signal(SIGPIPE, SIG_IGN)
             sources = [interrupt, termination]
         }
     }

@@ -26,7 +26,7 @@ struct Logs: AsyncParsableCommand {
                 operation: operation, matching: grep, limit: limit
             )
             if let export {
-                FileHandle.standardOutput.write(try runtime.exportLogs(query, as: export))
+                Terminal.write(try runtime.exportLogs(query, as: export))
                 return
             }
             let entries = try runtime.logs(query)

@@ -69,11 +69,11 @@ final class ProgressDisplay: Sendable {
         }
         if !state.detail.isEmpty { line += "  " + state.detail }
         let columns = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 120
-        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + String(line.prefix(columns - 1))).utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(("\r\u{1B}[2K" + String(line.prefix(columns - 1))).utf8))
     }
 
     private func clearLine() {
-        if live { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+        if live { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[2K".utf8)) }
     }
 
     /// Ends the display (clears a half-drawn bar).

@@ -11,7 +11,7 @@ extension Terminal {
     static func meter(level: Double?, threshold: Double, speaking: Bool) {
         guard isatty(STDERR_FILENO) == 1 else { return }
         guard let level else {
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8))
             return
         }
         let width = 30
@@ -22,6 +22,6 @@ extension Terminal {
         for index in 0..<filled { bar[index] = "█" }
         bar[mark] = "|"
         let state = speaking ? "speaking" : "waiting "
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(state) \(bar.joined()) \(String(format: "%4.0f dB", level))".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K\(state) \(bar.joined()) \(String(format: "%4.0f dB", level))".utf8))
     }
 }

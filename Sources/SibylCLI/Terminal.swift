@@ -15,7 +15,17 @@ enum Terminal {
 
     /// Writes text to stdout at once (answers stream a few characters at a time).
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(Data(text.utf8))
+    }
+
+    /// Bytes to standard output, as they are (exports).
+    static func write(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            // The reader went away (`| head`): end as a broken pipe would, with the engines stopped.
+            exit(141)
+        }
     }
 
     static func print(_ text: String = "") {
@@ -24,7 +34,7 @@ enum Terminal {
 
     /// Writes a line to stderr.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
     }
 
     static func dim(_ text: String, stderr: Bool = false) -> String { style(text, "2", stderr: stderr) }
@@ -46,7 +56,7 @@ enum Terminal {
     /// Reads one line from the terminal without echoing it (for keys); from a pipe, reads one line.
     static func readSecretLine(prompt: String) -> String? {
         guard stdinIsTerminal else { return readLine(strippingNewline: true) }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(prompt.utf8))
         var saved = termios()
         tcgetattr(STDIN_FILENO, &saved)
         var silent = saved
@@ -54,7 +64,7 @@ enum Terminal {
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-            FileHandle.standardError.write(Data("\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\n".utf8))
         }
         return readLine(strippingNewline: true)
     }
@@ -65,7 +75,7 @@ enum Terminal {
         let requests = LineRequests()
         let thread = Thread {
             while requests.waitForRequest() {
-                FileHandle.standardOutput.write(Data(prompt().utf8))
+                try? FileHandle.standardOutput.write(contentsOf: Data(prompt().utf8))
                 guard let line = readLine(strippingNewline: true) else {
                     continuation.finish()
                     return

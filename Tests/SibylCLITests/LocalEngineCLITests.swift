@@ -68,6 +68,23 @@ struct LocalEngineCLITests {
         #expect(rows.first { $0["capability"] as? String == "images" }?["using"] as? String == "remote")
     }
 
+    /// A reader that goes away (`sibyl ask … | head -c 20`) ends Sibyl like a broken pipe would,
+    /// but with its engines stopped: the write fails instead of SIGPIPE killing it on the spot,
+    /// which had left llama-server running.
+    @Test(.enabled(if: EngineInstaller(layout: EngineLayout()).status(of: "chat-fast")?.installed == true, "the fast model is not installed"))
+    func aReaderThatGoesAwayLeavesNoEngineRunning() async throws {
+        let cli = try offlineRunner()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "'\(CLIRunner.executable.path)' ask --model fast --max-tokens 200 'Count from one to fifty in words.' | head -c 20"]
+        process.environment = cli.environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
+    }
+
     /// llama-server processes still running with an argument (Sibyl's alias) that a `sibyl` run with
     /// this data directory started (they inherit its SIBYL_HOME; other tests run servers of their own), from /proc.
     ///
