@@ -14,7 +14,7 @@ public struct DocumentGrounder: Sendable {
     public static let defaultThreshold = 0.3
     /// Passages an answer gets by default (`docs.passages`).
     public static let defaultPassages = 5
-    /// Passages an answer from the local chat model gets by default: it reads about 100 prompt
+    /// Passages an answer from the local chat model gets by default: it reads about 90 prompt
     /// tokens a second on 2 cores. On the python3.11-doc answer set (README) 3 passages kept the
     /// first word within 10 s (median 7.2 s, p90 9.3 s) for 67 % right answers; 5 gave 73 % but
     /// a median of 11.6 s.

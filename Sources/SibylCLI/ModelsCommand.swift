@@ -81,7 +81,7 @@ struct Models: AsyncParsableCommand {
             abstract: "Install components (default: all). Idempotent, resumable, and safe to interrupt.",
             discussion: """
             Example: sibyl models install chat · sibyl models install --from /media/usb/sibyl-files all. \
-            chat is Qwen2.5-Coder 1.5B (1.1 GB, about 1.9 GB of memory): right far more often than chat-fast, \
+            chat is Qwen2.5-Coder 1.5B (1.1 GB, about 2.2 GB of memory): right far more often than chat-fast, \
             Qwen2.5-Coder 0.5B (0.5 GB), which answers about three times quicker (use it with --model fast \
             or `sibyl config set chat.local_model fast`).
             """
