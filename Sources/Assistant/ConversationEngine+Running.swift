@@ -35,8 +35,7 @@ extension ConversationEngine {
         var lastSave = ContinuousClock.now
         var completion: ChatCompletion?
         do {
-            let question = request.messages.last { $0.role == .user }?.text ?? ""
-            for try await event in SupportCheck.checked(setup.model.stream(request), question: question, citations: answer.citations) {
+            for try await event in SupportCheck.checked(setup.model.stream(request), answering: request.messages, citations: answer.citations) {
                 switch event {
                 case .delta(let text):
                     message.text += text

@@ -130,8 +130,7 @@ public final class ConversationEngine: Sendable {
         var persona = persona
         if let grounding { persona.systemPrompt += "\n\n" + grounding.instructions }
         let plan = try plan(persona: persona, history: history, setup: setup, turn: turn)
-        let question = history.last { $0.role == .user }?.text ?? ""
-        let events = SupportCheck.checked(setup.model.stream(plan.request), question: question, citations: grounding?.citations ?? [])
+        let events = SupportCheck.checked(setup.model.stream(plan.request), answering: history, citations: grounding?.citations ?? [])
         return StatelessAnswer(request: plan.request, droppedMessages: plan.droppedMessages, events: events)
     }
 

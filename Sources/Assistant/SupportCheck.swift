@@ -102,10 +102,12 @@ public enum SupportCheck {
 }
 
 extension SupportCheck {
-    /// A grounded answer's stream, checked when it finishes: what `amendment` adds comes as one
-    /// more piece of text before the end, and is part of the finished text.
-    static func checked(_ events: AsyncThrowingStream<ChatStreamEvent, any Error>, question: String, citations: [Citation]) -> AsyncThrowingStream<ChatStreamEvent, any Error> {
+    /// A grounded answer's stream, checked when it finishes against the last question of the
+    /// messages it answers: what `amendment` adds comes as one more piece of text before the end,
+    /// and is part of the finished text.
+    static func checked(_ events: AsyncThrowingStream<ChatStreamEvent, any Error>, answering messages: [ChatMessage], citations: [Citation]) -> AsyncThrowingStream<ChatStreamEvent, any Error> {
         guard !citations.isEmpty else { return events }
+        let question = messages.last { $0.role == .user }?.text ?? ""
         let source = CheckedEvents(events.makeAsyncIterator())
         return AsyncThrowingStream {
             try await source.next { completion in
@@ -114,21 +116,24 @@ extension SupportCheck {
         }
     }
 
-    /// The wrapped stream's iterator, and the events held back to follow it (used by one consumer).
+    /// The wrapped stream's iterator, and the finish held back behind the added text (used by one consumer).
     private final class CheckedEvents: @unchecked Sendable {
         private var iterator: AsyncThrowingStream<ChatStreamEvent, any Error>.AsyncIterator
-        private var held: [ChatStreamEvent] = []
+        private var held: ChatStreamEvent?
 
         init(_ iterator: AsyncThrowingStream<ChatStreamEvent, any Error>.AsyncIterator) {
             self.iterator = iterator
         }
 
         func next(amend: (ChatCompletion) -> String?) async throws -> ChatStreamEvent? {
-            if !held.isEmpty { return held.removeFirst() }
+            if let event = held {
+                held = nil
+                return event
+            }
             guard let event = try await iterator.next() else { return nil }
             guard case .finished(var completion) = event, let extra = amend(completion) else { return event }
             completion.text += extra
-            held.append(.finished(completion))
+            held = .finished(completion)
             return .delta(extra)
         }
     }

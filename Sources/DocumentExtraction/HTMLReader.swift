@@ -7,9 +7,9 @@ import SibylCore
 struct HTMLReader {
     private var collector = BlockCollector()
     private var stack: [String] = []
-    private var skipping = 0
-    /// Depths of the open elements skipped for their landmark role (their names are not in `skippedElements`).
-    private var landmarkDepths: [Int] = []
+    /// Stack depths of the open elements whose content is left out (by name, or by their ARIA role).
+    private var skippedDepths: [Int] = []
+    private var skipping: Bool { !skippedDepths.isEmpty }
     private var buffer = ""
     private var pendingSpace = false
     private var cells: [String] = []
@@ -48,10 +48,10 @@ struct HTMLReader {
         case .text(let text):
             let decoded = HTMLEntities.decode(text)
             // A lone pilcrow inside a link is a permalink anchor (Sphinx, MkDocs …), not text.
-            if skipping == 0, !(stack.last == "a" && decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "¶") { append(decoded) }
+            if !skipping, !(stack.last == "a" && decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "¶") { append(decoded) }
         case .rawText(let text):
             // Only `title` of the raw-text elements carries readable text; the rest are skipped.
-            if stack.last == "title", skipping == 0, title == nil {
+            if stack.last == "title", !skipping, title == nil {
                 title = Self.collapsingWhitespace(HTMLEntities.decode(text))
             }
         case .startTag(let name, let selfClosing, let landmark):
@@ -62,12 +62,8 @@ struct HTMLReader {
     }
 
     private mutating func start(_ name: String, selfClosing: Bool, landmark: Bool = false) {
-        if skipping > 0 {
-            if !Self.voidElements.contains(name), !selfClosing {
-                stack.append(name)
-                if Self.skippedElements.contains(name) { skipping += 1 }
-                if landmark, !Self.skippedElements.contains(name) { skipping += 1; landmarkDepths.append(stack.count) }
-            }
+        if skipping {
+            if !Self.voidElements.contains(name), !selfClosing { push(name, landmark: landmark) }
             return
         }
         if name == "br" {
@@ -87,14 +83,18 @@ struct HTMLReader {
         }
         if Self.blockElements.contains(name) || name == "nav" || name == "header" || name == "footer" { boundary() }
         if Self.voidElements.contains(name) || selfClosing { return }
+        push(name, landmark: landmark)
+    }
+
+    /// Opens an element; page chrome starts a stretch whose content is left out.
+    private mutating func push(_ name: String, landmark: Bool) {
         stack.append(name)
-        if Self.skippedElements.contains(name) { skipping += 1 }
-        if landmark, !Self.skippedElements.contains(name) { skipping += 1; landmarkDepths.append(stack.count) }
+        if landmark || Self.skippedElements.contains(name) { skippedDepths.append(stack.count) }
     }
 
     private mutating func end(_ name: String) {
         guard stack.contains(name) else {
-            if name == "p", skipping == 0 { boundary() }
+            if name == "p", !skipping { boundary() }
             return
         }
         while let last = stack.last {
@@ -106,13 +106,9 @@ struct HTMLReader {
     /// Pops the innermost open element, ending what it delimits.
     private mutating func pop() {
         guard let name = stack.last else { return }
-        if skipping > 0 {
-            if landmarkDepths.last == stack.count {
-                landmarkDepths.removeLast()
-                skipping -= 1
-            }
+        if skipping {
+            if skippedDepths.last == stack.count { skippedDepths.removeLast() }
             stack.removeLast()
-            if Self.skippedElements.contains(name) { skipping -= 1 }
             return
         }
         switch name {

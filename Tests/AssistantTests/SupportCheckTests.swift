@@ -46,7 +46,7 @@ struct SupportCheckTests {
         continuation.yield(.finished(ChatCompletion(text: "The password is violet-harbor-42.", model: "m", finishReason: .stop, usage: nil, timings: Timings(timeToFirstToken: nil, total: .zero))))
         continuation.finish()
         var seen: [ChatStreamEvent] = []
-        for try await event in SupportCheck.checked(events, question: wifi, citations: handbook) { seen.append(event) }
+        for try await event in SupportCheck.checked(events, answering: [.user(wifi)], citations: handbook) { seen.append(event) }
         #expect(seen.count == 4)
         #expect(seen[2] == .delta(" [2]"))
         guard case .finished(let completion) = seen[3] else { Issue.record("no finish: \(seen)"); return }

@@ -94,6 +94,9 @@ public final class Providers: Sendable {
         return try remoteClient(for: .stt).0
     }
 
+    /// Whether answers come from the local chat engine.
+    public var chatsLocally: Bool { (try? provider(for: .chat).isLocal) == true }
+
     /// Whether speech-to-text runs on the local engine (which reads WAV only).
     public var transcribesLocally: Bool { (try? provider(for: .stt).isLocal) ?? true }
 

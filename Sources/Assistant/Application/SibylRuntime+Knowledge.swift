@@ -47,7 +47,7 @@ extension SibylRuntime {
         return DocumentGrounder(
             retriever: try retriever(),
             threshold: settings.number("docs.threshold") ?? DocumentGrounder.defaultThreshold,
-            passages: settings.integer("docs.passages") ?? ((try? providers.provider(for: .chat).isLocal) == true ? DocumentGrounder.localPassages : DocumentGrounder.defaultPassages)
+            passages: settings.integer("docs.passages") ?? (providers.chatsLocally ? DocumentGrounder.localPassages : DocumentGrounder.defaultPassages)
         )
     }
 

@@ -56,7 +56,7 @@ final class ServerState: Sendable {
 
     /// Starts the local chat engine now, so the first question does not wait for the model to load.
     func warmUpChat() async {
-        guard (try? runtime.providers.provider(for: .chat).isLocal) == true else {
+        guard runtime.providers.chatsLocally else {
             warmUp.withLock { $0 = .notNeeded }
             return
         }
