@@ -5,15 +5,21 @@ import PackageDescription
 /// which would make the model tests take minutes.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
-// TextEmbeddingAVX512 is compiled for AVX-512 and called only where the CPU has it (checked at
-// run time); on other architectures it builds without the flags and is never called.
+// The …AVX512 and …AVX2 kernel modules are the same source files (symbolic links) compiled for
+// AVX-512 and for AVX2 + FMA, each called only where the CPU has it (checked at run time); on
+// other architectures they build without the flags and are never called.
 #if arch(x86_64)
 let avx512Settings: [SwiftSetting] = optimizedInDebug + [
     .unsafeFlags(["-Xcc", "-mavx512f", "-Xcc", "-mfma"]),
     .define("SIBYL_FMA"),
 ]
+let avx2Settings: [SwiftSetting] = optimizedInDebug + [
+    .unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"]),
+    .define("SIBYL_FMA"), .define("SIBYL_AVX2"),
+]
 #else
 let avx512Settings: [SwiftSetting] = optimizedInDebug
+let avx2Settings: [SwiftSetting] = optimizedInDebug
 #endif
 
 /// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
@@ -86,10 +92,11 @@ let package = Package(
         ),
         // Pure-Swift sentence embeddings (all-MiniLM-L6-v2).
         .target(name: "TextEmbeddingAVX512", swiftSettings: avx512Settings),
+        .target(name: "TextEmbeddingAVX2", swiftSettings: avx2Settings),
         .target(
             name: "TextEmbedding",
             dependencies: [
-                "SibylCore", "TextEmbeddingAVX512",
+                "SibylCore", "TextEmbeddingAVX512", "TextEmbeddingAVX2",
                 .target(name: "CBLAS", condition: .when(platforms: [.linux])),
             ],
             // Accelerate's current CBLAS interface (the classic one is deprecated since macOS 13.3).
@@ -116,9 +123,11 @@ let package = Package(
         ),
 
         .target(name: "VectorIndexLayout", swiftSettings: optimizedInDebug),
-        // VectorIndexAVX512 is VectorIndex's kernel file (a symbolic link) compiled for AVX-512; used only where the CPU has it.
+        // VectorIndexAVX512 and VectorIndexAVX2 are VectorIndex's kernel file (a symbolic link) compiled for
+        // AVX-512 and for AVX2 + FMA; each used only where the CPU has it.
         .target(name: "VectorIndexAVX512", dependencies: ["VectorIndexLayout"], swiftSettings: avx512Settings),
-        .target(name: "VectorIndex", dependencies: ["SibylCore", "VectorIndexLayout", "VectorIndexAVX512"], swiftSettings: optimizedInDebug),
+        .target(name: "VectorIndexAVX2", dependencies: ["VectorIndexLayout"], swiftSettings: avx2Settings),
+        .target(name: "VectorIndex", dependencies: ["SibylCore", "VectorIndexLayout", "VectorIndexAVX512", "VectorIndexAVX2"], swiftSettings: optimizedInDebug),
         .systemLibrary(
             name: "CPoppler",
             pkgConfig: "poppler-glib",

@@ -15,5 +15,11 @@ SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
 export SIBYL_OPENAI_SDK_PYTHON
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build "$@"
+# The vector kernels are chosen once per process from the CPU: run their tests again on each
+# narrower build this CPU can run (the MiniLM tests already cover every build in one process).
+for level in avx2 portable; do
+    say "Running the vector-index tests on the $level kernels"
+    SIBYL_VECTOR_KERNELS=$level swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --filter VectorIndexTests
+done
 say "Checking the emulated Monocle firmware and Sibyl's device app under MicroPython"
 python3 "$ROOT/scripts/monocle/emulator-smoke.py"

@@ -20,8 +20,11 @@ struct MiniLMBenchmark: AsyncParsableCommand {
     @Option(help: "Threads for both implementations.")
     var threads = 2
 
-    @Option(help: "Sibyl backends to measure: all (every one this CPU can run), automatic, blas or avx512.")
+    @Option(help: "Sibyl backends to measure: all (every one this CPU can run), automatic, blas, avx2 or avx512.")
     var backend = "all"
+
+    @Option(help: "Instruction sets: best (all this CPU has) or avx2 (an AVX2-only CPU: Sibyl's AVX2 kernels, PyTorch/oneDNN/MKL held to AVX2).")
+    var isa: BenchmarkISA = .best
 
     @Option(help: "Passages in the batch.")
     var passages = 256
@@ -58,7 +61,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             throw ValidationError("--passage-tokens must be between 3 and \(MiniLMEmbedder.maxTokens)")
         }
         guard backend == "all" || MiniLMEmbedder.Backend(rawValue: backend) != nil else {
-            throw ValidationError("--backend must be all, automatic, blas or avx512")
+            throw ValidationError("--backend must be all, automatic, blas, avx2 or avx512")
         }
     }
 
@@ -73,13 +76,17 @@ struct MiniLMBenchmark: AsyncParsableCommand {
     func run() async throws {
         let directory = modelDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? MiniLMEmbedder.defaultModelDirectory()
-        let backends: [MiniLMEmbedder.Backend] = backend == "all"
-            ? [.avx512, .blas].filter(MiniLMEmbedder.isAvailable)
+        let backends: [MiniLMEmbedder.Backend] = isa == .avx2 ? [.avx2]
+            : backend == "all" ? [.avx512, .avx2, .blas].filter(MiniLMEmbedder.isAvailable)
             : [MiniLMEmbedder.Backend(rawValue: backend)!]
+        if isa == .avx2 && !MiniLMEmbedder.isAvailable(.avx2) {
+            throw ValidationError("--isa avx2 needs a CPU with AVX2 and FMA")
+        }
         let tokenizer = try MiniLMEmbedder(modelDirectory: directory, threads: 1, backend: .blas).tokenizer
         let texts = BenchmarkPassages.make(count: passages, tokens: passageTokens, tokenizer: tokenizer)
         let query = BenchmarkPassages.query
         let meanTokens = Double(texts.reduce(0) { $0 + tokenizer.encode($1).count }) / Double(texts.count)
+        print("CPU: \(CPUDescription.current) · instruction sets: \(isa == .avx2 ? "AVX2 + FMA only, on both sides" : "all this CPU has")")
         print("all-MiniLM-L6-v2 · \(threads) thread\(threads == 1 ? "" : "s") · \(texts.count) passages of \(String(format: "%.1f", meanTokens)) tokens on average · query of \(tokenizer.encode(query).count) tokens")
 
         var results: [Figures] = []
@@ -128,7 +135,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             latencies.append((clock.now - start).seconds)
         }
         let figures = Figures(
-            name: "Sibyl, \(embedder.backend == .avx512 ? "AVX-512 kernels" : MiniLMEmbedder.blasDescription)",
+            name: "Sibyl, \(embedder.backend == .blas ? MiniLMEmbedder.blasDescription : embedder.backendDescription)",
             batchSeconds: batch.min()!, querySeconds: Statistics.median(latencies), meanTokens: meanTokens
         )
         return (figures, vectors)
@@ -148,7 +155,8 @@ struct MiniLMBenchmark: AsyncParsableCommand {
         guard let script = referenceScript ?? ReferenceScript.locate("minilm_reference.py") else {
             throw ReferenceScript.Failure(description: "scripts/bench/minilm_reference.py not found; pass --reference-script")
         }
-        let runner = ReferenceScript(python: python ?? ReferenceScript.defaultPython(), script: script)
+        let python = python ?? ReferenceScript.defaultPython()
+        let runner = ReferenceScript(python: python, script: script, environment: isa.referenceEnvironment(python: python))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-minilm-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -200,8 +208,10 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             print(String(format: "vectors: lowest cosine similarity to sentence-transformers %.6f over %d passages", agreement, passages))
         }
         if let best = results.first {
-            let batchGoal = reference.map { $0.batchSeconds / best.batchSeconds >= 1.2 ? "met" : "not met" } ?? "not measured"
-            print("goals (\(best.name)): batch ≥ 1.2× sentence-transformers: \(batchGoal); query ≤ 4 ms: \(best.querySeconds <= 0.004 ? "met" : "not met")")
+            // The AVX2 path's goal is the AVX-512 path's measured lead where the issue set it.
+            let goal = isa == .avx2 ? 2.0 : 1.2
+            let batchGoal = reference.map { $0.batchSeconds / best.batchSeconds >= goal ? "met" : "not met" } ?? "not measured"
+            print("goals (\(best.name)): batch ≥ \(goal)× sentence-transformers: \(batchGoal); query ≤ 4 ms: \(best.querySeconds <= 0.004 ? "met" : "not met")")
         }
         guard json else { return }
         var object: [String: Any] = ["threads": threads, "passages": passages, "mean_tokens": results.first?.meanTokens ?? 0]

@@ -1,10 +1,14 @@
+import ArgumentParser
 import Foundation
+import SibylCore
 
 /// A Python reference benchmark (under `scripts/bench/`) run in the environment that
 /// `scripts/bench/setup-reference.sh` creates.
 struct ReferenceScript {
     var python: String
     var script: String
+    /// Variables set for the script on top of this process's environment.
+    var environment: [String: String] = [:]
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -44,7 +48,7 @@ struct ReferenceScript {
         for (name, value) in [
             ("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TRANSFORMERS_VERBOSITY", "error"),
             ("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TOKENIZERS_PARALLELISM", "false"),
-        ] {
+        ] + self.environment.map({ ($0.key, $0.value) }) {
             environment[name] = value
         }
         process.environment = environment
@@ -63,4 +67,44 @@ struct ReferenceScript {
         }
         return data
     }
+}
+
+/// The instruction sets a benchmark holds both sides to: `best` lets each use all this CPU has;
+/// `avx2` measures an AVX2-only CPU on a newer one: Sibyl's AVX2 + FMA kernels, and the
+/// reference's libraries told to stop at AVX2 (PyTorch's dispatch, oneDNN, MKL, OpenBLAS, faiss's
+/// dispatch) or built for it (hnswlib from `$SIBYL_BENCH_VENV/avx2-site`).
+enum BenchmarkISA: String, CaseIterable, ExpressibleByArgument {
+    case best
+    case avx2
+
+    /// What the reference's environment gains.
+    func referenceEnvironment(python: String) -> [String: String] {
+        switch self {
+        case .best:
+            return [:]
+        case .avx2:
+            let venv = URL(fileURLWithPath: python).deletingLastPathComponent().deletingLastPathComponent().path
+            return [
+                "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2",
+                "MKL_ENABLE_INSTRUCTIONS": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "FAISS_SIMD_LEVEL": "AVX2",
+                "PYTHONPATH": venv + "/avx2-site",
+            ]
+        }
+    }
+}
+
+/// The processor a report's figures come from, e.g. "AMD EPYC, 2 cores, widest SIMD AVX-512".
+enum CPUDescription {
+    static let current: String = {
+        var name = "unknown CPU"
+        #if os(Linux)
+        if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+           let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+           let colon = line.firstIndex(of: ":") {
+            name = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        #endif
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return "\(name), \(cores) core\(cores == 1 ? "" : "s"), widest SIMD \(KernelLevel.best.description)"
+    }()
 }

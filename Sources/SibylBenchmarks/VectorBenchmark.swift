@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SibylCore
 import VectorIndex
 
 /// `sibyl-bench vectors`: exact search against faiss `IndexFlatIP` and HNSW against hnswlib,
@@ -40,6 +41,8 @@ struct VectorBenchmark: AsyncParsableCommand {
     @Option(help: "Python of the reference environment (default: $SIBYL_BENCH_VENV/bin/python or ~/.cache/sibyl/bench-venv/bin/python).")
     var python: String?
     @Option(help: "The reference script (default: scripts/bench/vector_reference.py of this checkout).") var referenceScript: String?
+    @Option(help: "Instruction sets: best (all this CPU has) or avx2 (an AVX2-only CPU: Sibyl's AVX2 kernels, faiss's AVX2 build, hnswlib built for AVX2).")
+    var isa: BenchmarkISA = .best
     @Flag(help: "Skip the exact-search comparison.") var skipExact = false
     @Flag(help: "Skip the HNSW comparison.") var skipHnsw = false
     @Flag(help: "Measure Sibyl only.") var skipReference = false
@@ -66,6 +69,7 @@ struct VectorBenchmark: AsyncParsableCommand {
     struct ReferenceOutput: Decodable {
         struct Faiss: Decodable {
             var version: String
+            var simd: String?
             var single_qps: Double
             var batch_qps: Double
             var agreement: Double
@@ -80,6 +84,12 @@ struct VectorBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if isa == .avx2 {
+            guard KernelLevel.avx2.isAvailable else { throw ValidationError("--isa avx2 needs a CPU with AVX2 and FMA") }
+            // Read once, at the kernels' first use, which is after this.
+            setenv("SIBYL_VECTOR_KERNELS", "avx2", 1)
+        }
+        print("CPU: \(CPUDescription.current) · instruction sets: \(isa == .avx2 ? "AVX2 + FMA only, on both sides" : "all this CPU has")")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-vector-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -213,7 +223,7 @@ struct VectorBenchmark: AsyncParsableCommand {
                 "--target-recall", String(targetRecall),
             ]
         }
-        let output = try ReferenceScript(python: python, script: script).run(arguments)
+        let output = try ReferenceScript(python: python, script: script, environment: isa.referenceEnvironment(python: python)).run(arguments)
         return try JSONDecoder().decode(ReferenceOutput.self, from: output)
     }
 
@@ -230,13 +240,14 @@ struct VectorBenchmark: AsyncParsableCommand {
                 + String(format: "%.1f QPS", sibyl.batch) + ratio(sibyl.batch, faiss?.batch_qps)
         )
         section["exact_sibyl"] = ["single_qps": sibyl.single, "batch_qps": sibyl.batch]
-        guard let faiss else { return "exact ≥ 0.8× faiss IndexFlatIP QPS: not measured" }
-        print(cell("  faiss \(faiss.version) IndexFlatIP", 37) + cell(String(format: "%.1f QPS", faiss.single_qps), 28) + String(format: "%.1f QPS", faiss.batch_qps))
+        let label = "exact vs faiss IndexFlatIP QPS, one query at a time ≥ 1.0×, batched ≥ 0.8×"
+        guard let faiss else { return label + ": not measured" }
+        print(cell("  faiss \(faiss.version) IndexFlatIP" + (faiss.simd.map { " (\($0))" } ?? ""), 37) + cell(String(format: "%.1f QPS", faiss.single_qps), 28) + String(format: "%.1f QPS", faiss.batch_qps))
         print(String(format: "  (×: Sibyl's QPS over faiss's; faiss's top-%d ids agree with Sibyl's on %.2f %% of positions)", k, faiss.agreement * 100))
         section["exact_faiss"] = ["version": faiss.version, "single_qps": faiss.single_qps, "batch_qps": faiss.batch_qps, "agreement": faiss.agreement]
         let single = sibyl.single / faiss.single_qps, batch = sibyl.batch / faiss.batch_qps
-        let met = min(single, batch) >= 0.8 ? "met" : "not met"
-        return String(format: "exact ≥ 0.8× faiss IndexFlatIP QPS: %@ (one query %.2f×, batch %.2f×)", met, single, batch)
+        let met = single >= 1.0 && batch >= 0.8 ? "met" : "not met"
+        return label + String(format: ": %@ (one query %.2f×, batch %.2f×)", met, single, batch)
     }
 
     private func printHNSW(

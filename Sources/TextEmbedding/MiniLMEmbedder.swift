@@ -2,6 +2,7 @@ public import Foundation
 public import SibylCore
 import Dispatch
 import Synchronization
+import TextEmbeddingAVX2
 import TextEmbeddingAVX512
 
 /// Sentence embeddings with all-MiniLM-L6-v2, computed in-process: 384-dimensional, mean-pooled,
@@ -19,12 +20,16 @@ public final class MiniLMEmbedder: Embedder {
 
     /// Which code runs the forward pass.
     public enum Backend: String, Sendable, CaseIterable {
-        /// The AVX-512 kernels where the processor has AVX-512, the BLAS otherwise; the
-        /// environment variable `SIBYL_MINILM_BACKEND` (`blas` or `avx512`) can choose instead.
+        /// The AVX-512 kernels where the processor has AVX-512, else the AVX2 ones where it has
+        /// AVX2 and FMA, the BLAS otherwise; the environment variable `SIBYL_MINILM_BACKEND`
+        /// (`blas`, `avx2` or `avx512`) can choose instead.
         case automatic
         /// Matrix products by OpenBLAS (Linux) or Accelerate (macOS).
         case blas
-        /// Hand-vectorised AVX-512 kernels on weights packed at load time (x86-64 with AVX-512F).
+        /// Hand-vectorised kernels on weights packed at load time, built for AVX2 + FMA (x86-64
+        /// since Haswell / Zen).
+        case avx2
+        /// The same kernels built for AVX-512 (x86-64 with AVX-512F).
         case avx512
     }
 
@@ -35,6 +40,7 @@ public final class MiniLMEmbedder: Embedder {
     public var backendDescription: String {
         switch backend {
         case .avx512: return "AVX-512 kernels on packed weights"
+        case .avx2: return "AVX2 + FMA kernels on packed weights"
         case .automatic, .blas: return Self.blasDescription
         }
     }
@@ -44,7 +50,11 @@ public final class MiniLMEmbedder: Embedder {
 
     /// Whether `backend` can run on this machine.
     public static func isAvailable(_ backend: Backend) -> Bool {
-        backend != .avx512 || CPUFeatures.hasAVX512
+        switch backend {
+        case .avx512: CPUFeatures.hasAVX512
+        case .avx2: CPUFeatures.hasAVX2
+        case .automatic, .blas: true
+        }
     }
 
     /// The tokenizer the model reads its input with.
@@ -54,7 +64,8 @@ public final class MiniLMEmbedder: Embedder {
 
     private enum Engine: Sendable {
         case blas(MiniLMEncoder<BLASKernels>)
-        case avx512(MiniLMEncoder<AVX512EncoderKernels>)
+        case avx2(MiniLMEncoder<PackedEncoderKernels<TextEmbeddingAVX2.PackedKernels>>)
+        case avx512(MiniLMEncoder<PackedEncoderKernels<TextEmbeddingAVX512.PackedKernels>>)
     }
 
     private let engine: Engine
@@ -65,7 +76,7 @@ public final class MiniLMEmbedder: Embedder {
     ///
     /// - Parameters:
     ///   - threads: threads one call may use; defaults to the active processor count.
-    ///   - backend: which code runs the forward pass; `.avx512` throws where the CPU lacks it.
+    ///   - backend: which code runs the forward pass; `.avx512` and `.avx2` throw where the CPU lacks them.
     public init(modelDirectory: URL, threads: Int? = nil, backend: Backend = .automatic) throws {
         let backend = try Self.resolve(backend)
         let weightsURL = modelDirectory.appendingPathComponent(Self.weightsFileName)
@@ -80,13 +91,19 @@ public final class MiniLMEmbedder: Embedder {
         } catch {
             throw MiniLMError.invalidWeights(error)
         }
-        let weights = try MiniLMWeights(file: file, panelWidth: backend == .avx512 ? AVX512Kernels.panelWidth : nil)
+        let panelWidth: Int? = switch backend {
+        case .avx512: TextEmbeddingAVX512.PackedKernels.panelWidth
+        case .avx2: TextEmbeddingAVX2.PackedKernels.panelWidth
+        case .automatic, .blas: nil
+        }
+        let weights = try MiniLMWeights(file: file, panelWidth: panelWidth)
         guard weights.vocabularySize == vocabulary.count else {
             throw MiniLMError.vocabularyMismatch(vocabularyTokens: vocabulary.count, embeddingRows: weights.vocabularySize)
         }
         tokenizer = try BertTokenizer(vocabulary: vocabulary)
         switch backend {
-        case .avx512: engine = .avx512(MiniLMEncoder(weights: weights, kernels: AVX512EncoderKernels()))
+        case .avx512: engine = .avx512(MiniLMEncoder(weights: weights, kernels: PackedEncoderKernels()))
+        case .avx2: engine = .avx2(MiniLMEncoder(weights: weights, kernels: PackedEncoderKernels()))
         case .automatic, .blas: engine = .blas(MiniLMEncoder(weights: weights, kernels: BLASKernels()))
         }
         self.backend = backend
@@ -128,13 +145,13 @@ public final class MiniLMEmbedder: Embedder {
         switch requested {
         case .blas:
             return .blas
-        case .avx512:
-            guard CPUFeatures.hasAVX512 else { throw MiniLMError.backendUnavailable(requested.rawValue) }
-            return .avx512
+        case .avx512, .avx2:
+            guard isAvailable(requested) else { throw MiniLMError.backendUnavailable(requested.rawValue) }
+            return requested
         case .automatic:
             let chosen = ProcessInfo.processInfo.environment["SIBYL_MINILM_BACKEND"].flatMap(Backend.init(rawValue:))
             if let chosen, chosen != .automatic { return try resolve(chosen) }
-            return CPUFeatures.hasAVX512 ? .avx512 : .blas
+            return CPUFeatures.hasAVX512 ? .avx512 : CPUFeatures.hasAVX2 ? .avx2 : .blas
         }
     }
 
@@ -167,6 +184,7 @@ public final class MiniLMEmbedder: Embedder {
     ) throws {
         switch engine {
         case .blas(let encoder): try run(encoder, sequences, tokenCount: tokenCount, output: output, cancelled: cancelled)
+        case .avx2(let encoder): try run(encoder, sequences, tokenCount: tokenCount, output: output, cancelled: cancelled)
         case .avx512(let encoder): try run(encoder, sequences, tokenCount: tokenCount, output: output, cancelled: cancelled)
         }
     }

@@ -161,10 +161,11 @@ struct FaultInjectionTests {
     @Test func timeoutsAreRetried() async throws {
         try await withServer { server in
             // The first answer never comes in time; the retry's comes at once. The read timeout is
-            // long enough for a loaded machine to serve the retry, which an earlier 2 s was not.
-            server.enqueue(.delayed(.seconds(120), .chatCompletion("late")), for: chatPath)
+            // long enough for a loaded machine to serve the retry: 2 s and then 8 s were not, when
+            // the whole suite stalled for most of a minute on a busy 2-core machine.
+            server.enqueue(.delayed(.seconds(600), .chatCompletion("late")), for: chatPath)
             server.enqueue(.chatCompletion("prompt"), for: chatPath)
-            let answer = try await makeClient(server, retries: 1, readTimeout: .seconds(8)).complete(request)
+            let answer = try await makeClient(server, retries: 1, readTimeout: .seconds(30)).complete(request)
             #expect(answer.text == "prompt")
             #expect(server.requests(to: chatPath).count == 2)
         }

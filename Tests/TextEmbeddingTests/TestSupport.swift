@@ -13,7 +13,7 @@ enum InstalledModel {
     static let skipReason: Comment = "all-MiniLM-L6-v2 is not installed (model.safetensors and vocab.txt in $SIBYL_MINILM_DIR, $SIBYL_ENGINES/models/all-MiniLM-L6-v2 or ~/.cache/sibyl/engines/models/all-MiniLM-L6-v2)"
 
     /// The backends this machine can run, each of which the model tests cover.
-    static let backends = [MiniLMEmbedder.Backend.blas, .avx512].filter(MiniLMEmbedder.isAvailable)
+    static let backends = [MiniLMEmbedder.Backend.blas, .avx2, .avx512].filter(MiniLMEmbedder.isAvailable)
 
     /// Embedders shared by the tests (loading maps the weights once), by backend.
     private static let shared: [MiniLMEmbedder.Backend: Result<MiniLMEmbedder, any Error>] = Dictionary(

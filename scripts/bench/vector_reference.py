@@ -41,8 +41,10 @@ def exact_figures(base, queries, k, threads, single_queries, runs, truth):
         start = time.perf_counter()
         _, ids = index.search(queries, k)
         best = min(best, time.perf_counter() - start)
+    simd = faiss.SIMDConfig.get_level_name() if hasattr(faiss, "SIMDConfig") else faiss.get_compile_options()
     return {
         "version": faiss.__version__,
+        "simd": simd,
         "single_qps": single_queries / single_seconds,
         "batch_qps": len(queries) / best,
         "agreement": recall(ids, truth),

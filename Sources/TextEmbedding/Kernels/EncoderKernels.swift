@@ -1,3 +1,4 @@
+import TextEmbeddingAVX2
 import TextEmbeddingAVX512
 
 /// How a linear layer's result `x · Wᵀ` lands in its output.
@@ -99,28 +100,71 @@ struct BLASKernels: EncoderKernels {
     }
 }
 
-/// CPUs with AVX-512: the products on weights packed at load time, everything in 512-bit registers.
-struct AVX512EncoderKernels: EncoderKernels {
+/// One build of the packed kernels (TextEmbeddingAVX512's or TextEmbeddingAVX2's `PackedKernels`).
+protocol PackedKernelBuild: Sendable {
+    static var panelWidth: Int { get }
+    static func paddedLength(_ length: Int) -> Int
+    static func keyScratchCount(length: Int) -> Int
+    static func linear(
+        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
+        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
+    )
+    static func attentionHead(
+        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, scale: Float,
+        scores: UnsafeMutablePointer<Float>, keys: UnsafeMutablePointer<Float>,
+        rowScales: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>, contextStride: Int
+    )
+    static func addBiasAndNormalize(
+        _ rows: UnsafeMutablePointer<Float>, count rowCount: Int, bias: UnsafePointer<Float>?,
+        gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, width: Int, epsilon: Float
+    )
+}
+
+extension TextEmbeddingAVX512.PackedKernels: PackedKernelBuild {
+    static func linear(
+        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
+        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
+    ) {
+        let output: Output = switch mode {
+        case .accumulate: .accumulate
+        case .addBias: .addBias(bias)
+        case .addBiasThenGELU: .addBiasThenGELU(bias)
+        }
+        multiplyPacked(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, output: output)
+    }
+}
+
+extension TextEmbeddingAVX2.PackedKernels: PackedKernelBuild {
+    static func linear(
+        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
+        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
+    ) {
+        let output: Output = switch mode {
+        case .accumulate: .accumulate
+        case .addBias: .addBias(bias)
+        case .addBiasThenGELU: .addBiasThenGELU(bias)
+        }
+        multiplyPacked(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, output: output)
+    }
+}
+
+/// CPUs with AVX-512 or AVX2: the products on weights packed at load time, everything in the
+/// widest registers the build has.
+struct PackedEncoderKernels<Build: PackedKernelBuild>: EncoderKernels {
     func linear(
         _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
         output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
     ) {
-        let width = AVX512Kernels.panelWidth
-        let result: AVX512Kernels.Output
-        switch mode {
-        case .accumulate: result = .accumulate
-        case .addBias: result = .addBias(layer.bias)
-        case .addBiasThenGELU: result = .addBiasThenGELU(layer.bias)
-        }
-        AVX512Kernels.multiplyPacked(
+        let width = Build.panelWidth
+        Build.linear(
             m: rows, k: layer.inputs, a: input, lda: layer.inputs,
             packed: layer.packed!, panels: (columns.lowerBound / width)..<(columns.upperBound / width),
-            c: output, ldc: ldc, output: result
+            c: output, ldc: ldc, mode: mode, bias: layer.bias
         )
     }
 
     func attentionScratchCount(length: Int) -> Int {
-        length * AVX512Kernels.paddedLength(length) + AVX512Kernels.keyScratchCount(length: length)
+        length * Build.paddedLength(length) + Build.keyScratchCount(length: length)
     }
 
     func attentionHead(
@@ -129,10 +173,10 @@ struct AVX512EncoderKernels: EncoderKernels {
         context: UnsafeMutablePointer<Float>
     ) {
         let width = MiniLMWeights.hidden
-        AVX512Kernels.attentionHead(
+        Build.attentionHead(
             qkv: qkv, stride: 3 * width, width: width, length: length, head: head,
             scale: 1 / Float(MiniLMWeights.headSize).squareRoot(),
-            scores: scratch, keys: scratch + length * AVX512Kernels.paddedLength(length),
+            scores: scratch, keys: scratch + length * Build.paddedLength(length),
             rowScales: rowScales, context: context, contextStride: width
         )
     }
@@ -141,7 +185,7 @@ struct AVX512EncoderKernels: EncoderKernels {
         _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
         gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
     ) {
-        AVX512Kernels.addBiasAndNormalize(
+        Build.addBiasAndNormalize(
             first, count: rows, bias: bias, gamma: gamma, beta: beta,
             width: MiniLMWeights.hidden, epsilon: MiniLMWeights.layerNormEpsilon
         )

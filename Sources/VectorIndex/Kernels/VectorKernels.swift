@@ -1,12 +1,14 @@
 // The vector-index kernels: SIMD inner products, exact panel scans with bounded top-k lists,
 // and HNSW graph search and insertion.
 //
-// This file is compiled twice: into VectorIndex for any CPU, and (through a symbolic link)
-// into VectorIndexAVX512 with AVX-512 and FMA enabled. It is deliberately one file: release
+// This file is compiled three times: into VectorIndex for any CPU, and (through symbolic links)
+// into VectorIndexAVX512 with AVX-512 and FMA enabled and into VectorIndexAVX2 with AVX2 and FMA
+// (where `SIBYL_AVX2` picks query tiles that fit its 16 vector registers). It is deliberately one file: release
 // builds generate code per file on several threads, and with the kernels split over several
 // files the AVX-512 module's loops used only 16 of the 32 vector registers and spilled their
 // accumulators; a single-file module compiles as one unit. The entry points are `package` so
-// that VectorIndex can call either build: `PanelScan` (its own) or `VectorIndexAVX512.PanelScan`.
+// that VectorIndex can call any build: `PanelScan` (its own), `VectorIndexAVX512.PanelScan` or
+// `VectorIndexAVX2.PanelScan`.
 
 import Synchronization
 import VectorIndexLayout
@@ -209,6 +211,16 @@ package enum PanelScan {
             while query < queryCount {
                 let remaining = queryCount &- query
                 let tile: Int
+                #if SIBYL_AVX2
+                // 16 registers of 8 floats: six queries' sums for one panel fill twelve.
+                if remaining >= 2 {
+                    tile = min(6, remaining)
+                    scan6(queries, query, tile, queryStride, panels, panelFloats, dimension, chunkStart..<chunkEnd, sink)
+                } else {
+                    tile = 1
+                    scan1(queries + query &* queryStride, query, panels, panelFloats, dimension, chunkStart..<chunkEnd, sink)
+                }
+                #else
                 if remaining >= 5 {
                     tile = min(8, remaining)
                     scan8(queries, query, tile, queryStride, panels, panelFloats, dimension, chunkStart..<chunkEnd, sink)
@@ -219,6 +231,7 @@ package enum PanelScan {
                     tile = 1
                     scan1(queries + query &* queryStride, query, panels, panelFloats, dimension, chunkStart..<chunkEnd, sink)
                 }
+                #endif
                 query &+= tile
             }
             chunkStart = chunkEnd
@@ -273,6 +286,37 @@ package enum PanelScan {
             panel &+= second ? 2 : 1
         }
     }
+
+    #if SIBYL_AVX2
+    /// Two to six queries (`used` of them; the rest repeat the last) against one panel at a time.
+    @inline(__always)
+    private static func scan6(
+        _ queries: UnsafePointer<Float>, _ first: Int, _ used: Int, _ stride: Int,
+        _ panels: UnsafePointer<Float>, _ panelFloats: Int, _ dimension: Int, _ range: Range<Int>, _ sink: Sink
+    ) {
+        func row(_ index: Int) -> UnsafePointer<Float> { queries + (first &+ min(index, used &- 1)) &* stride }
+        let q0 = row(0), q1 = row(1), q2 = row(2), q3 = row(3), q4 = row(4), q5 = row(5)
+        for panel in range {
+            let p = panels + panel &* panelFloats
+            var a0 = Lanes(), a1 = Lanes(), a2 = Lanes(), a3 = Lanes(), a4 = Lanes(), a5 = Lanes()
+            for j in 0..<dimension {
+                let x = loadLanes(p, j)
+                a0 = multiplyAdd(Lanes(repeating: q0[j]), x, a0)
+                a1 = multiplyAdd(Lanes(repeating: q1[j]), x, a1)
+                a2 = multiplyAdd(Lanes(repeating: q2[j]), x, a2)
+                a3 = multiplyAdd(Lanes(repeating: q3[j]), x, a3)
+                a4 = multiplyAdd(Lanes(repeating: q4[j]), x, a4)
+                a5 = multiplyAdd(Lanes(repeating: q5[j]), x, a5)
+            }
+            sink.deliver(a0, list: first, panel: panel)
+            sink.deliver(a1, list: first &+ 1, panel: panel)
+            if used > 2 { sink.deliver(a2, list: first &+ 2, panel: panel) }
+            if used > 3 { sink.deliver(a3, list: first &+ 3, panel: panel) }
+            if used > 4 { sink.deliver(a4, list: first &+ 4, panel: panel) }
+            if used > 5 { sink.deliver(a5, list: first &+ 5, panel: panel) }
+        }
+    }
+    #endif
 
     /// Two to four queries against four panels at a time.
     @inline(__always)

@@ -1,9 +1,11 @@
-/// The forward pass's hot loops compiled for AVX-512 (this module is built with `-mavx512f`).
+/// The forward pass's hot loops on weights packed at load time. This file is compiled into
+/// TextEmbeddingAVX512 (`-mavx512f`) and, through a symbolic link, into TextEmbeddingAVX2
+/// (`-mavx2 -mfma`).
 ///
-/// Call these only after checking that the CPU and OS support AVX-512F and FMA: TextEmbedding
-/// does so at run time. The module keeps no global state, so merely linking it runs none of
-/// its instructions.
-package enum AVX512Kernels {
+/// Call these only after checking that the CPU and OS support the module's instructions:
+/// TextEmbedding does so at run time. The module keeps no global state, so merely linking it
+/// runs none of its instructions.
+package enum PackedKernels {
     /// Output features per packed weight panel.
     package static let panelWidth = PackedMatrixKernel.panelWidth
 
@@ -18,7 +20,8 @@ package enum AVX512Kernels {
     }
 
     /// `A · Wᵀ` for the columns of `panels` into `C` (row stride `ldc`), with `A` m×k (row
-    /// stride `lda`) and `W` packed into panels of 32 output features (see `PackedMatrixKernel`).
+    /// stride `lda`) and `W` packed into panels of `panelWidth` output features (see
+    /// `PackedMatrixKernel`).
     @inline(never)
     package static func multiplyPacked(
         m: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
@@ -55,33 +58,37 @@ package enum AVX512Kernels {
         scores: UnsafeMutablePointer<Float>, keys: UnsafeMutablePointer<Float>,
         rowScales: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>, contextStride: Int
     ) {
-        let headSize = 32
+        let headSize = 32, panel = panelWidth
         let padded = paddedLength(length)
         let query = qkv + head * headSize, key = query + width, value = query + 2 * width
-        // Kᵀ in panels of 32 keys (zero beyond the last): panel p, row d = dimension d of keys 32p ..< 32p + 32.
-        for panel in 0..<(padded / 32) {
-            let destination = keys + panel * headSize * 32
-            for column in 0..<32 {
-                let token = panel * 32 + column
+        // Kᵀ in panels of `panel` keys (zero beyond the last): panel p, row d = dimension d of
+        // keys p·panel ..< (p + 1)·panel.
+        for index in 0..<(padded / panel) {
+            let destination = keys + index * headSize * panel
+            for column in 0..<panel {
+                let token = index * panel + column
                 if token < length {
                     let source = key + token * stride
-                    for dimension in 0..<headSize { destination[dimension * 32 + column] = source[dimension] }
+                    for dimension in 0..<headSize { destination[dimension * panel + column] = source[dimension] }
                 } else {
-                    for dimension in 0..<headSize { destination[dimension * 32 + column] = 0 }
+                    for dimension in 0..<headSize { destination[dimension * panel + column] = 0 }
                 }
             }
         }
         PackedMatrixKernel.multiply(
-            m: length, k: headSize, a: query, lda: stride, packed: keys, panels: 0..<(padded / 32),
+            m: length, k: headSize, a: query, lda: stride, packed: keys, panels: 0..<(padded / panel),
             c: scores, ldc: padded, epilogue: .store
         )
         for row in 0..<length {
             rowScales[row] = VectorKernels.exponentiateRow(scores + row * padded, count: length, scale: scale)
         }
-        PackedMatrixKernel.multiply(
-            m: length, k: length, a: scores, lda: padded, packed: value, panels: 0..<1, weightStride: stride,
-            c: context + head * headSize, ldc: contextStride, epilogue: .scaleRows(rowScales)
-        )
+        // The head's 32 value columns, read in place as one or two panels `stride` floats a row.
+        for part in 0..<(headSize / panel) {
+            PackedMatrixKernel.multiply(
+                m: length, k: length, a: scores, lda: padded, packed: value + part * panel, panels: 0..<1, weightStride: stride,
+                c: context + head * headSize + part * panel, ldc: contextStride, epilogue: .scaleRows(rowScales)
+            )
+        }
     }
 
     /// LayerNorm of `rows` rows of `count` elements (stride `count`), each after adding `bias`.

@@ -1,0 +1,1 @@
+../TextEmbeddingAVX512/PackedMatrixKernel.swift

@@ -1,0 +1,1 @@
+../TextEmbedding/Kernels/VectorKernels.swift

@@ -1,0 +1,1 @@
+../VectorIndex/Kernels/VectorKernels.swift
