@@ -91,6 +91,8 @@ public enum AnswerGrader {
         "could not find this in your documents", "couldn't find this in your documents", "could not find", "couldn't find",
         "do not contain", "does not contain", "don't contain", "doesn't contain", "do not say", "does not say", "don't say",
         "doesn't say", "do not mention", "does not mention", "not mentioned", "no information", "not in your documents",
+        // Korean and Indonesian, as `ReplyLanguage` words it.
+        "찾을 수 없습니다", "tidak menemukan",
     ]
 
     public static func grade(answer: String, declinedWithoutModel: Bool, citations: [Citation], question: AnswerSet.Question) -> AnswerGrade {

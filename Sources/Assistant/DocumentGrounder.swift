@@ -50,7 +50,7 @@ public struct DocumentGrounder: Sendable {
                 score: result.vectorScore ?? result.score
             )
         }
-        return .grounded(Grounding(citations: citations), Array(relevant))
+        return .grounded(Grounding(citations: citations, language: ReplyLanguage.of(question)), Array(relevant))
     }
 
     /// Similar enough by meaning; with words only (no vector ranking), among the top lexical matches.

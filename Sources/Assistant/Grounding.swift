@@ -13,13 +13,13 @@ public struct Grounding: Sendable, Hashable {
         self.citations = citations
     }
 
-    /// Builds the instructions for numbered passages.
-    public init(citations: [Citation]) {
+    /// Builds the instructions for numbered passages; `language` is the question's, in which the
+    /// model is to say that the sources do not answer it.
+    public init(citations: [Citation], language: ReplyLanguage = .english) {
         var text = """
         Answer the user's question in words, using only the numbered sources below. After each statement, \
         cite the source it comes from with its number in square brackets, such as [1] or [2][3]. If the sources do \
-        not contain the answer, do not guess and do not use what you know: reply only "I could not find \
-        this in your documents."
+        not contain the answer, do not guess and do not use what you know: reply only "\(language.notInDocuments)"
 
         Sources:
         """
@@ -60,12 +60,9 @@ public struct Grounding: Sendable, Hashable {
 extension Grounding {
     /// What is said (and saved) instead of an answer when no passage is relevant enough: the
     /// documents are not guessed from.
-    public static func declinedReply(closest: [SearchResult], threshold: Double) -> String {
-        guard let best = closest.first else {
-            return "Your documents contain nothing about this, so I won't guess. (The knowledge base is empty or has no match.)"
-        }
-        let score = best.vectorScore.map { String(format: "%.2f", $0) } ?? "n/a"
-        return "Nothing in your documents answers this well enough, so I won't guess: the closest passage scores \(score), below the threshold of \(String(format: "%.2f", threshold))."
+    public static func declinedReply(closest: [SearchResult], threshold: Double, question: String = "") -> String {
+        let score = closest.first.map { best in best.vectorScore.map { String(format: "%.2f", $0) } ?? "n/a" }
+        return ReplyLanguage.of(question).nothingRelevant(score: score, threshold: String(format: "%.2f", threshold))
     }
 }
 

@@ -9,15 +9,18 @@ import SibylCore
 /// contain) are looked for in the passages:
 /// - a passage it cites holds them: the answer stands;
 /// - it cites none that does, but another passage holds them: that passage's number is added;
-/// - no passage holds them: a plain "I could not find this in your documents" is added.
+/// - no passage holds them: a plain "I could not find this in your documents" is added, in the
+///   language of the question.
 ///
 /// A passage holds an answer when it has every number and name of the answer (or, for an answer
 /// without any, at least half of its words), and at least half of the question's terms, among them every name the question
 /// asks about (`math.isqrt`, `NormalDist`; a qualified name also counts when only its last part is
 /// written): a passage about something else is no support even when it happens to hold the same number.
 public enum SupportCheck {
-    /// What is added to an answer that no passage supports.
-    public static let unsupportedNote = "\n\nI could not find this in your documents: none of the passages I was given says so."
+    /// What is added to an answer to `question` that no passage supports, in the question's language.
+    public static func unsupportedNote(for question: String) -> String {
+        "\n\n" + ReplyLanguage.of(question).unsupportedNote
+    }
 
     /// The text to add to a finished grounded answer, or nil when it stands as it is.
     public static func amendment(answer: String, question: String, citations: [Citation]) -> String? {
@@ -35,7 +38,7 @@ public enum SupportCheck {
         if let best = supporting.first {
             return answer.hasSuffix(" ") || answer.hasSuffix("\n") ? "[\(best.number)]" : " [\(best.number)]"
         }
-        return unsupportedNote
+        return unsupportedNote(for: question)
     }
 
     /// A term of a text: lowercased, and whether it is a name or number (which must match exactly).

@@ -12,8 +12,15 @@ struct BlockCollector {
         return nil
     }
 
+    /// Adds text to the last block.
+    mutating func extendLastBlock(with text: String) {
+        guard !blocks.isEmpty else { return }
+        blocks[blocks.count - 1].text += text
+    }
+
     /// Adds a block unless its text is blank; a heading closes the headings at its level and below.
-    mutating func add(_ kind: DocumentBlock.Kind, _ text: String, page: Int? = nil, ocrConfidence: Double? = nil) {
+    /// `terms` (open defined terms, outermost first) follow the headings in the block's path.
+    mutating func add(_ kind: DocumentBlock.Kind, _ text: String, page: Int? = nil, ocrConfidence: Double? = nil, terms: [String] = []) {
         // Code keeps the indentation of its first line.
         let trimmed = kind == .code ? text.trimmingBlankLines() : text.trimmingWhitespace()
         guard !trimmed.isEmpty else { return }
@@ -22,7 +29,7 @@ struct BlockCollector {
             blocks.append(DocumentBlock(kind: kind, text: trimmed, page: page, headingPath: headings.map(\.text), ocrConfidence: ocrConfidence))
             headings.append((level, trimmed))
         } else {
-            blocks.append(DocumentBlock(kind: kind, text: trimmed, page: page, headingPath: headings.map(\.text), ocrConfidence: ocrConfidence))
+            blocks.append(DocumentBlock(kind: kind, text: trimmed, page: page, headingPath: headings.map(\.text) + terms, ocrConfidence: ocrConfidence))
         }
     }
 }

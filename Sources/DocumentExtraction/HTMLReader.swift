@@ -1,7 +1,9 @@
 import SibylCore
 
 /// Reads the text and structure of an HTML page without a DOM: headings, paragraphs, list items,
-/// preformatted code, quotes and table rows, in document order. Tolerant of unclosed and stray tags;
+/// defined terms, preformatted code, quotes and table rows, in document order. A definition
+/// list's term (`dt`: an API signature, a glossary word) heads what describes it: those blocks
+/// have it at the end of their heading path. Tolerant of unclosed and stray tags;
 /// scripts, styles and page chrome (`nav`, `header`, `footer`, and any element whose ARIA role
 /// marks it as navigation, banner, contentinfo or search) are left out.
 struct HTMLReader {
@@ -14,6 +16,9 @@ struct HTMLReader {
     private var pendingSpace = false
     private var cells: [String] = []
     private var title: String?
+    /// Open defined terms (`dt`), each with the stack depth of its `dl`: what follows in that list
+    /// sits under them, as under a heading (a nested list's terms under its outer one's).
+    private var terms: [(depth: Int, text: String)] = []
 
     static let skippedElements: Set<String> = ["script", "style", "nav", "header", "footer", "noscript", "template", "svg", "textarea", "select", "button"]
     static let voidElements: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr", "keygen"]
@@ -125,6 +130,7 @@ struct HTMLReader {
         default:
             if Self.blockElements.contains(name) { boundary() }
         }
+        if name == "dl" { terms.removeAll { $0.depth >= stack.count } }
         stack.removeLast()
     }
 
@@ -202,11 +208,27 @@ struct HTMLReader {
         for element in stack.reversed() {
             if let level = Self.headingLevel(element) { kind = .heading(level: level); break }
             if element == "pre" || element == "listing" { kind = .code; break }
-            if element == "li" || element == "dt" || element == "dd" { kind = .listItem; break }
+            if element == "dt" { kind = .term; break }
+            if element == "li" || element == "dd" { kind = .listItem; break }
             if element == "blockquote" { kind = .quote; break }
         }
         let text = kind == .code ? buffer : buffer.split(separator: "\n").map { $0.trimmingWhitespace() }.joined(separator: "\n")
-        collector.add(kind, text)
+        if kind == .term {
+            let depth = (stack.lastIndex(of: "dl") ?? -1) + 1
+            let trimmed = Self.collapsingWhitespace(text)
+            if let last = terms.last, last.depth == depth, collector.blocks.last?.kind == .term, !trimmed.isEmpty {
+                // Terms in a row share their description (a function's overloads): one heading.
+                collector.extendLastBlock(with: "\n" + trimmed)
+                terms[terms.count - 1].text += " / " + trimmed
+                return
+            }
+            // A term replaces the one before it in its list.
+            terms.removeAll { $0.depth >= depth }
+            collector.add(kind, text, terms: terms.map(\.text))
+            if !trimmed.isEmpty { terms.append((depth, trimmed)) }
+        } else {
+            collector.add(kind, text, terms: terms.map(\.text))
+        }
     }
 
     private mutating func emitRow() {

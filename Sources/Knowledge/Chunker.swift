@@ -12,10 +12,22 @@ public struct ChunkDraft: Sendable, Hashable {
     public var endOffset: Int
 }
 
+/// The text a passage is embedded as: its own, after the innermost heading or defined term it
+/// sits under when the passage does not begin with it. A passage that continues a long section
+/// (the "New in version 3.5." closing `math.isclose`'s entry) is then found by what it is about;
+/// its stored text, which citations quote, stays as the document has it.
+public func embeddingText(of text: String, headingPath: [String]) -> String {
+    guard let context = headingPath.last, !context.isEmpty, !text.hasPrefix(context) else { return text }
+    return context + "\n\n" + text
+}
+
 /// Cuts a document into passages that respect its structure and the embedder's limit.
 ///
-/// A new passage begins at every heading and, in paginated documents, at every page, so each
-/// passage has one heading path and one page. Within a section, sentences are added until the
+/// A new passage begins at every heading and defined term and, in paginated documents, at every
+/// page, so each passage has one heading path and one page. A term (an API signature in reference
+/// documentation, a glossary word) heads what describes it as a heading does: measured on
+/// Python's library reference, a function's description and its "New in version" note had often
+/// been cut apart, and a passage continuing a long entry now names its function in its path. Within a section, sentences are added until the
 /// next would pass the target size; the cut moves back to the last paragraph end when that loses
 /// little, and the next passage repeats the last sentences (the overlap) for context. Sizes are in
 /// the embedder's own tokens, and no passage exceeds its limit.
@@ -58,6 +70,7 @@ public struct Chunker: Sendable {
         var section: [Unit] = []
         var sectionPage: Int?
         var sectionPath: [String] = []
+        var sectionHasBody = false
         func flush() {
             drafts += pack(section, page: sectionPage, path: sectionPath, characters: characters)
             section.removeAll()
@@ -66,7 +79,7 @@ public struct Chunker: Sendable {
             let length = block.text.count
             let isHeading: Bool
             let path: [String]
-            if case .heading = block.kind {
+            if block.kind == .term || block.kind.isHeading {
                 isHeading = true
                 path = block.headingPath + [block.text.trimmingCharacters(in: .whitespacesAndNewlines)]
             } else {
@@ -74,11 +87,18 @@ public struct Chunker: Sendable {
                 path = block.headingPath
             }
             let startsSection = section.isEmpty || isHeading || block.page != sectionPage || path != sectionPath
-            if startsSection, !section.isEmpty { flush() }
+            if startsSection, !section.isEmpty {
+                // A heading whose first content is a subsection or term of its own is no passage:
+                // it stays in the path of the passages under it.
+                let onlyLeadsIn = !sectionHasBody && block.page == sectionPage && path.count > sectionPath.count && path.starts(with: sectionPath)
+                if onlyLeadsIn { section.removeAll() } else { flush() }
+            }
             if section.isEmpty {
                 sectionPage = block.page
                 sectionPath = path
+                sectionHasBody = false
             }
+            if !isHeading { sectionHasBody = true }
             section += units(in: block.text, at: offset)
             offset += length + 2
         }

@@ -156,7 +156,7 @@ public struct Ingestor: Sendable {
         timings.embed = try await clock.measure {
             for start in stride(from: 0, to: chunks.count, by: embeddingBatch) {
                 try Task.checkCancellation()
-                let batch = chunks[start..<min(chunks.count, start + embeddingBatch)].map(\.text)
+                let batch = chunks[start..<min(chunks.count, start + embeddingBatch)].map { embeddingText(of: $0.text, headingPath: $0.headingPath) }
                 vectors += try await embedder.embed(batch, options: EmbeddingOptions()).vectors
             }
         }
@@ -198,7 +198,7 @@ public struct Ingestor: Sendable {
             var vectors: [(Int64, [Float])] = []
             for start in stride(from: 0, to: chunks.count, by: embeddingBatch) {
                 let batch = Array(chunks[start..<min(chunks.count, start + embeddingBatch)])
-                let embedded = try await embedder.embed(batch.map(\.text), options: EmbeddingOptions()).vectors
+                let embedded = try await embedder.embed(batch.map { embeddingText(of: $0.text, headingPath: $0.headingPath) }, options: EmbeddingOptions()).vectors
                 vectors += zip(batch.map(\.id), embedded).map { ($0, $1) }
             }
             dimension = vectors.first?.1.count ?? dimension

@@ -342,14 +342,35 @@ enum FTSQuery {
         "which", "who", "why", "will", "with", "would", "you", "your",
     ]
 
+    /// The FTS5 expression for a query: any of its content words; when it names something
+    /// (`math.isclose`, `lru_cache`, `NormalDist`, `violet-harbor-42`), passages must hold every
+    /// part of the names. Measured on Python's library reference: "In which version of Python was
+    /// math.isclose added?" had ranked passages full of "version" and "added" above isclose's own.
     static func match(for query: String) -> String? {
-        let terms = query.lowercased()
-            .split { !$0.isLetter && !$0.isNumber }
-            .map(String.init)
-            .filter { $0.count > 1 || $0.first?.isNumber == true }
+        let terms = words(of: query)
         let content = terms.filter { !stopwords.contains($0) }
         let chosen = content.isEmpty ? terms : content
         guard !chosen.isEmpty else { return nil }
-        return Array(Set(chosen)).sorted().map { "\"\($0)\"" }.joined(separator: " OR ")
+        let any = Array(Set(chosen)).sorted().map { "\"\($0)\"" }.joined(separator: " OR ")
+        let required = Array(Set(query.split(whereSeparator: \.isWhitespace).filter(isName).flatMap(words))).sorted()
+        guard !required.isEmpty else { return any }
+        return "(" + required.map { "\"\($0)\"" }.joined(separator: " AND ") + ") AND (" + any + ")"
+    }
+
+    private static func words<S: StringProtocol>(of text: S) -> [String] {
+        text.lowercased()
+            .split { !$0.isLetter && !$0.isNumber }
+            .map(String.init)
+            .filter { $0.count > 1 || $0.first?.isNumber == true }
+    }
+
+    /// A word that names something: letters with a dot or underscore inside, with digits, or in
+    /// camel case (a lower-case letter followed by a capital). Plain words, numbers and acronyms are not.
+    static func isName(_ raw: Substring) -> Bool {
+        let word = raw.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+        guard word.contains(where: \.isLetter) else { return false }
+        let inner = word.dropFirst().dropLast()
+        if inner.contains(".") || inner.contains("_") || word.contains(where: \.isNumber) { return true }
+        return zip(word, word.dropFirst()).contains { $0.isLowercase && $1.isUppercase }
     }
 }

@@ -6,24 +6,33 @@ import Knowledge
 /// `sibyl eval`: retrieval quality on a BEIR-format set, or answers from documents on an answer set.
 struct Eval: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure retrieval on a BEIR-format set (nDCG@10, Recall@1, Recall@10, MRR), or with --answers, answers from documents.",
+        abstract: "Measure retrieval on a BEIR-format set (nDCG@10, Recall@1, Recall@10, MRR); with --answers, answers from documents; with --translations, the translator (chrF).",
         discussion: """
         A retrieval set has corpus.jsonl, queries.jsonl and qrels/test.tsv; scripts/eval/make-python-faq-set.py builds one \
         from Debian python3.11-doc's FAQ pages. An answer set (--answers) has a documents folder and questions.jsonl \
         ({"id", "question", "answer": the fact or null, "source": the file holding it}); scripts/eval/make-python-answers-set.py \
-        builds one from python3.11-doc's library pages. Its documents go into the collection eval-answers, removed afterwards.
+        builds one from python3.11-doc's library pages. Its documents go into the collection eval-answers, removed afterwards. \
+        A translation set (--translations) is a JSONL file of {"id", "texts": {"en": …, "ko": …, "id": …}}; each sentence is \
+        translated from English into the other languages and back, and scored with chrF against the set's references \
+        (scripts/eval/translations.jsonl: English, Korean and Indonesian).
         """
     )
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The set's directory.") var directory: String
+    @Argument(help: "The set's directory (the file, with --translations).") var directory: String
     @Flag(help: "Ask the set's questions from its documents and grade the answers.") var answers = false
-    @Option(help: "With --answers: chat model instead of the configured one (local engines: default or fast).") var model: String?
-    @Option(help: "With --answers: sampling temperature (default: the assistant persona's).") var temperature: Double?
+    @Flag(help: "Translate the set's sentences with the translator persona and score them (chrF).") var translations = false
+    @Option(help: "With --answers or --translations: chat model instead of the configured one (local engines: default or fast).") var model: String?
+    @Option(help: "With --answers or --translations: sampling temperature (default: the persona's).") var temperature: Double?
     @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if answers && translations { throw ValidationError("choose --answers or --translations, not both") }
+    }
 
     func run() async throws {
         if answers { return try await runAnswers() }
+        if translations { return try await runTranslations() }
         try await global.withRuntime { runtime in
             let evaluation = try await runtime.evaluateRetrieval(directory: URL(fileURLWithPath: directory)) { step in
                 Terminal.error(Terminal.dim(step, stderr: true))
@@ -72,6 +81,24 @@ struct Eval: AsyncParsableCommand {
                     Terminal.print("  \(item.id) \(item.question)\n    → \(answer.prefix(160))")
                 }
             }
+        }
+    }
+
+    private func runTranslations() async throws {
+        try await global.withRuntime { runtime in
+            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: TurnOptions(model: model, temperature: temperature)) { step in
+                Terminal.error(Terminal.dim(step, stderr: true))
+            }
+            let report = Wire.TranslationEvaluation(evaluation)
+            if json {
+                Terminal.print(Format.json(report))
+                return
+            }
+            let sentences = report.directions.first?.sentences.count ?? 0
+            Terminal.print("\(sentences) sentences, \(report.directions.count) directions, model \(report.model), in \(Format.seconds(evaluation.elapsed))")
+            Terminal.print(Format.table(["DIRECTION", "chrF", "MEDIAN TIME"], report.directions.map { item in
+                ["\(item.source) → \(item.target)", String(format: "%.1f", item.chrF), String(format: "%.1f s", item.medianSeconds)]
+            }))
         }
     }
 }

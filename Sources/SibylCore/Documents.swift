@@ -35,9 +35,16 @@ public struct DocumentBlock: Sendable, Hashable {
         case heading(level: Int)
         case paragraph
         case listItem
+        /// A defined term (HTML `dt`: a glossary word, an API signature) that the next blocks describe.
+        case term
         case table
         case code
         case quote
+
+        public var isHeading: Bool {
+            if case .heading = self { return true }
+            return false
+        }
     }
 
     public var kind: Kind

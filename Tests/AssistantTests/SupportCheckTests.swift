@@ -32,11 +32,11 @@ struct SupportCheckTests {
 
     @Test func anAnswerNoPassageHoldsIsFlagged() {
         // The example: retrieval found the right passage, the small model answered from another.
-        #expect(SupportCheck.amendment(answer: "Printers are on the second floor next to the kitchen.", question: wifi, citations: handbook) == SupportCheck.unsupportedNote)
+        #expect(SupportCheck.amendment(answer: "Printers are on the second floor next to the kitchen.", question: wifi, citations: handbook) == SupportCheck.unsupportedNote(for: ""))
         // A number that a passage about another function holds is no support.
-        #expect(SupportCheck.amendment(answer: "In version 3.11.", question: "In which version of Python was math.expm1 added?", citations: math) == SupportCheck.unsupportedNote)
+        #expect(SupportCheck.amendment(answer: "In version 3.11.", question: "In which version of Python was math.expm1 added?", citations: math) == SupportCheck.unsupportedNote(for: ""))
         // Nor is a passage that never names what was asked about.
-        #expect(SupportCheck.amendment(answer: "It was added in 3.2 [2].", question: "In which version of Python was os.memfd_create added?", citations: math) == SupportCheck.unsupportedNote)
+        #expect(SupportCheck.amendment(answer: "It was added in 3.2 [2].", question: "In which version of Python was os.memfd_create added?", citations: math) == SupportCheck.unsupportedNote(for: ""))
     }
 
     @Test func theAmendmentArrivesAsTheLastPieceOfTheStream() async throws {
@@ -75,7 +75,7 @@ extension SupportCheckTests {
         let page = [Citation(number: 1, documentTitle: "math — Python 3.11.2 documentation", documentPath: "/d/math.html", page: nil, headingPath: [],
                              quote: "math.nan A floating-point not a number (NaN) value. New in version 3.5.", score: 0.5)]
         let question = "In which version of Python was math.nan added?"
-        #expect(SupportCheck.amendment(answer: "In version 3.11.2.", question: question, citations: page) == SupportCheck.unsupportedNote)
+        #expect(SupportCheck.amendment(answer: "In version 3.11.2.", question: question, citations: page) == SupportCheck.unsupportedNote(for: ""))
         #expect(SupportCheck.amendment(answer: "In version 3.5.", question: question, citations: page) == " [1]")
     }
 }

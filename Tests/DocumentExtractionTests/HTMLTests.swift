@@ -64,6 +64,29 @@ struct HTMLTests {
         ])
     }
 
+    @Test func definitionTermsHeadTheirDescriptions() throws {
+        let page = """
+            <h2>Number-theoretic functions</h2><dl class="py function"><dt id="math.comb"><span>math.</span><span>comb</span>(<em>n</em>, <em>k</em>)<a class="headerlink" href="#math.comb">¶</a></dt>
+            <dd><p>Return the number of ways to choose k items from n items.</p><p>New in version 3.8.</p></dd>
+            <dt>math.perm(n)</dt><dt>math.perm(n, k)</dt><dd><p>Permutations.</p>
+            <dl class="py method"><dt>inner()</dt><dd><p>Nested.</p></dd></dl><p>Back in perm.</p></dd></dl>
+            <p>After the list.</p>
+            """
+        let (blocks, _) = try HTMLReader.read(page)
+        #expect(blocks.map { "\($0.kind)|\($0.headingPath.joined(separator: ">"))|\($0.text)" } == [
+            "heading(level: 2)||Number-theoretic functions",
+            "term|Number-theoretic functions|math.comb(n, k)",
+            "listItem|Number-theoretic functions>math.comb(n, k)|Return the number of ways to choose k items from n items.",
+            "listItem|Number-theoretic functions>math.comb(n, k)|New in version 3.8.",
+            "term|Number-theoretic functions|math.perm(n)\nmath.perm(n, k)",
+            "listItem|Number-theoretic functions>math.perm(n) / math.perm(n, k)|Permutations.",
+            "term|Number-theoretic functions>math.perm(n) / math.perm(n, k)|inner()",
+            "listItem|Number-theoretic functions>math.perm(n) / math.perm(n, k)>inner()|Nested.",
+            "listItem|Number-theoretic functions>math.perm(n) / math.perm(n, k)|Back in perm.",
+            "paragraph|Number-theoretic functions|After the list.",
+        ])
+    }
+
     @Test func decodesEntities() {
         #expect(HTMLEntities.latin1Names.count == 96)
         #expect(HTMLEntities.decode("&lt;a&gt; &eacute;&Eacute; &#65;&#x42;&#X43; &hellip; &#0; &bogus; & x") == "<a> éÉ ABC … \u{FFFD} &bogus; & x")

@@ -54,6 +54,29 @@ struct ChunkerTests {
         #expect(chunks.map(\.text) == ["Install\n\nRead this first.", "Linux\n\nRun the installer on Linux.", "macOS\n\nDrag the app."])
     }
 
+    @Test func aDefinedTermHeadsWhatDescribesIt() {
+        // Reference documentation: each signature with its description and version note, and a
+        // long entry's continuation still under its signature.
+        let long = (0..<12).map { sentence($0) }.joined(separator: " ")
+        let document = ExtractedDocument(format: .html, blocks: [
+            DocumentBlock(kind: .heading(level: 2), text: "Functions"),
+            DocumentBlock(kind: .term, text: "comb(n, k)", headingPath: ["Functions"]),
+            DocumentBlock(kind: .listItem, text: "Return the number of ways.", headingPath: ["Functions", "comb(n, k)"]),
+            DocumentBlock(kind: .listItem, text: "New in version 3.8.", headingPath: ["Functions", "comb(n, k)"]),
+            DocumentBlock(kind: .term, text: "accumulate(iterable)", headingPath: ["Functions"]),
+            DocumentBlock(kind: .listItem, text: long, headingPath: ["Functions", "accumulate(iterable)"]),
+            DocumentBlock(kind: .listItem, text: "New in version 3.2.", headingPath: ["Functions", "accumulate(iterable)"]),
+        ])
+        let chunks = chunker.chunks(of: document)
+        // The heading that only leads into the entries is in their path, not a passage of its own.
+        #expect(chunks.first?.text == "comb(n, k)\n\nReturn the number of ways.\n\nNew in version 3.8.")
+        #expect(chunks.first?.headingPath == ["Functions", "comb(n, k)"])
+        let entry = chunks.dropFirst(1)
+        #expect(entry.count >= 2)
+        #expect(entry.allSatisfy { $0.headingPath == ["Functions", "accumulate(iterable)"] })
+        #expect(entry.last?.text.hasSuffix("New in version 3.2.") == true)
+    }
+
     @Test func pagesStartPassages() {
         let document = ExtractedDocument(format: .pdf, blocks: [
             DocumentBlock(kind: .paragraph, text: "First page text.", page: 1),

@@ -82,5 +82,12 @@ struct KnowledgeStoreTests {
         #expect(FTSQuery.match(for: "How do I?") == "\"do\" OR \"how\"")
         #expect(FTSQuery.match(for: "a ?") == nil)
         #expect(FTSQuery.match(for: "Python 3") == "\"3\" OR \"python\"")
+        // Names must be in a passage; the other words still rank it.
+        #expect(FTSQuery.match(for: "In which version of Python was math.isclose added?")
+            == "(\"isclose\" AND \"math\") AND (\"added\" OR \"isclose\" OR \"math\" OR \"python\" OR \"version\")")
+        #expect(FTSQuery.match(for: "Is the password violet-harbor-42?")?.hasPrefix("(\"42\" AND \"harbor\" AND \"violet\") AND (") == true)
+        #expect(FTSQuery.match(for: "What does NormalDist do?")?.hasPrefix("(\"normaldist\") AND") == true)
+        #expect(FTSQuery.isName("lru_cache") && FTSQuery.isName("math.isclose(a,") && FTSQuery.isName("iPhone15"))
+        #expect(!FTSQuery.isName("office.") && !FTSQuery.isName("PDF") && !FTSQuery.isName("3.11") && !FTSQuery.isName("Kestrel"))
     }
 }

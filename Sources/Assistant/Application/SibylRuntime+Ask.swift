@@ -124,7 +124,7 @@ extension SibylRuntime: Asking {
             case .grounded(let found, _):
                 grounding = found
             case .nothingRelevant(let closest, let threshold):
-                let text = Grounding.declinedReply(closest: closest, threshold: threshold)
+                let text = Grounding.declinedReply(closest: closest, threshold: threshold, question: question)
                 let reply = try engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
                 log(.info, "ask.docs", "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
                     conversation: conversation.id, threshold: threshold, closest: closest.first?.vectorScore

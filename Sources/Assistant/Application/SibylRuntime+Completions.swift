@@ -53,7 +53,7 @@ extension SibylRuntime {
                 grounding = found
             case .nothingRelevant(let closest, let threshold):
                 log(.info, "completions", "no passage relevant enough for: \(question.text.prefix(80))")
-                return .declined(reply: Grounding.declinedReply(closest: closest, threshold: threshold), closest: closest)
+                return .declined(reply: Grounding.declinedReply(closest: closest, threshold: threshold, question: question.text), closest: closest)
             }
         }
         let answer = try await engine.answer(history, persona: persona, grounding: grounding, options: request.options)

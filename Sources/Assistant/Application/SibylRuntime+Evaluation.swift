@@ -135,3 +135,64 @@ extension SibylRuntime {
         try knowledgeStore().deleteCollection(found.id)
     }
 }
+
+/// The translator persona measured on a `TranslationSet`.
+public struct TranslationEvaluation: Sendable {
+    public struct Direction: Sendable {
+        public var direction: TranslationDirection
+        /// Corpus chrF, 0 … 100.
+        public var chrF: Double
+        public var medianSeconds: Double
+        /// Per sentence: its id, the translation and its chrF.
+        public var sentences: [(id: String, translation: String, chrF: Double)]
+    }
+
+    public var model: String
+    public var directions: [Direction]
+    public var elapsed: Duration
+}
+
+extension SibylRuntime {
+    /// Translates every sentence of a `TranslationSet` from English into each other language and
+    /// back with the translator persona's prompt, as `sibyl chat --translate` does, and scores the
+    /// translations against the set's references with chrF.
+    public func evaluateTranslations(file: URL, options: TurnOptions = TurnOptions(), progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> TranslationEvaluation {
+        let set = try TranslationSet(file: file)
+        let started = ContinuousClock.now
+        let translator = try engine.personas.persona(named: "translator")
+        var model = ""
+        var directions: [TranslationEvaluation.Direction] = []
+        for direction in set.directions() {
+            var persona = translator
+            persona.systemPrompt = PersonaCatalog.translatorPrompt(target: TranslationDirection.name(of: direction.target))
+            var chrF = ChrF()
+            var seconds: [Double] = []
+            var sentences: [(id: String, translation: String, chrF: Double)] = []
+            for sentence in set.sentences {
+                let asked = ContinuousClock.now
+                let answer = try await engine.answer([.user(sentence.texts[direction.source]!)], persona: persona, options: options)
+                var text = ""
+                for try await event in answer.events {
+                    switch event {
+                    case .delta(let piece): text += piece
+                    case .finished(let completion):
+                        text = completion.text
+                        model = completion.model.isEmpty ? answer.request.model : completion.model
+                    case .usage: break
+                    }
+                }
+                let translation = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let reference = sentence.texts[direction.target]!
+                chrF.add(hypothesis: translation, reference: reference)
+                seconds.append(Double((ContinuousClock.now - asked).milliseconds) / 1000)
+                sentences.append((sentence.id, translation, ChrF.sentence(hypothesis: translation, reference: reference)))
+                progress("[\(direction)] \(sentence.id): \(translation.prefix(80))")
+            }
+            let sorted = seconds.sorted()
+            directions.append(.init(direction: direction, chrF: chrF.score, medianSeconds: sorted[sorted.count / 2], sentences: sentences))
+        }
+        let evaluation = TranslationEvaluation(model: model, directions: directions, elapsed: ContinuousClock.now - started)
+        log(.info, "eval", "translations on \(file.path)", details: Wire.TranslationEvaluation(evaluation))
+        return evaluation
+    }
+}

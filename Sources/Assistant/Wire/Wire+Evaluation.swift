@@ -91,4 +91,36 @@ extension Wire {
             }
         }
     }
+
+    /// A translation evaluation: chrF per direction, with every translation.
+    public struct TranslationEvaluation: Sendable, Hashable, Codable {
+        public struct Sentence: Sendable, Hashable, Codable {
+            public var id: String
+            public var translation: String
+            public var chrF: Double
+        }
+
+        public struct Direction: Sendable, Hashable, Codable {
+            public var source: String
+            public var target: String
+            public var chrF: Double
+            public var medianSeconds: Double
+            public var sentences: [Sentence]
+        }
+
+        public var model: String
+        public var directions: [Direction]
+        public var seconds: Double
+
+        public init(_ evaluation: Assistant.TranslationEvaluation) {
+            model = evaluation.model
+            seconds = Double(evaluation.elapsed.milliseconds) / 1000
+            directions = evaluation.directions.map { item in
+                Direction(
+                    source: item.direction.source, target: item.direction.target, chrF: item.chrF, medianSeconds: item.medianSeconds,
+                    sentences: item.sentences.map { Sentence(id: $0.id, translation: $0.translation, chrF: $0.chrF) }
+                )
+            }
+        }
+    }
 }
