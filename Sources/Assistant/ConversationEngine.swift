@@ -129,7 +129,7 @@ public final class ConversationEngine: Sendable {
         let setup = try await backend.chat(for: turn)
         var persona = persona
         if let grounding { persona.systemPrompt += "\n\n" + grounding.instructions }
-        let plan = try plan(persona: persona, history: history, setup: setup, turn: turn)
+        let plan = try plan(persona: persona, history: history, setup: setup, turn: turn, grounded: grounding != nil)
         let events = SupportCheck.checked(setup.model.stream(plan.request), answering: history, citations: grounding?.citations ?? [])
         return StatelessAnswer(request: plan.request, droppedMessages: plan.droppedMessages, events: events)
     }
@@ -163,10 +163,10 @@ public final class ConversationEngine: Sendable {
         // A translator translates each message on its own: earlier turns would only invite the
         // model to answer them or to continue a dialogue.
         if case .translator = conversation.mode, let last = chatHistory.last { chatHistory = [last] }
-        return try plan(persona: persona, history: chatHistory, setup: setup, turn: turn)
+        return try plan(persona: persona, history: chatHistory, setup: setup, turn: turn, grounded: grounding != nil)
     }
 
-    private func plan(persona: Persona, history: [ChatMessage], setup: ChatSetup, turn: TurnOptions) throws -> Plan {
+    private func plan(persona: Persona, history: [ChatMessage], setup: ChatSetup, turn: TurnOptions, grounded: Bool = false) throws -> Plan {
         let options = setup.options
         // What the turn asks for beats the persona's choice, which beats the settings'.
         let model = turn.model ?? persona.model ?? options.model
@@ -179,7 +179,10 @@ public final class ConversationEngine: Sendable {
         let request = ChatRequest(
             model: model,
             messages: window.messages,
-            temperature: turn.temperature ?? persona.temperature ?? options.temperature,
+            // An answer from documents repeats what its passages say: unless someone chose a
+            // temperature, it samples little (the answer-set eval measured 83 % right at 0.2
+            // against 80 % at llama-server's default 0.8).
+            temperature: turn.temperature ?? persona.temperature ?? options.temperature ?? (grounded ? Grounding.temperature : nil),
             maxTokens: turn.maxTokens ?? options.maxTokens
         )
         return Plan(request: request, droppedMessages: window.droppedMessages)

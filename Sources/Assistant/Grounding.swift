@@ -4,6 +4,10 @@ import SibylCore
 
 /// The sources a grounded answer must rest on: instructions with the numbered passages, and the citations they become.
 public struct Grounding: Sendable, Hashable {
+    /// The sampling temperature of answers from documents when neither the turn, the persona nor
+    /// the settings choose one.
+    public static let temperature = 0.2
+
     /// Text added to the system prompt.
     public var instructions: String
     public var citations: [Citation]

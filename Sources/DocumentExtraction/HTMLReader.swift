@@ -44,8 +44,21 @@ struct HTMLReader {
             reader.handle(token)
         }
         reader.closeAll()
-        let title = reader.title.flatMap { $0.isEmpty ? nil : $0 } ?? reader.collector.firstHeading
-        return (reader.collector.blocks, title)
+        return (reader.collector.blocks, Self.documentTitle(title: reader.title, firstHeading: reader.collector.firstHeading))
+    }
+
+    /// The page's `title`, less a site's suffix: when the title is the first heading followed by
+    /// more ("math — Mathematical functions — Python 3.11.2 documentation"), the heading. The
+    /// suffix names the site, not the page, and a small model answering from a passage took the
+    /// version in it for the answer.
+    static func documentTitle(title: String?, firstHeading: String?) -> String? {
+        guard let title, !title.isEmpty else { return firstHeading }
+        guard let heading = firstHeading, heading.count >= 3, title.count > heading.count, title.hasPrefix(heading) else { return title }
+        let rest = title.dropFirst(heading.count)
+        // Only a separated suffix: "Tea — Site", not "Tea & Coffee" under a heading "Tea".
+        guard let first = rest.first, [" ", "|", "-", "–", "—", ":", "·"].contains(first),
+              rest.trimmingCharacters(in: .whitespaces).first.map({ "|-–—:·".contains($0) }) == true else { return title }
+        return heading
     }
 
     private mutating func handle(_ token: HTMLTokenizer.Token) {

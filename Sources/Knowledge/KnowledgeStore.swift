@@ -352,9 +352,14 @@ enum FTSQuery {
         let chosen = content.isEmpty ? terms : content
         guard !chosen.isEmpty else { return nil }
         let any = Array(Set(chosen)).sorted().map { "\"\($0)\"" }.joined(separator: " OR ")
-        let required = Array(Set(query.split(whereSeparator: \.isWhitespace).filter(isName).flatMap(words))).sorted()
+        let required = requiredWords(in: query)
         guard !required.isEmpty else { return any }
         return "(" + required.map { "\"\($0)\"" }.joined(separator: " AND ") + ") AND (" + any + ")"
+    }
+
+    /// The words of the names in a query, which a matching passage must hold; sorted.
+    static func requiredWords(in query: String) -> [String] {
+        Array(Set(query.split(whereSeparator: \.isWhitespace).filter(isName).flatMap(words))).sorted()
     }
 
     private static func words<S: StringProtocol>(of text: S) -> [String] {
@@ -370,7 +375,9 @@ enum FTSQuery {
         let word = raw.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
         guard word.contains(where: \.isLetter) else { return false }
         let inner = word.dropFirst().dropLast()
-        if inner.contains(".") || inner.contains("_") || word.contains(where: \.isNumber) { return true }
+        // "e.g" and "i.e" are abbreviations, not names.
+        let longestPart = word.split { !$0.isLetter && !$0.isNumber }.map(\.count).max() ?? 0
+        if (inner.contains(".") && longestPart >= 3) || inner.contains("_") || word.contains(where: \.isNumber) { return true }
         return zip(word, word.dropFirst()).contains { $0.isLowercase && $1.isUppercase }
     }
 }

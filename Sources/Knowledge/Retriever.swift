@@ -102,15 +102,18 @@ public final class Retriever: Sendable {
         case .lexical: scored = lexicalHits.map { ($0.chunkID, $0.score) }
         case .hybrid:
             var fused: [Int64: Double] = [:]
+            // A question that names something (`math.isclose`) only matched passages holding the
+            // name: those count as much as the closest meanings.
+            let lexicalWeight = FTSQuery.requiredWords(in: query).isEmpty ? options.lexicalWeight : max(options.lexicalWeight, options.vectorWeight)
             switch options.fusion {
             case .rank:
                 for (id, value) in vectorRanks { fused[id, default: 0] += options.vectorWeight / (options.fusionK + Double(value.rank)) }
-                for (id, value) in lexicalRanks { fused[id, default: 0] += options.lexicalWeight / (options.fusionK + Double(value.rank)) }
+                for (id, value) in lexicalRanks { fused[id, default: 0] += lexicalWeight / (options.fusionK + Double(value.rank)) }
             case .score:
                 // Each ranking's candidates are scaled to 0…1 (best = 1, worst = 0), so neither
                 // dominates just because its scores are spread more widely.
                 for (id, value) in Self.scaled(vectorHits.map { ($0.id, $0.score) }) { fused[id, default: 0] += options.vectorWeight * value }
-                for (id, value) in Self.scaled(lexicalHits.map { ($0.chunkID, $0.score) }) { fused[id, default: 0] += options.lexicalWeight * value }
+                for (id, value) in Self.scaled(lexicalHits.map { ($0.chunkID, $0.score) }) { fused[id, default: 0] += lexicalWeight * value }
             }
             scored = fused.map { ($0.key, $0.value) }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
         }

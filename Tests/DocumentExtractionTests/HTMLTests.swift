@@ -87,6 +87,16 @@ struct HTMLTests {
         ])
     }
 
+    @Test func aTitleThatIsTheHeadingPlusTheSiteNameIsTheHeading() {
+        #expect(HTMLReader.documentTitle(title: "math — Mathematical functions — Python 3.11.2 documentation", firstHeading: "math — Mathematical functions") == "math — Mathematical functions")
+        #expect(HTMLReader.documentTitle(title: "Brewing | Tea Shop", firstHeading: "Brewing") == "Brewing")
+        #expect(HTMLReader.documentTitle(title: "Tea & Coffee", firstHeading: "Tea") == "Tea & Coffee")
+        #expect(HTMLReader.documentTitle(title: "Teapots", firstHeading: "Tea") == "Teapots")
+        #expect(HTMLReader.documentTitle(title: "Other page", firstHeading: "Brewing") == "Other page")
+        #expect(HTMLReader.documentTitle(title: nil, firstHeading: "Brewing") == "Brewing")
+        #expect(HTMLReader.documentTitle(title: "", firstHeading: nil) == nil)
+    }
+
     @Test func decodesEntities() {
         #expect(HTMLEntities.latin1Names.count == 96)
         #expect(HTMLEntities.decode("&lt;a&gt; &eacute;&Eacute; &#65;&#x42;&#X43; &hellip; &#0; &bogus; & x") == "<a> éÉ ABC … \u{FFFD} &bogus; & x")

@@ -89,5 +89,6 @@ struct KnowledgeStoreTests {
         #expect(FTSQuery.match(for: "What does NormalDist do?")?.hasPrefix("(\"normaldist\") AND") == true)
         #expect(FTSQuery.isName("lru_cache") && FTSQuery.isName("math.isclose(a,") && FTSQuery.isName("iPhone15"))
         #expect(!FTSQuery.isName("office.") && !FTSQuery.isName("PDF") && !FTSQuery.isName("3.11") && !FTSQuery.isName("Kestrel"))
+        #expect(!FTSQuery.isName("(e.g.") && !FTSQuery.isName("i.e.,"))
     }
 }
