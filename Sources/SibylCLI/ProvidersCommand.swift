@@ -36,6 +36,7 @@ struct Providers: AsyncParsableCommand {
                         return [row.probe.rawValue, row.provider.isLocal ? "local" : "remote", localEngine, remote, Self.paint(row.status.state), row.status.detail]
                     }
                 ))
+                for note in runtime.providerNotes(for: rows) { Terminal.print("\n" + note) }
                 if rows.contains(where: { ![.available, .present].contains($0.status.state) }) {
                     Terminal.print(Terminal.dim("\nChoose per capability with `sibyl config set <chat|embeddings|stt|tts>.provider local|remote|auto`, and set a remote one with `<capability>.base_url` and `<capability>.model`."))
                 }

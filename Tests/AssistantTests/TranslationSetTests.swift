@@ -46,3 +46,17 @@ struct TranslationSetTests {
         #expect(throws: TranslationSetError.differentLanguages("b")) { try TranslationSet(file: file) }
     }
 }
+
+@Suite("Local models' translation notes")
+struct LocalModelTranslationNoteTests {
+    @Test func theNoteNamesThePoorLanguagesWithTheirFiguresAndTheWayOut() throws {
+        let note = try #require(LocalChatModel.standard.translationNote)
+        #expect(note.contains("Korean and Indonesian"))
+        #expect(note.contains("chrF Korean 25, Indonesian 45"))
+        #expect(note.contains("chat.provider remote"))
+        for model in LocalChatModel.allCases {
+            #expect(Set(model.translationChrF.map(\.language)) == ["Korean", "Indonesian"])
+            #expect(model.translationChrF.allSatisfy { (0...100).contains($0.into) && (0...100).contains($0.from) })
+        }
+    }
+}

@@ -40,6 +40,14 @@ extension SibylRuntime {
         return rows
     }
 
+    /// What the check's table does not say: languages the local chat model translates poorly,
+    /// when chat runs locally.
+    public func providerNotes(for rows: [ProviderCheckRow]) -> [String] {
+        guard let chat = rows.first(where: { $0.capability == .chat }), chat.provider.isLocal,
+              let model = try? providers.localChatModel(), let note = model.translationNote else { return [] }
+        return [note]
+    }
+
     private func checkRemote(_ capability: CapabilityKind, provider: ProviderSettings, probes: [ServerCapability]) async -> [CapabilityStatus] {
         if provider.isOpenAI, provider.apiKey == nil {
             return probes.map { CapabilityStatus(capability: $0, state: .unauthorized, detail: "no API key: store the key 'openai' or set OPENAI_API_KEY") }
