@@ -184,6 +184,13 @@ public final class KnowledgeStore: Sendable {
         }
     }
 
+    /// The chunk of a document at an ordinal, if there is one.
+    public func chunk(documentID: Int64, ordinal: Int) throws -> StoredChunk? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.chunkColumns) FROM chunk WHERE document_id = ? AND ordinal = ?", arguments: [documentID, ordinal]).map(Self.chunk)
+        }
+    }
+
     /// Chunks by id (in no particular order).
     public func chunks(ids: [Int64]) throws -> [StoredChunk] {
         guard !ids.isEmpty else { return [] }

@@ -1,5 +1,5 @@
 import Foundation
-import Knowledge
+@testable import Knowledge
 import SibylCore
 import Storage
 import Testing
@@ -50,6 +50,38 @@ struct GroundingTests {
         }
         #expect(closest.isEmpty)
         #expect(threshold == 0.3)
+    }
+
+    @Test func aSectionsShortEndComesWithThePassageBeforeIt() async throws {
+        let store = try KnowledgeStore.inMemory()
+        let collection = try #require(try store.collection(named: "default", create: true))
+        func passage(_ text: String, _ path: [String], from start: Int) -> ChunkDraft {
+            ChunkDraft(text: text, tokenCount: text.split(separator: " ").count, page: nil, headingPath: path, startOffset: start, endOffset: start + text.count)
+        }
+        let entry = ["math", "math.isclose(a, b)"]
+        let description = "math.isclose(a, b) Return True if the values a and b are close to each other."
+        // The tail repeats the description's last sentence (the chunker's overlap) before its own.
+        let tail = "close to each other. New in version 3.5."
+        let other = "math.isqrt(n) Return the integer square root."
+        _ = try store.save(
+            DocumentDraft(collectionID: collection.id, path: "/d/math.html", title: "math", format: .html, contentHash: "h", byteCount: 1,
+                          pageCount: nil, ocrConfidence: nil, warnings: [], timings: PhaseTimings()),
+            chunks: [passage(description, entry, from: 0), passage(tail, entry, from: description.count - 21), passage(other, ["math", "math.isqrt(n)"], from: 200)],
+            embeddings: [[1, 0, 0], [1, 0, 0], [1, 0, 0]], replacing: nil
+        )
+        let grounder = DocumentGrounder(retriever: Retriever(store: store, embedder: ConstantEmbedder()), passages: 1)
+        guard case .grounded(let grounding, _) = try await grounder.ground("isclose values", collection: nil, mode: .lexical) else {
+            Issue.record("no grounding")
+            return
+        }
+        #expect(grounding.citations.map(\.quote) == [description + "\n\nNew in version 3.5."])
+        // A short passage that is not its section's end stays out; so does one given on its own.
+        let wide = DocumentGrounder(retriever: Retriever(store: store, embedder: ConstantEmbedder()), passages: 3)
+        guard case .grounded(let both, _) = try await wide.ground("isclose close", collection: nil, mode: .lexical) else {
+            Issue.record("no grounding")
+            return
+        }
+        #expect(both.citations.map(\.quote).sorted() == [description, tail].sorted())
     }
 
     @Test func recordedAnswersStayInTheConversation() async throws {
