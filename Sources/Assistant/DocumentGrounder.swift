@@ -16,7 +16,7 @@ public struct DocumentGrounder: Sendable {
     public static let defaultPassages = 5
     /// Passages an answer from the local chat model gets by default: it reads about 90 prompt
     /// tokens a second on 2 cores. On the python3.11-doc answer set (README) 3 passages keep the
-    /// first word well within 10 s (median 5.4 s, p90 6.8 s); 4 were slower and no more often right.
+    /// first word within 10 s; 4 were slower and no more often right.
     public static let localPassages = 3
 
     /// A passage's successor in its section at most this long is given along with it: the short

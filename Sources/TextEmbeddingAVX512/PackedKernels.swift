@@ -9,31 +9,17 @@ package enum PackedKernels {
     /// Output features per packed weight panel.
     package static let panelWidth = PackedMatrixKernel.panelWidth
 
-    /// What to do with `A · Wᵀ` once computed.
-    package enum Output {
-        /// Add it to `C` (the residual stream).
-        case accumulate
-        /// Store it plus the bias.
-        case addBias(UnsafePointer<Float>)
-        /// Store GELU of it plus the bias.
-        case addBiasThenGELU(UnsafePointer<Float>)
-    }
-
     /// `A · Wᵀ` for the columns of `panels` into `C` (row stride `ldc`), with `A` m×k (row
     /// stride `lda`) and `W` packed into panels of `panelWidth` output features (see
-    /// `PackedMatrixKernel`).
+    /// `PackedMatrixKernel`): added to `C` when `accumulate`, else stored plus `bias`, through
+    /// GELU when `gelu`.
     @inline(never)
     package static func multiplyPacked(
         m: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
         packed: UnsafePointer<Float>, panels: Range<Int>,
-        c: UnsafeMutablePointer<Float>, ldc: Int, output: Output
+        c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, bias: UnsafePointer<Float>, gelu: Bool
     ) {
-        let epilogue: PackedMatrixKernel.Epilogue
-        switch output {
-        case .accumulate: epilogue = .accumulate
-        case .addBias(let bias): epilogue = .bias(bias)
-        case .addBiasThenGELU(let bias): epilogue = .biasGELU(bias)
-        }
+        let epilogue: PackedMatrixKernel.Epilogue = accumulate ? .accumulate : gelu ? .biasGELU(bias) : .bias(bias)
         PackedMatrixKernel.multiply(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, epilogue: epilogue)
     }
 

@@ -105,9 +105,9 @@ protocol PackedKernelBuild: Sendable {
     static var panelWidth: Int { get }
     static func paddedLength(_ length: Int) -> Int
     static func keyScratchCount(length: Int) -> Int
-    static func linear(
+    static func multiplyPacked(
         m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
-        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
+        c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, bias: UnsafePointer<Float>, gelu: Bool
     )
     static func attentionHead(
         qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, scale: Float,
@@ -120,33 +120,8 @@ protocol PackedKernelBuild: Sendable {
     )
 }
 
-extension TextEmbeddingAVX512.PackedKernels: PackedKernelBuild {
-    static func linear(
-        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
-        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
-    ) {
-        let output: Output = switch mode {
-        case .accumulate: .accumulate
-        case .addBias: .addBias(bias)
-        case .addBiasThenGELU: .addBiasThenGELU(bias)
-        }
-        multiplyPacked(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, output: output)
-    }
-}
-
-extension TextEmbeddingAVX2.PackedKernels: PackedKernelBuild {
-    static func linear(
-        m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
-        c: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput, bias: UnsafePointer<Float>
-    ) {
-        let output: Output = switch mode {
-        case .accumulate: .accumulate
-        case .addBias: .addBias(bias)
-        case .addBiasThenGELU: .addBiasThenGELU(bias)
-        }
-        multiplyPacked(m: m, k: k, a: a, lda: lda, packed: packed, panels: panels, c: c, ldc: ldc, output: output)
-    }
-}
+extension TextEmbeddingAVX512.PackedKernels: PackedKernelBuild {}
+extension TextEmbeddingAVX2.PackedKernels: PackedKernelBuild {}
 
 /// CPUs with AVX-512 or AVX2: the products on weights packed at load time, everything in the
 /// widest registers the build has.
@@ -156,10 +131,10 @@ struct PackedEncoderKernels<Build: PackedKernelBuild>: EncoderKernels {
         output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
     ) {
         let width = Build.panelWidth
-        Build.linear(
+        Build.multiplyPacked(
             m: rows, k: layer.inputs, a: input, lda: layer.inputs,
             packed: layer.packed!, panels: (columns.lowerBound / width)..<(columns.upperBound / width),
-            c: output, ldc: ldc, mode: mode, bias: layer.bias
+            c: output, ldc: ldc, accumulate: mode == .accumulate, bias: layer.bias, gelu: mode == .addBiasThenGELU
         )
     }
 
