@@ -195,4 +195,36 @@ public struct StatelessAnswer: Sendable {
     /// Older messages left out to fit the model's context.
     public var droppedMessages: Int
     public var events: AsyncThrowingStream<ChatStreamEvent, any Error>
+
+    /// An answer read to its end.
+    public struct Whole: Sendable {
+        /// The finished text (what the stream ended with, else its pieces).
+        public var text: String
+        /// The model that answered: the one it named, else the one asked.
+        public var model: String
+        public var usage: TokenUsage?
+        public var finishReason: FinishReason?
+        /// When the first non-empty piece of text came, if any did.
+        public var firstText: ContinuousClock.Instant?
+    }
+
+    /// Reads the stream to its end.
+    public func whole() async throws -> Whole {
+        var result = Whole(text: "", model: request.model, usage: nil, finishReason: nil, firstText: nil)
+        for try await event in events {
+            switch event {
+            case .delta(let piece):
+                if result.firstText == nil, !piece.isEmpty { result.firstText = .now }
+                result.text += piece
+            case .usage(let reported):
+                result.usage = reported
+            case .finished(let completion):
+                result.text = completion.text
+                if !completion.model.isEmpty { result.model = completion.model }
+                result.usage = completion.usage ?? result.usage
+                result.finishReason = completion.finishReason
+            }
+        }
+        return result
+    }
 }

@@ -73,8 +73,8 @@ public struct TranslationDirection: Sendable, Hashable, CustomStringConvertible 
 
 /// chrF (Popović, 2015): the F-score (β = 2, recall weighted) of character n-grams, n = 1 … 6,
 /// with white space left out, as sacreBLEU computes it by default. Corpus scores add up every
-/// sentence's n-gram counts before dividing; orders that neither side has are left out of the
-/// averages. 0 … 100.
+/// sentence's n-gram counts before dividing; an order that either side has no n-gram of is left
+/// out of the averages. 0 … 100.
 public struct ChrF: Sendable {
     public static let order = 6
     public static let beta = 2.0

@@ -26,6 +26,12 @@ struct Eval: AsyncParsableCommand {
     @Option(help: "With --answers or --translations: sampling temperature (default: the persona's).") var temperature: Double?
     @Flag(help: "Print JSON.") var json = false
 
+    /// What --model and --temperature ask of the answers an evaluation gets.
+    private var turnOptions: TurnOptions { TurnOptions(model: model, temperature: temperature) }
+
+    /// An evaluation's progress, dimmed on standard error.
+    private static let showStep: @Sendable (String) -> Void = { step in Terminal.error(Terminal.dim(step, stderr: true)) }
+
     func validate() throws {
         if answers && translations { throw ValidationError("choose --answers or --translations, not both") }
     }
@@ -34,9 +40,7 @@ struct Eval: AsyncParsableCommand {
         if answers { return try await runAnswers() }
         if translations { return try await runTranslations() }
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateRetrieval(directory: URL(fileURLWithPath: directory)) { step in
-                Terminal.error(Terminal.dim(step, stderr: true))
-            }
+            let evaluation = try await runtime.evaluateRetrieval(directory: URL(fileURLWithPath: directory), progress: Self.showStep)
             if json {
                 Terminal.print(Format.json(Wire.RetrievalEvaluation(evaluation)))
                 return
@@ -52,9 +56,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runAnswers() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: TurnOptions(model: model, temperature: temperature)) { step in
-                Terminal.error(Terminal.dim(step, stderr: true))
-            }
+            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: turnOptions, progress: Self.showStep)
             let report = Wire.AnswerEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))
@@ -86,9 +88,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runTranslations() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: TurnOptions(model: model, temperature: temperature)) { step in
-                Terminal.error(Terminal.dim(step, stderr: true))
-            }
+            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: turnOptions, progress: Self.showStep)
             let report = Wire.TranslationEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))

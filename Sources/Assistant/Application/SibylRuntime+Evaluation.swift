@@ -94,19 +94,11 @@ extension SibylRuntime {
                     firstToken = ContinuousClock.now - asked
                 case .answering(let answer, let given):
                     citations = given
-                    model = answer.request.model
-                    for try await event in answer.events {
-                        switch event {
-                        case .delta(let piece):
-                            if firstToken == nil, !piece.isEmpty { firstToken = ContinuousClock.now - asked }
-                            text += piece
-                        case .finished(let completion):
-                            text = completion.text
-                            // The name the model answered with: a local `fast` is Qwen2.5-Coder 0.5B.
-                            if !completion.model.isEmpty { model = completion.model }
-                        case .usage: break
-                        }
-                    }
+                    let whole = try await answer.whole()
+                    text = whole.text
+                    // The name the model answered with: a local `fast` is Qwen2.5-Coder 0.5B.
+                    model = whole.model
+                    firstToken = whole.firstText.map { $0 - asked }
                 }
                 let total = ContinuousClock.now - asked
                 let grade = AnswerGrader.grade(answer: text, declinedWithoutModel: declinedWithoutModel, citations: citations, question: question)
@@ -154,7 +146,7 @@ public struct TranslationEvaluation: Sendable {
 
 extension SibylRuntime {
     /// Translates every sentence of a `TranslationSet` from English into each other language and
-    /// back with the translator persona's prompt, as `sibyl chat --translate` does, and scores the
+    /// back with the translator persona's prompt, as `sibyl ask --translate-to` does, and scores the
     /// translations against the set's references with chrF.
     public func evaluateTranslations(file: URL, options: TurnOptions = TurnOptions(), progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> TranslationEvaluation {
         let set = try TranslationSet(file: file)
@@ -170,18 +162,9 @@ extension SibylRuntime {
             var sentences: [(id: String, translation: String, chrF: Double)] = []
             for sentence in set.sentences {
                 let asked = ContinuousClock.now
-                let answer = try await engine.answer([.user(sentence.texts[direction.source]!)], persona: persona, options: options)
-                var text = ""
-                for try await event in answer.events {
-                    switch event {
-                    case .delta(let piece): text += piece
-                    case .finished(let completion):
-                        text = completion.text
-                        model = completion.model.isEmpty ? answer.request.model : completion.model
-                    case .usage: break
-                    }
-                }
-                let translation = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let whole = try await engine.answer([.user(sentence.texts[direction.source]!)], persona: persona, options: options).whole()
+                model = whole.model
+                let translation = whole.text.trimmingCharacters(in: .whitespacesAndNewlines)
                 let reference = sentence.texts[direction.target]!
                 chrF.add(hypothesis: translation, reference: reference)
                 seconds.append(Double((ContinuousClock.now - asked).milliseconds) / 1000)

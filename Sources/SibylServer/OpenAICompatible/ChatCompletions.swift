@@ -115,17 +115,10 @@ struct ChatCompletions: Sendable {
         case .declined(let reply, _):
             text = reply
         case .answering(let answer, let citations):
-            for try await event in answer.events {
-                switch event {
-                case .delta(let piece): text += piece
-                case .usage(let reported): usage = reported
-                case .finished(let completion):
-                    text = completion.text
-                    usage = completion.usage ?? usage
-                    finish = completion.finishReason?.rawValue ?? "stop"
-                }
-            }
-            text += Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
+            let whole = try await answer.whole()
+            text = whole.text + Grounding.sourcesBlock(Grounding.cited(in: whole.text, from: citations))
+            usage = whole.usage
+            finish = whole.finishReason?.rawValue ?? "stop"
             await log(answer.request.model, usage: usage)
         }
         return OpenAIWire.ChatCompletion(
