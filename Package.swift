@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "SibylCore", targets: ["SibylCore"]),
         .library(name: "OpenAIClient", targets: ["OpenAIClient"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "Accounts", targets: ["Accounts"]),
         .library(name: "Assistant", targets: ["Assistant"]),
         .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "TextEmbedding", targets: ["TextEmbedding"]),
@@ -53,6 +54,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -82,6 +84,16 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: ["SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Accounts of a shared `sibyl serve`: bcrypt passwords, sessions, API tokens, sign-in throttling.
+        .target(
+            name: "Accounts",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .target(name: "Tokenizers", dependencies: ["SibylCore"]),
         // OpenBLAS through its CBLAS interface (Linux; macOS uses Accelerate).
@@ -200,7 +212,7 @@ let package = Package(
         .target(
             name: "SibylServer",
             dependencies: [
-                "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
+                "Accounts", "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
                 "Monocle", "MonocleEmulator", "MonocleRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -216,7 +228,7 @@ let package = Package(
         .target(
             name: "SibylCLI",
             dependencies: [
-                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
+                "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
                 "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -295,12 +307,13 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [
-                "SibylServer", "Assistant", "SibylCore", "OpenAITestServer", "APIContract", "LocalEngines",
+                "SibylServer", "Accounts", "Assistant", "SibylCore", "OpenAITestServer", "APIContract", "LocalEngines",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

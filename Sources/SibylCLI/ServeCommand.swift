@@ -28,11 +28,14 @@ struct Serve: AsyncParsableCommand {
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }
             if let port { configuration.port = port }
-            let server = SibylServer(runtime: runtime, configuration: configuration)
+            let server = try SibylServer.prepare(runtime: runtime, configuration: configuration)
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
             try await server.run { channel in
                 let shown = "http://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
                 Terminal.error("Sibyl is listening on \(shown) · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
+                Terminal.error(server.authMode == .accounts
+                    ? "Accounts are on: sign in at POST /api/v1/auth/session, or send an API token (sibyl users token NAME)"
+                    : "No accounts (loopback only): everyone on this machine is you")
             }
         }
     }

@@ -31,6 +31,11 @@ public struct SibylPaths: Sendable, Hashable {
     /// Documents received through uploads, one folder per collection.
     public var uploadedDocuments: URL { home.appendingPathComponent("documents", isDirectory: true) }
 
+    /// The accounts of a shared `sibyl serve`: names, password hashes, sessions, API tokens.
+    public var accountsDatabase: URL { home.appendingPathComponent("accounts.sqlite") }
+    /// The data of each account of a shared server, one directory per account id.
+    public var accountHomes: URL { home.appendingPathComponent("users", isDirectory: true) }
+
     /// Creates the data directory, readable by the owner only.
     public func createHome() throws {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import Hummingbird
@@ -15,11 +16,25 @@ public struct SibylServer: Sendable {
         public var host: String
         public var port: Int
         public var limits: ServerLimits
+        /// Whether callers must sign in (`serve.auth`).
+        public var auth: AuthSetting
+        /// Marks the session cookie Secure: set it when clients reach the server over HTTPS (a
+        /// reverse proxy that terminates TLS).
+        public var secureCookies: Bool
+        /// A connection that sends nothing for this long is closed (`serve.idle_timeout`): slow or
+        /// silent clients cannot hold connections open for ever. Streams being written are not idle.
+        public var idleTimeout: Duration
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits()) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), auth: AuthSetting = .auto, secureCookies: Bool = false,
+            idleTimeout: Duration = .seconds(60)
+        ) {
             self.host = host
             self.port = port
             self.limits = limits
+            self.auth = auth
+            self.secureCookies = secureCookies
+            self.idleTimeout = idleTimeout
         }
 
         /// The configuration the settings give (`serve.*`).
@@ -33,6 +48,9 @@ public struct SibylServer: Sendable {
                 filesPerUpload: settings.integer("serve.max_upload_files") ?? 100,
                 turnsPerClient: settings.integer("serve.max_turns_per_client") ?? 4
             )
+            auth = settings.value("serve.auth").flatMap(AuthSetting.init(rawValue:)) ?? .auto
+            secureCookies = settings.value("serve.secure_cookies") == "on"
+            idleTimeout = .seconds(max(1, settings.integer("serve.idle_timeout") ?? 60))
         }
     }
 
@@ -40,26 +58,45 @@ public struct SibylServer: Sendable {
     public let configuration: Configuration
     let state: ServerState
 
-    public init(runtime: SibylRuntime, configuration: Configuration) {
+    /// A server; `accounts` are required when it asks who is calling (see `prepare`).
+    public init(runtime: SibylRuntime, configuration: Configuration, accounts: Accounts? = nil) {
         self.runtime = runtime
         self.configuration = configuration
-        state = ServerState(runtime: runtime, limits: configuration.limits)
+        state = ServerState(runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies)
     }
+
+    /// The server `sibyl serve` runs: opens the accounts of the data directory and decides, from
+    /// `serve.auth` and the address, whether callers sign in. Refuses (`ServeRefusal`) to listen
+    /// beyond loopback without accounts.
+    public static func prepare(runtime: SibylRuntime, configuration: Configuration) throws -> SibylServer {
+        let accounts = try Accounts(path: runtime.paths.accountsDatabase.path)
+        let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !(try accounts.isEmpty))
+        return SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
+    }
+
+    /// Whether callers must sign in.
+    public var authMode: AuthMode { state.accounts == nil ? .open : .accounts }
 
     /// The router with every route; tests drive it directly.
     public func router() -> Router<SibylRequestContext> {
         let router = Router(context: SibylRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: runtime.logger))
+        router.add(middleware: SecurityHeadersMiddleware())
         HealthRoutes(state: state).add(to: router)
         let api = router.group("api/v1").add(middleware: APIErrorMiddleware())
+        let openAI = router.group("v1").add(middleware: OpenAIErrorMiddleware())
+        if let accounts = state.accounts {
+            api.add(middleware: AuthMiddleware(accounts: accounts))
+            openAI.add(middleware: AuthMiddleware(accounts: accounts))
+        }
         for routes in apiRoutes { routes.add(to: api) }
-        OpenAICompatibleRoutes(state: state).add(to: router.group("v1").add(middleware: OpenAIErrorMiddleware()))
+        OpenAICompatibleRoutes(state: state).add(to: openAI)
         return router
     }
 
     var apiRoutes: [any RouteCollectionAdding] {
         [
-            SpecRoutes(), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state),
+            SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state),
             DocumentRoutes(state: state), SearchRoutes(state: state), AudioRoutes(state: state), ImageRoutes(state: state),
             LogRoutes(state: state), SettingsRoutes(state: state), ModelRoutes(state: state), GlassesRoutes(state: state),
         ]
@@ -70,7 +107,10 @@ public struct SibylServer: Sendable {
         let router = router()
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: router,
+                configuration: .init(http1: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)))
+            ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Sibyl"),
             onServerRunning: onServerRunning,
             logger: runtime.logger

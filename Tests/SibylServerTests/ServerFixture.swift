@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import Hummingbird
@@ -18,7 +19,7 @@ struct ServerFixture: Sendable {
 
 /// Runs `body` with a fresh fixture; everything is torn down afterwards, whatever happens.
 func withServerFixture(
-    environment extra: [String: String] = [:], limits: ServerLimits = ServerLimits(), testing: TestingSetup = .router,
+    environment extra: [String: String] = [:], limits: ServerLimits = ServerLimits(), testing: TestingSetup = .router, accounts: Accounts? = nil,
     _ body: @escaping @Sendable (ServerFixture) async throws -> Void
 ) async throws {
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-server-\(UUID().uuidString)", isDirectory: true)
@@ -28,7 +29,7 @@ func withServerFixture(
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         environment["SIBYL_ENGINES"] = ProcessInfo.processInfo.environment["SIBYL_ENGINES"]
         let runtime = try SibylRuntime(environment: environment.merging(extra) { $1 })
-        let server = SibylServer(runtime: runtime, configuration: .init(port: 0, limits: limits))
+        let server = SibylServer(runtime: runtime, configuration: .init(port: 0, limits: limits), accounts: accounts)
         let router = server.router()
         let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(testing) { client in

@@ -72,7 +72,7 @@ extension SibylRuntime {
     /// so uploading a file of the same name again replaces the document when it changed.
     public func addUploadedDocuments(_ uploads: [UploadedFile], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
         let name = collection ?? defaultCollection
-        let directory = paths.uploadedDocuments.appendingPathComponent(UploadedFile.safeName(name), isDirectory: true)
+        let directory = dataPaths.uploadedDocuments.appendingPathComponent(UploadedFile.safeName(name), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var files: [URL] = []
         for upload in uploads {

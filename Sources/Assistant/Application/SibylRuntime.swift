@@ -35,9 +35,13 @@ public final class SibylRuntime: Sendable {
     private let knowledgeBox = Mutex<KnowledgeStore?>(nil)
     let retrievers = Mutex<[RetrieverKey: Retriever]>([:])
 
+    /// Where this runtime's conversations, documents and uploads live: the data directory for the
+    /// local user, or an account's directory under it (`users/ID`) on a shared server.
+    public let dataPaths: SibylPaths
+
     /// The settings as they are now.
     public var settings: Settings { liveSettings.current }
-    /// Where the data directory is.
+    /// Where the data directory is (settings, keys, accounts: what a server shares).
     public var paths: SibylPaths { liveSettings.paths }
 
     /// Opens the data directory named by the environment.
@@ -45,6 +49,7 @@ public final class SibylRuntime: Sendable {
         let paths = SibylPaths(environment: environment)
         try paths.createHome()
         liveSettings = try LiveSettings(paths: paths, environment: environment)
+        dataPaths = paths
         store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
         self.logger = logger
         local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
@@ -53,11 +58,27 @@ public final class SibylRuntime: Sendable {
         turns = TurnRegistry()
     }
 
+    /// One account's runtime on a shared server: its own conversations, documents, personas and
+    /// log in `dataHome`, with the settings, providers and local engines of `shared` (one model
+    /// server for everyone). Nothing of one account's data is reachable from another's runtime.
+    public init(sharing shared: SibylRuntime, dataHome: URL) throws {
+        let paths = SibylPaths(home: dataHome)
+        try paths.createHome()
+        liveSettings = shared.liveSettings
+        dataPaths = paths
+        store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
+        logger = shared.logger
+        local = shared.local
+        providers = shared.providers
+        engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
+        turns = TurnRegistry()
+    }
+
     /// The knowledge base of this data directory, opened once.
     public func knowledgeStore() throws -> KnowledgeStore {
         try knowledgeBox.withLock { box in
             if let box { return box }
-            let opened = try KnowledgeStore(path: paths.knowledgeDatabase.path)
+            let opened = try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
             box = opened
             return opened
         }

@@ -8,7 +8,8 @@ import SibylCore
 /// OpenAI's framing (`data: {chunk}` events, then `data: [DONE]`), with usage when asked for.
 struct ChatCompletions: Sendable {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
+    /// The caller's data: its personas, documents and log.
+    let runtime: SibylRuntime
 
     /// The persona and grounding a model name stands for.
     struct Choice: Sendable {

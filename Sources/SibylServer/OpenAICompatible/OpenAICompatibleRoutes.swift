@@ -9,7 +9,6 @@ import SibylCore
 /// answers from the user's documents with its sources listed after the answer).
 struct OpenAICompatibleRoutes: Sendable {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// The model names of the other endpoints.
     static let embeddingModels: Set<String> = ["sibyl-embeddings"]
@@ -17,25 +16,26 @@ struct OpenAICompatibleRoutes: Sendable {
     static let speechModels: Set<String> = ["sibyl-speech", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("models") { _, _ in JSONBody(OpenAIWire.ModelList(data: try models())) }
+        group.get("models") { _, context in JSONBody(OpenAIWire.ModelList(data: try models(of: state.runtime(for: context)))) }
         group.get("models/:model") { _, context in
             let id = try context.parameters.require("model")
-            guard let model = try models().first(where: { $0.id == id }) else { throw Self.unknownModel(id) }
+            guard let model = try models(of: state.runtime(for: context)).first(where: { $0.id == id }) else { throw Self.unknownModel(id) }
             return JSONBody(model)
         }
         group.post("chat/completions") { request, context in
             let body = try await request.json(OpenAIWire.ChatRequest.self, limit: state.limits.uploadBytes)
-            return try await ChatCompletions(state: state).respond(to: body, client: context.clientKey)
+            return try await ChatCompletions(state: state, runtime: state.runtime(for: context)).respond(to: body, client: context.ownerKey)
         }
-        group.post("embeddings") { request, _ in
+        group.post("embeddings") { request, context in
             let body = try await request.json(OpenAIWire.EmbeddingRequest.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(try await embeddings(body))
+            return JSONBody(try await embeddings(body, runtime: state.runtime(for: context)))
         }
         group.post("audio/transcriptions") { request, context in
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
-            return try await transcription(form).response(from: request, context: context)
+            return try await transcription(form, runtime: state.runtime(for: context)).response(from: request, context: context)
         }
         group.post("audio/speech") { request, context in
+            let runtime = try state.runtime(for: context)
             let body = try await request.json(OpenAIWire.SpeechRequest.self, limit: state.limits.jsonBodyBytes)
             guard Self.speechModels.contains(body.model) else { throw Self.unknownModel(body.model) }
             guard body.input.count <= 4096 else { throw APIError(.badRequest, code: "string_above_max_length", "'input' is longer than 4,096 characters.", parameter: "input") }
@@ -46,7 +46,7 @@ struct OpenAICompatibleRoutes: Sendable {
     }
 
     /// Every persona as a model (and its `-docs` twin), then the models of the other endpoints.
-    func models() throws -> [OpenAIWire.Model] {
+    func models(of runtime: SibylRuntime) throws -> [OpenAIWire.Model] {
         let created = 1_735_689_600
         var ids = try runtime.personas().flatMap { ["sibyl-\($0.name)", "sibyl-\($0.name)-docs"] }
         ids += ["sibyl-embeddings", "sibyl-transcribe", "sibyl-speech"]
@@ -58,7 +58,7 @@ struct OpenAICompatibleRoutes: Sendable {
         APIError(.notFound, code: "model_not_found", "The model '\(name)' does not exist. GET /v1/models lists Sibyl's models (sibyl-PERSONA, sibyl-PERSONA-docs).", parameter: "model")
     }
 
-    private func embeddings(_ body: OpenAIWire.EmbeddingRequest) async throws -> OpenAIWire.EmbeddingList {
+    private func embeddings(_ body: OpenAIWire.EmbeddingRequest, runtime: SibylRuntime) async throws -> OpenAIWire.EmbeddingList {
         let setup = try runtime.embeddingSetup()
         guard Self.embeddingModels.contains(body.model) || body.model == setup.model else { throw Self.unknownModel(body.model) }
         guard case .texts(let texts) = body.input else {
@@ -90,7 +90,7 @@ struct OpenAICompatibleRoutes: Sendable {
         return Data(bytes).base64EncodedString()
     }
 
-    private func transcription(_ form: MultipartForm) async throws -> any ResponseGenerator {
+    private func transcription(_ form: MultipartForm, runtime: SibylRuntime) async throws -> any ResponseGenerator {
         let model = form.field("model") ?? ""
         guard Self.transcriptionModels.contains(model) else { throw Self.unknownModel(model) }
         let audio = try AudioRoutes.audio(in: form)

@@ -8,7 +8,6 @@ import SibylCore
 /// answer spoken, and the spoken question (audio in → transcript → answer → speech).
 struct AudioRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// What speaking takes.
     struct SpeechRequest: Codable, Sendable {
@@ -28,23 +27,27 @@ struct AudioRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.post("transcriptions") { request, _ in
+        group.post("transcriptions") { request, context in
+            let runtime = try state.runtime(for: context)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let audio = try Self.audio(in: form)
             let options = TranscriptionOptions(translate: form.field("translate") == "true", language: form.field("language"), prompt: form.field("prompt"))
             return JSONBody(Wire.Transcription(try await runtime.transcribe(audio, options: options)))
         }
         group.post("speech") { request, context in
+            let runtime = try state.runtime(for: context)
             let body = try await request.json(SpeechRequest.self, limit: state.limits.jsonBodyBytes)
             let audio = try await runtime.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.get("conversations/:conversationId/messages/:messageId/speech") { request, context in
+            let runtime = try state.runtime(for: context)
             let options = try Self.speechOptions(voice: request.query("voice"), format: request.query("format"), speed: request.query("speed").flatMap(Double.init))
             let audio = try await runtime.speak(message: try context.uuid("messageId"), in: try context.uuid("conversationId"), options: options)
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.post("conversations/:conversationId/voice") { request, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try runtime.conversation(id: id)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
@@ -54,7 +57,7 @@ struct AudioRoutes: RouteCollectionAdding {
                 documents = DocumentScope(collection: form.field("collection"), mode: form.field("searchMode").flatMap(SearchMode.init(rawValue:)) ?? .hybrid)
             }
             let request = AskRequest("", conversation: .id(id), documents: documents, options: TurnOptions(model: form.field("model")))
-            let release = try state.reserveTurn(for: context.clientKey)
+            let release = try state.reserveTurn(for: context.ownerKey)
             let turn: VoiceTurn
             do {
                 turn = try await runtime.voiceTurn(audio, request: request, transcription: TranscriptionOptions(language: form.field("language")))
@@ -64,7 +67,7 @@ struct AudioRoutes: RouteCollectionAdding {
             }
             let transcript = Wire.Transcription(turn.transcript)
             if form.field("stream") == "false" {
-                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, release: release)
+                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, release: release, runtime: runtime)
                 let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
                 return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
             }

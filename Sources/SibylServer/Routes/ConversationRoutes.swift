@@ -7,7 +7,6 @@ import SibylCore
 /// and their messages.
 struct ConversationRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// What starting or changing a conversation takes.
     struct ConversationChange: Codable, Sendable {
@@ -28,11 +27,12 @@ struct ConversationRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("conversations") { request, _ in
+        group.get("conversations") { request, context in
+            let runtime = try state.runtime(for: context)
             // Taken before the data is read: see ListingCache. A query is checked only when its page
             // is made: one that failed never made a page, so a cached page's query was a good one.
             let version = ListingCache.Version(store: runtime.engine.store.changeCount, activity: runtime.engine.activityCount)
-            return try state.conversationLists.response(for: request, key: request.uri.query ?? "", version: version) {
+            return try state.workspace(for: context).conversationLists.response(for: request, key: request.uri.query ?? "", version: version) {
                 let source = try request.query("source").map { text -> ConversationSource in
                     guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
                     return source
@@ -44,20 +44,23 @@ struct ConversationRoutes: RouteCollectionAdding {
                 return try WireCoding.compactEncoder.encode(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))
             }
         }
-        group.post("conversations") { request, _ in
+        group.post("conversations") { request, context in
+            let runtime = try state.runtime(for: context)
             let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
             let conversation = try runtime.startConversation(
                 NewConversation(persona: change.persona, mode: try change.conversationMode() ?? .chat, source: .web), title: change.title
             )
             return JSONBody(Wire.Conversation(conversation, messageCount: 0), status: .created)
         }
-        group.post("conversations/import") { request, _ in
+        group.post("conversations/import") { request, context in
+            let runtime = try state.runtime(for: context)
             let data = try await request.bodyData(limit: state.limits.uploadBytes)
             let conversation = try runtime.importConversation(data)
             let count = try runtime.messages(in: conversation.id).count
             return JSONBody(Wire.Conversation(conversation, messageCount: count), status: .created)
         }
         group.get("conversations/:conversationId") { _, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let conversation = try runtime.conversation(id: id)
             let messages = try runtime.messages(in: id)
@@ -67,16 +70,19 @@ struct ConversationRoutes: RouteCollectionAdding {
             ))
         }
         group.patch("conversations/:conversationId") { request, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
             let conversation = try runtime.updateConversation(id, title: change.title.map { .some($0) }, persona: change.persona, mode: try change.conversationMode())
             return JSONBody(Wire.Conversation(conversation, messageCount: try runtime.messages(in: id).count))
         }
         group.delete("conversations/:conversationId") { _, context in
+            let runtime = try state.runtime(for: context)
             try await runtime.deleteConversation(try context.uuid("conversationId"))
             return Response(status: .noContent)
         }
         group.get("conversations/:conversationId/export") { request, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let format: ConversationExportFormat
             switch request.query("format") ?? "json" {
@@ -90,14 +96,17 @@ struct ConversationRoutes: RouteCollectionAdding {
                 .response(from: request, context: context)
         }
         group.get("conversations/:conversationId/messages") { _, context in
+            let runtime = try state.runtime(for: context)
             let messages = try runtime.messages(in: try context.uuid("conversationId"))
             return JSONBody(messages.map { Wire.Message($0, attachmentURL: Self.url) })
         }
         group.get("conversations/:conversationId/messages/:messageId") { _, context in
+            let runtime = try state.runtime(for: context)
             let message = try runtime.message(try context.uuid("messageId"), in: try context.uuid("conversationId"))
             return JSONBody(Wire.Message(message, attachmentURL: Self.url))
         }
         group.get("attachments/:attachmentId") { request, context in
+            let runtime = try state.runtime(for: context)
             let attachment = try runtime.attachment(try context.uuid("attachmentId"))
             return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)
         }

@@ -7,7 +7,6 @@ import SibylCore
 /// and the bytes.
 struct ImageRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// What drawing takes.
     struct ImagineRequest: Codable, Sendable {
@@ -28,7 +27,8 @@ struct ImageRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.post("images") { request, _ in
+        group.post("images") { request, context in
+            let runtime = try state.runtime(for: context)
             let body = try await request.json(ImagineRequest.self, limit: state.limits.jsonBodyBytes)
             var choice = ConversationChoice.new(NewConversation(source: .web))
             if let text = body.conversationId {
@@ -49,11 +49,13 @@ struct ImageRoutes: RouteCollectionAdding {
                 images: stored.map { Wire.Image($0, url: Self.url($0.id)) }
             ), status: .created)
         }
-        group.get("images") { request, _ in
+        group.get("images") { request, context in
+            let runtime = try state.runtime(for: context)
             let images = try runtime.images(limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)))
             return JSONBody(images.map { Wire.Image($0, url: Self.url($0.id)) })
         }
         group.get("images/:imageId") { request, context in
+            let runtime = try state.runtime(for: context)
             let attachment = try runtime.attachment(try context.uuid("imageId"))
             guard attachment.kind == .image else { throw APIError.notFound("There is no image '\(attachment.id.wireString)'.") }
             return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)

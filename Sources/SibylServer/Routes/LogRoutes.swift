@@ -3,19 +3,20 @@ import Foundation
 import Hummingbird
 import Storage
 
-/// The operations log: filtered by time, level and operation; exported as JSON, JSON lines or CSV.
+/// The operations log of the caller's data (the local user's on an open server): filtered by time, level and operation; exported as JSON, JSON lines or CSV.
 struct LogRoutes: RouteCollectionAdding {
     let state: ServerState
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("logs") { request, context in
             let query = try Self.query(request)
+            let runtime = try state.runtime(for: context)
             switch request.query("format") {
             case nil:
-                return try JSONBody(try state.runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
+                return try JSONBody(try runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
             case let name?:
                 guard let format = LogExportFormat(rawValue: name) else { throw APIError.badRequest("'format' is json, jsonl or csv.") }
-                let data = try state.runtime.exportLogs(query, as: format)
+                let data = try runtime.exportLogs(query, as: format)
                 let type = switch format {
                 case .json: "application/json"
                 case .jsonl: "application/x-ndjson"

@@ -5,7 +5,6 @@ import Hummingbird
 /// The local engines and models (status, install with progress), and the provider check.
 struct ModelRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     struct InstallRequest: Codable, Sendable {
         /// chat, embeddings, tokenizers, stt, tts, ocr, emulator; none or `all` for all.
@@ -13,8 +12,12 @@ struct ModelRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("models") { _, _ in JSONBody(runtime.modelStatus().map(Wire.ModelComponent.init)) }
-        group.post("models/install") { request, _ in
+        group.get("models") { _, context in
+            let runtime = try state.runtime(for: context)
+            return JSONBody(runtime.modelStatus().map(Wire.ModelComponent.init))
+        }
+        group.post("models/install") { request, context in
+            let runtime = try state.runtime(for: context)
             let body = try await request.json(InstallRequest.self, limit: state.limits.jsonBodyBytes)
             let components = body.components ?? []
             // Unknown names are refused before anything streams.
@@ -31,6 +34,9 @@ struct ModelRoutes: RouteCollectionAdding {
                 }
             }
         }
-        group.get("providers/check") { _, _ in JSONBody(await runtime.checkProviders().map(Wire.ProviderCheck.init)) }
+        group.get("providers/check") { _, context in
+            let runtime = try state.runtime(for: context)
+            return JSONBody(await runtime.checkProviders().map(Wire.ProviderCheck.init))
+        }
     }
 }

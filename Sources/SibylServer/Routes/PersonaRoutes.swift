@@ -6,7 +6,6 @@ import SibylCore
 /// Personas: list, add or replace one of the user's own, remove it.
 struct PersonaRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// A persona as the user writes it.
     struct PersonaBody: Codable, Sendable {
@@ -17,17 +16,23 @@ struct PersonaRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("personas") { _, _ in JSONBody(try runtime.personas().map(Wire.Persona.init)) }
+        group.get("personas") { _, context in
+            let runtime = try state.runtime(for: context)
+            return JSONBody(try runtime.personas().map(Wire.Persona.init))
+        }
         group.get("personas/:name") { _, context in
-            JSONBody(Wire.Persona(try runtime.persona(named: try context.parameters.require("name"))))
+            let runtime = try state.runtime(for: context)
+            return JSONBody(Wire.Persona(try runtime.persona(named: try context.parameters.require("name"))))
         }
         group.put("personas/:name") { request, context in
+            let runtime = try state.runtime(for: context)
             let name = try context.parameters.require("name")
             let body = try await request.json(PersonaBody.self, limit: state.limits.jsonBodyBytes)
             let saved = try runtime.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
             return JSONBody(Wire.Persona(saved))
         }
         group.delete("personas/:name") { _, context in
+            let runtime = try state.runtime(for: context)
             try runtime.removePersona(named: try context.parameters.require("name"))
             return Response(status: .noContent)
         }

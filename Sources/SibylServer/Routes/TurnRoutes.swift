@@ -8,7 +8,6 @@ import SibylCore
 /// comes whole), ask the last question again, follow an answer under way, stop it.
 struct TurnRoutes: RouteCollectionAdding {
     let state: ServerState
-    var runtime: SibylRuntime { state.runtime }
 
     /// Where grounded answers come from.
     struct DocumentsChoice: Codable, Sendable {
@@ -66,12 +65,13 @@ struct TurnRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("conversations/:conversationId/turns") { request, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.uploadBytes)
             let text = body.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let images = try body.images(limit: state.limits.uploadBytes)
             guard !text.isEmpty || !images.isEmpty else { throw APIError.badRequest("'text' is empty.") }
-            let release = try state.reserveTurn(for: context.clientKey)
+            let release = try state.reserveTurn(for: context.ownerKey)
             let result: AskResult
             do {
                 result = try await runtime.ask(AskRequest(text, attachments: images, conversation: .id(id), documents: try body.documents?.scope(), options: try body.options()))
@@ -79,12 +79,13 @@ struct TurnRoutes: RouteCollectionAdding {
                 release()
                 throw error
             }
-            return await respond(result, streaming: body.stream ?? true, release: release)
+            return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
         }
         group.post("conversations/:conversationId/retry") { request, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.jsonBodyBytes)
-            let release = try state.reserveTurn(for: context.clientKey)
+            let release = try state.reserveTurn(for: context.ownerKey)
             let result: AskResult
             do {
                 result = try await runtime.retry(in: id, documents: try body.documents?.scope(), options: try body.options())
@@ -92,9 +93,10 @@ struct TurnRoutes: RouteCollectionAdding {
                 release()
                 throw error
             }
-            return await respond(result, streaming: body.stream ?? true, release: release)
+            return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
         }
         group.get("conversations/:conversationId/turns/current") { _, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {
@@ -103,6 +105,7 @@ struct TurnRoutes: RouteCollectionAdding {
             return Self.stream(turn)
         }
         group.delete("conversations/:conversationId/turns/current") { _, context in
+            let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {
@@ -116,9 +119,9 @@ struct TurnRoutes: RouteCollectionAdding {
 
     /// The answer as events (or, with `streaming` false, once it has ended); the client's slot is
     /// freed when the answer ends, whether or not the client stayed.
-    func respond(_ result: AskResult, streaming: Bool, release: @escaping @Sendable () -> Void) async -> Response {
+    func respond(_ result: AskResult, streaming: Bool, release: @escaping @Sendable () -> Void, runtime: SibylRuntime) async -> Response {
         guard streaming else {
-            let answer = await respondWhole(result, release: release)
+            let answer = await respondWhole(result, release: release, runtime: runtime)
             return (try? JSONBody(answer).response(status: .ok)) ?? Response(status: .ok)
         }
         Self.release(release, whenEnded: result)
@@ -132,14 +135,14 @@ struct TurnRoutes: RouteCollectionAdding {
     }
 
     /// Waits for the answer to end and reports it.
-    func respondWhole(_ result: AskResult, release: @escaping @Sendable () -> Void) async -> Wire.Answer {
+    func respondWhole(_ result: AskResult, release: @escaping @Sendable () -> Void, runtime: SibylRuntime) async -> Wire.Answer {
         Self.release(release, whenEnded: result)
         switch result.outcome {
         case .declined(let declined):
             return Wire.Answer(declined: declined, conversationID: result.conversation.id)
         case .answering(let turn):
             await turn.waitUntilEnded()
-            return Wire.Answer(conversationID: result.conversation.id, ending: turn.outcome, title: title(of: turn))
+            return Wire.Answer(conversationID: result.conversation.id, ending: turn.outcome, title: Self.title(of: turn, in: runtime))
         }
     }
 
@@ -162,7 +165,7 @@ struct TurnRoutes: RouteCollectionAdding {
         }
     }
 
-    private func title(of turn: LiveTurn) -> String? {
+    private static func title(of turn: LiveTurn, in runtime: SibylRuntime) -> String? {
         guard let conversation = try? runtime.conversation(id: turn.conversationID) else { return nil }
         return conversation.title
     }

@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import HTTPTypes
@@ -58,6 +59,17 @@ public struct APIError: Error, Sendable {
             case .noSpeech: return make(.unprocessableContent, "no_speech")
             case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidImageCount, .noDocumentsFound:
                 return make(.badRequest, "invalid_request")
+            }
+        case let error as AccountError:
+            switch error {
+            case .signInFailed: return AuthMiddleware.unauthorized(message)
+            case .throttled(let seconds):
+                return APIError(.tooManyRequests, code: "throttled", message, headers: [.retryAfter: String(seconds)])
+            case .nameTaken: return make(.conflict, "conflict")
+            case .lastAdministrator: return make(.conflict, "last_admin")
+            case .invalidName, .weakPassword: return make(.badRequest, "invalid_request")
+            case .noSuchAccount, .noSuchToken: return make(.notFound, "not_found")
+            case .cannotOpen, .database: return internalError(error)
             }
         case let error as StorageError:
             switch error {

@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import ServiceLifecycle
@@ -8,9 +9,15 @@ import Synchronization
 final class ServerState: Sendable {
     let runtime: SibylRuntime
     let limits: ServerLimits
+    /// The accounts, when the server asks who is calling; nil on an open (loopback) server.
+    let accounts: Accounts?
+    /// Whether the session cookie is marked Secure (the server is reached over HTTPS).
+    let secureCookies: Bool
     let glasses: GlassesHub
-    /// The conversation list's encoded pages.
-    let conversationLists = ListingCache()
+    /// The local user's data: everything on an open server, the glasses' on one with accounts.
+    let base: Workspace
+    /// Each account's data, opened on first use.
+    private let workspaces = Mutex<[String: Workspace]>([:])
     private let turnsByClient = Mutex<[String: Int]>([:])
     private let warmUp = Mutex<WarmUp>(.notStarted)
 
@@ -20,10 +27,40 @@ final class ServerState: Sendable {
         case failed(String)
     }
 
-    init(runtime: SibylRuntime, limits: ServerLimits) {
+    init(runtime: SibylRuntime, limits: ServerLimits, accounts: Accounts? = nil, secureCookies: Bool = false) {
         self.runtime = runtime
         self.limits = limits
+        self.accounts = accounts
+        self.secureCookies = secureCookies
+        base = Workspace(runtime: runtime)
         glasses = GlassesHub(runtime: runtime)
+    }
+
+    /// The data a request may reach: its account's on a server with accounts (never anyone
+    /// else's, and never the local user's), the local user's on an open server.
+    func workspace(for context: SibylRequestContext) throws -> Workspace {
+        guard let accounts else { return base }
+        guard let account = context.credential?.account else { throw AuthMiddleware.unauthorized("Sign in first.") }
+        return try workspaces.withLock { open in
+            if let workspace = open[account.id] { return workspace }
+            // An account removed meanwhile must not get its directory back.
+            guard try accounts.account(id: account.id) != nil else { throw AuthMiddleware.unauthorized("This account no longer exists.") }
+            let home = runtime.paths.accountHomes.appendingPathComponent(account.id, isDirectory: true)
+            try FileManager.default.createDirectory(at: runtime.paths.accountHomes, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let workspace = Workspace(runtime: try SibylRuntime(sharing: runtime, dataHome: home))
+            open[account.id] = workspace
+            return workspace
+        }
+    }
+
+    /// The runtime of the request's data (see `workspace(for:)`).
+    func runtime(for context: SibylRequestContext) throws -> SibylRuntime {
+        try workspace(for: context).runtime
+    }
+
+    /// Every open workspace, the local user's first.
+    var allWorkspaces: [Workspace] {
+        [base] + workspaces.withLock { Array($0.values) }
     }
 
     /// Counts an answer against a client's limit; the slot is freed when `release` runs.
@@ -79,7 +116,9 @@ extension ServerState: Service {
         try? await gracefulShutdown()
         warming.cancel()
         let grace = Duration.seconds(runtime.settings.integer("serve.shutdown_grace") ?? 10)
-        await runtime.finishAnswers(grace: grace)
+        await withTaskGroup(of: Void.self) { group in
+            for workspace in allWorkspaces { group.addTask { await workspace.runtime.finishAnswers(grace: grace) } }
+        }
         await glasses.stopAll()
     }
 }
@@ -99,5 +138,16 @@ final class TurnSlot: Sendable {
 
     deinit {
         release()
+    }
+}
+
+/// One person's data on the server: their runtime (conversations, documents, personas, log) and
+/// the encoded pages of their conversation list.
+final class Workspace: Sendable {
+    let runtime: SibylRuntime
+    let conversationLists = ListingCache()
+
+    init(runtime: SibylRuntime) {
+        self.runtime = runtime
     }
 }

@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import Hummingbird
@@ -12,6 +13,8 @@ public struct SibylRequestContext: RequestContext, WebSocketRequestContext, Remo
     public let webSocket: WebSocketHandlerReference<SibylRequestContext>
     /// The connected client, when known.
     public let remoteAddress: SocketAddress?
+    /// Who is calling, once `AuthMiddleware` has checked; nil on an open (loopback) server.
+    public var credential: Credential?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -22,8 +25,13 @@ public struct SibylRequestContext: RequestContext, WebSocketRequestContext, Remo
     public var requestDecoder: JSONDecoder { WireCoding.decoder }
     public var responseEncoder: JSONEncoder { WireCoding.compactEncoder }
 
-    /// Who is asking, for per-client limits: the peer's IP address.
+    /// The peer's IP address, for the request log and sign-in throttling.
     public var clientKey: String {
         remoteAddress?.ipAddress ?? "local"
+    }
+
+    /// Who is asking, for per-client limits: the account when there is one, else the address.
+    public var ownerKey: String {
+        credential.map { "account:" + $0.account.id } ?? clientKey
     }
 }

@@ -1,0 +1,133 @@
+import Accounts
+import Foundation
+import Hummingbird
+
+/// Signing in and out, and API tokens: `/api/v1/auth/…`. On a server without accounts they
+/// answer 404.
+struct AuthRoutes: RouteCollectionAdding {
+    let state: ServerState
+
+    struct SignIn: Codable, Sendable {
+        var name: String
+        var password: String
+    }
+
+    struct AccountBody: Codable, Sendable {
+        var id: String
+        var name: String
+        var role: String
+
+        init(_ account: Account) {
+            id = account.id
+            name = account.name
+            role = account.role.rawValue
+        }
+    }
+
+    struct SessionBody: Codable, Sendable {
+        var account: AccountBody
+        /// `session` or `token`.
+        var via: String
+        /// Send it back in `X-CSRF-Token` on requests that change something.
+        var csrfToken: String?
+        var expiresAt: Date?
+    }
+
+    struct NewToken: Codable, Sendable {
+        var label: String?
+        var readOnly: Bool?
+    }
+
+    struct TokenBody: Codable, Sendable {
+        var id: String
+        var label: String
+        var readOnly: Bool
+        var prefix: String
+        var createdAt: Date
+        var lastUsedAt: Date?
+
+        init(_ token: APIToken) {
+            id = token.id
+            label = token.label
+            readOnly = token.readOnly
+            prefix = token.prefix
+            createdAt = token.createdAt
+            lastUsedAt = token.lastUsedAt
+        }
+    }
+
+    struct IssuedTokenBody: Codable, Sendable {
+        var token: TokenBody
+        /// Shown once: the server keeps only its hash.
+        var secret: String
+    }
+
+    func add(to group: RouterGroup<SibylRequestContext>) {
+        group.post("auth/session") { request, context in
+            let accounts = try accountsOn()
+            let body = try await request.json(SignIn.self, limit: 16 << 10)
+            let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
+            var response = try JSONBody(
+                SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt)
+            ).response(status: .ok)
+            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow)))
+            return response
+        }
+        group.get("auth/session") { _, context in
+            let credential = try credentialOn(context)
+            switch credential.kind {
+            case .session(_, let csrfToken):
+                return JSONBody(SessionBody(account: AccountBody(credential.account), via: "session", csrfToken: csrfToken, expiresAt: nil))
+            case .token:
+                return JSONBody(SessionBody(account: AccountBody(credential.account), via: "token", csrfToken: nil, expiresAt: nil))
+            }
+        }
+        group.delete("auth/session") { _, context in
+            let (accounts, credential) = (try accountsOn(), try credentialOn(context))
+            guard case .session(let id, _) = credential.kind else {
+                throw APIError.badRequest("This request was made with an API token, not a session; revoke the token instead.")
+            }
+            try accounts.signOut(sessionID: id)
+            var response = Response(status: .noContent)
+            response.setCookie(sessionCookie("", maxAge: 0))
+            return response
+        }
+        group.delete("auth/sessions") { _, context in
+            try accountsOn().signOutEverywhere(accountID: try credentialOn(context).account.id)
+            var response = Response(status: .noContent)
+            response.setCookie(sessionCookie("", maxAge: 0))
+            return response
+        }
+        group.get("auth/tokens") { _, context in
+            JSONBody(try accountsOn().tokens(accountID: try credentialOn(context).account.id).map(TokenBody.init))
+        }
+        group.post("auth/tokens") { request, context in
+            let (accounts, credential) = (try accountsOn(), try credentialOn(context))
+            let body = try await request.json(NewToken.self, limit: 16 << 10)
+            let issued = try accounts.issueToken(accountID: credential.account.id, label: body.label ?? "token", readOnly: body.readOnly ?? false)
+            return JSONBody(IssuedTokenBody(token: TokenBody(issued.token), secret: issued.secret), status: .created)
+        }
+        group.delete("auth/tokens/:tokenId") { _, context in
+            try accountsOn().revokeToken(id: try context.parameters.require("tokenId"), accountID: try credentialOn(context).account.id)
+            return Response(status: .noContent)
+        }
+    }
+
+    private func accountsOn() throws -> Accounts {
+        guard let accounts = state.accounts else {
+            throw APIError(.notFound, code: "accounts_off", "This server has no accounts (serve.auth is none); nothing to sign in to.")
+        }
+        return accounts
+    }
+
+    private func credentialOn(_ context: SibylRequestContext) throws -> Credential {
+        _ = try accountsOn()
+        guard let credential = context.credential else { throw AuthMiddleware.unauthorized("Sign in first.") }
+        return credential
+    }
+
+    /// HttpOnly, SameSite=Strict, for the whole site; Secure when the server says it is behind TLS.
+    private func sessionCookie(_ value: String, maxAge: Int) -> Cookie {
+        Cookie(name: AuthMiddleware.cookieName, value: value, maxAge: max(0, maxAge), path: "/", secure: state.secureCookies, httpOnly: true, sameSite: .strict)
+    }
+}

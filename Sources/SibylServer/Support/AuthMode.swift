@@ -1,0 +1,63 @@
+import Accounts
+import Foundation
+
+/// Whether the server asks who is calling (`serve.auth`).
+public enum AuthSetting: String, Sendable, CaseIterable {
+    /// Accounts when any exist or when listening beyond loopback; open otherwise.
+    case auto
+    /// Everyone who can connect is the local user: allowed on a loopback address only.
+    case none
+    /// Every request but health checks, the API document and sign-in must carry a session or token.
+    case accounts
+
+    /// What the server does, given where it listens and whether any account exists; throws the
+    /// message a user needs when it must not start.
+    public func resolve(host: String, accountsExist: Bool) throws -> AuthMode {
+        let loopback = Self.isLoopback(host)
+        switch self {
+        case .none:
+            guard loopback else { throw ServeRefusal.openBeyondLoopback(host: host) }
+            return .open
+        case .auto where loopback && !accountsExist:
+            return .open
+        case .auto, .accounts:
+            guard accountsExist else { throw ServeRefusal.noAccounts(host: host) }
+            return .accounts
+        }
+    }
+
+    /// Whether only this machine can reach an address.
+    public static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" || bare == "0:0:0:0:0:0:0:1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+/// What the server does about who is calling.
+public enum AuthMode: Sendable, Equatable {
+    /// No accounts: everything is the local user's (loopback only).
+    case open
+    /// Accounts: sessions and API tokens.
+    case accounts
+}
+
+/// Why `sibyl serve` will not start as configured.
+public enum ServeRefusal: Error, LocalizedError, Equatable {
+    case openBeyondLoopback(host: String)
+    case noAccounts(host: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .openBeyondLoopback(let host):
+            "serve.auth = none is allowed only on a loopback address, and \(host) is not one: anyone who can reach it would read your conversations, documents and keys."
+        case .noAccounts(let host):
+            "Listening on \(host) needs accounts, and there are none yet."
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        "Create the first administrator with `sibyl users add NAME --admin`, then start again (or listen on 127.0.0.1 only)."
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Accounts
+
+/// A clock the tests move by hand.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+@Suite("Accounts")
+struct AccountsTests {
+    @Test func passwordsAreStoredAsBcryptHashesAndOnlyTheRightOneSignsIn() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-accounts-\(UUID().uuidString)/accounts.sqlite").path
+        let accounts = try Accounts(path: path, hasher: PasswordHasher(cost: 4))
+        let ada = try await accounts.add(name: "Ada", password: "correct horse battery", role: .admin)
+        #expect(try accounts.list().map(\.name) == ["Ada"])
+
+        let session = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "10.0.0.1")
+        #expect(session.account == ada)
+        #expect(try accounts.credential(sessionSecret: session.secret)?.account.id == ada.id)
+        await #expect(throws: AccountError.signInFailed) {
+            try await accounts.signIn(name: "Ada", password: "correct horse battery!", address: "10.0.0.1")
+        }
+
+        // The file holds neither the password nor the session's secret, and only its owner may read it.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let wal = (try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data()
+        for secret in ["correct horse battery", session.secret] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil && wal.range(of: Data(secret.utf8)) == nil)
+        }
+        let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+
+    @Test func theDefaultCostIsTwelveAndOldHashesAreUpgradedAtSignIn() async throws {
+        #expect(PasswordHasher().cost == 12)
+        let clock = TestClock()
+        let cheap = try Accounts.inMemory(hasher: PasswordHasher(cost: 4), now: { clock.now })
+        try await cheap.add(name: "bo", password: "a long passphrase", role: .user)
+        let (_, stored) = try #require(try cheap.store.account(named: "bo"))
+        #expect(stored.hasPrefix("$2b$04$"))
+        let stronger = Accounts(store: cheap.store, hasher: PasswordHasher(cost: 5), throttle: LoginThrottle(), sessions: .init(), now: { clock.now })
+        _ = try await stronger.signIn(name: "bo", password: "a long passphrase", address: "a")
+        #expect(try #require(try cheap.store.account(named: "bo")).1.hasPrefix("$2b$05$"))
+    }
+
+    @Test func unknownNamesAndWrongPasswordsGetTheSameAnswer() async throws {
+        let accounts = try Accounts.inMemory()
+        try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+        let unknown = await #expect(throws: AccountError.self) { try await accounts.signIn(name: "nobody", password: "whatever123", address: "a") }
+        let wrong = await #expect(throws: AccountError.self) { try await accounts.signIn(name: "ada", password: "whatever123", address: "b") }
+        #expect(unknown == wrong)
+        #expect(unknown?.errorDescription == "The name or password is wrong.")
+    }
+
+    @Test func namesAndPasswordsAreChecked() async throws {
+        let accounts = try Accounts.inMemory()
+        for name in ["", "../etc", "a b", "ädmin", String(repeating: "x", count: 65), "nul\u{0}byte"] {
+            await #expect(throws: AccountError.self, "\(name.debugDescription)") { try await accounts.add(name: name, password: "long enough pass", role: .user) }
+        }
+        for password in ["short", "aaaaaaaaaaaa", "Casey.Jones"] {
+            await #expect(throws: AccountError.self) { try await accounts.add(name: "casey.jones", password: password, role: .user) }
+        }
+        try await accounts.add(name: "Casey", password: "long enough pass", role: .admin)
+        await #expect(throws: AccountError.nameTaken("CASEY")) { try await accounts.add(name: "CASEY", password: "long enough pass", role: .user) }
+        // A passphrase longer than bcrypt's 72 bytes counts in full.
+        let long = String(repeating: "abcdefgh", count: 10)
+        try await accounts.add(name: "long", password: long + "1", role: .user)
+        _ = try await accounts.signIn(name: "long", password: long + "1", address: "a")
+        await #expect(throws: AccountError.signInFailed) { try await accounts.signIn(name: "long", password: long + "2", address: "a") }
+    }
+
+    @Test func theLastAdministratorCannotBeRemovedOrDemoted() async throws {
+        let accounts = try Accounts.inMemory()
+        try await accounts.add(name: "root", password: "long enough pass", role: .admin)
+        try await accounts.add(name: "user", password: "long enough pass", role: .user)
+        #expect(throws: AccountError.lastAdministrator) { try accounts.remove(name: "root") }
+        #expect(throws: AccountError.lastAdministrator) { try accounts.setRole(.user, name: "root") }
+        try accounts.setRole(.admin, name: "user")
+        #expect(try accounts.remove(name: "root").name == "root")
+        #expect(throws: AccountError.noSuchAccount("root")) { try accounts.account(named: "root") }
+    }
+
+    @Test func sessionsExpireGoIdleAndEndWithSignOutOrANewPassword() async throws {
+        let clock = TestClock()
+        let accounts = try Accounts.inMemory(sessions: .init(lifetime: 3600, idleLimit: 600), now: { clock.now })
+        let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+        let session = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+
+        clock.advance(500)
+        #expect(try accounts.credential(sessionSecret: session.secret) != nil)
+        clock.advance(601)
+        #expect(try accounts.credential(sessionSecret: session.secret) == nil, "idle for longer than the limit")
+
+        var kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+        for _ in 0..<7 {
+            clock.advance(500)
+            #expect(try accounts.credential(sessionSecret: kept.secret) != nil)
+        }
+        clock.advance(500)
+        #expect(try accounts.credential(sessionSecret: kept.secret) == nil, "past its lifetime however much it was used")
+
+        kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+        let other = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "b")
+        guard case .session(let id, let csrf)? = try accounts.credential(sessionSecret: kept.secret)?.kind else {
+            Issue.record("a session credential was expected")
+            return
+        }
+        #expect(csrf == kept.csrfToken)
+        try accounts.signOut(sessionID: id)
+        #expect(try accounts.credential(sessionSecret: kept.secret) == nil)
+        #expect(try accounts.credential(sessionSecret: other.secret) != nil)
+        try await accounts.resetPassword(name: "ada", to: "another good one")
+        #expect(try accounts.credential(sessionSecret: other.secret) == nil, "a new password signs out everywhere")
+        #expect(try accounts.sessionCount(accountID: ada.id) == 0)
+        #expect(try accounts.credential(sessionSecret: "not a secret") == nil)
+    }
+
+    @Test func apiTokensAreShownOnceStoredHashedAndRevocable() async throws {
+        let accounts = try Accounts.inMemory()
+        let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+        let bo = try await accounts.add(name: "bo", password: "correct horse battery", role: .user)
+        let issued = try accounts.issueToken(accountID: ada.id, label: "script", readOnly: true)
+        #expect(issued.secret.hasPrefix("sibyl_") && issued.secret.count == 49)
+        let credential = try #require(try accounts.credential(bearer: issued.secret))
+        #expect(credential.account == ada && !credential.mayWrite)
+        #expect(try accounts.tokens(accountID: ada.id).map(\.label) == ["script"])
+        #expect(try accounts.tokens(accountID: ada.id).first?.lastUsedAt != nil)
+        #expect(try accounts.credential(bearer: issued.secret + "x") == nil)
+        #expect(try accounts.credential(bearer: "sibyl_" + String(issued.secret.dropFirst(6)).uppercased()) == nil)
+
+        // Only its owner can revoke it.
+        #expect(throws: AccountError.noSuchToken(issued.token.id)) { try accounts.revokeToken(id: issued.token.id, accountID: bo.id) }
+        try accounts.revokeToken(id: issued.token.id, accountID: ada.id)
+        #expect(try accounts.credential(bearer: issued.secret) == nil)
+        let writer = try accounts.issueToken(accountID: bo.id, label: "w", readOnly: false)
+        #expect(try accounts.credential(bearer: writer.secret)?.mayWrite == true)
+        // Removing an account removes its tokens.
+        _ = try accounts.remove(name: "bo")
+        #expect(try accounts.credential(bearer: writer.secret) == nil)
+    }
+}
+
+@Suite("Sign-in throttling")
+struct LoginThrottleTests {
+    @Test func anAccountIsThrottledAfterFiveFailuresAndForgivenOverTime() async throws {
+        let clock = TestClock()
+        let throttle = LoginThrottle(now: { clock.now })
+        let accounts = try Accounts.inMemory(throttle: throttle, now: { clock.now })
+        try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+        for attempt in 0..<5 {
+            await #expect(throws: AccountError.signInFailed, "attempt \(attempt)") {
+                try await accounts.signIn(name: "ada", password: "guess \(attempt)", address: "10.0.0.\(attempt)")
+            }
+        }
+        // Throttled before the password is checked: even the right one is refused now.
+        let refused = await #expect(throws: AccountError.self) { try await accounts.signIn(name: "ADA", password: "correct horse battery", address: "10.0.1.1") }
+        guard case .throttled(let wait)? = refused else {
+            Issue.record("expected throttling, got \(String(describing: refused))")
+            return
+        }
+        #expect(wait == 60)
+        clock.advance(61)
+        _ = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "10.0.1.1")
+    }
+
+    /// The figure the issue asks for: how many sign-ins one address can try before it is throttled,
+    /// and how fast it may go on after that (the clock stands still: a burst at one instant).
+    @Test func howFastOneAddressCanGuess() throws {
+        let clock = TestClock()
+        let throttle = LoginThrottle(now: { clock.now })
+        var burst = 0
+        while (try? throttle.check(name: "user\(burst)", address: "198.51.100.7")) != nil {
+            throttle.recordFailure(name: "user\(burst)", address: "198.51.100.7")
+            burst += 1
+        }
+        var later = 0
+        for _ in 0..<60 {
+            clock.advance(1)
+            if (try? throttle.check(name: "other\(later)", address: "198.51.100.7")) != nil {
+                throttle.recordFailure(name: "other\(later)", address: "198.51.100.7")
+                later += 1
+            }
+        }
+        print("[auth] one address: \(burst) failed sign-ins at once, then \(later) a minute (\(String(format: "%.2f", Double(later) / 60)) per second); one name: \(throttle.perAccount.burst), then one a minute")
+        #expect(burst == 20)
+        #expect(later == 20)
+    }
+
+    @Test func oneAddressIsThrottledAcrossNamesAndUnknownNamesCountToo() async throws {
+        let clock = TestClock()
+        let throttle = LoginThrottle(now: { clock.now })
+        for index in 0..<20 {
+            try throttle.check(name: "user\(index)", address: "203.0.113.9")
+            throttle.recordFailure(name: "user\(index)", address: "203.0.113.9")
+        }
+        #expect(throws: AccountError.throttled(retryAfter: 3)) { try throttle.check(name: "fresh", address: "203.0.113.9") }
+        try throttle.check(name: "fresh", address: "203.0.113.10")
+        clock.advance(3)
+        try throttle.check(name: "fresh", address: "203.0.113.9")
+    }
+}

@@ -1,0 +1,231 @@
+import Accounts
+@testable import APIContract
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@testable import SibylServer
+
+/// Accounts on a server: who may start it where, sign-in, sessions with CSRF, API tokens, roles.
+@Suite("Accounts over the API")
+struct AuthRoutesTests {
+    static let password = "correct horse battery"
+
+    /// A server with accounts: an administrator `ada` and a user `bo`.
+    static func withAccounts(_ body: @escaping @Sendable (ServerFixture, Accounts) async throws -> Void) async throws {
+        let accounts = try Accounts.inMemory()
+        try await accounts.add(name: "ada", password: password, role: .admin)
+        try await accounts.add(name: "bo", password: password, role: .user)
+        try await withServerFixture(accounts: accounts) { fixture in try await body(fixture, accounts) }
+    }
+
+    /// Signs in; returns the cookie header value and the CSRF token.
+    static func signIn(_ client: any TestClientProtocol, _ name: String) async throws -> (cookie: String, csrf: String) {
+        try await client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": name, "password": password])) { response in
+            #expect(response.status == .ok)
+            let setCookie = try #require(response.headers[.setCookie])
+            let csrf = try #require(response.object["csrfToken"] as? String)
+            return (String(setCookie.split(separator: ";")[0]), csrf)
+        }
+    }
+
+    @Test func theServerRefusesToListenBeyondLoopbackWithoutAccounts() throws {
+        #expect(throws: ServeRefusal.openBeyondLoopback(host: "0.0.0.0")) { try AuthSetting.none.resolve(host: "0.0.0.0", accountsExist: true) }
+        #expect(throws: ServeRefusal.noAccounts(host: "192.168.1.5")) { try AuthSetting.auto.resolve(host: "192.168.1.5", accountsExist: false) }
+        #expect(throws: ServeRefusal.noAccounts(host: "127.0.0.1")) { try AuthSetting.accounts.resolve(host: "127.0.0.1", accountsExist: false) }
+        #expect(try AuthSetting.auto.resolve(host: "127.0.0.1", accountsExist: false) == .open)
+        #expect(try AuthSetting.auto.resolve(host: "::1", accountsExist: true) == .accounts)
+        #expect(try AuthSetting.auto.resolve(host: "0.0.0.0", accountsExist: true) == .accounts)
+        #expect(try AuthSetting.none.resolve(host: "localhost", accountsExist: true) == .open)
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"] { #expect(AuthSetting.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "127.0.0.1.example.com", "1270.0.0.1", "example.com"] { #expect(!AuthSetting.isLoopback(host), "\(host)") }
+        #expect(ServeRefusal.noAccounts(host: "x").recoverySuggestion?.contains("sibyl users add NAME --admin") == true)
+    }
+
+    /// Every route of the API document but the public ones answers 401 without a session or token;
+    /// the list comes from the document, so a new route cannot escape this test.
+    @Test func everyRouteButThePublicOnesNeedsSigningIn() async throws {
+        let spec = try sibylSpec.get()
+        let operations = spec.operationKeys.filter { $0.path.hasPrefix("/api/v1/") }
+        try await Self.withAccounts { fixture, _ in
+            var covered = 0
+            for operation in operations {
+                let uri = operation.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
+                let method = HTTPRequest.Method(operation.method.uppercased())!
+                let isPublic = AuthMiddleware.publicRoutes.contains("\(method.rawValue) \(operation.path)")
+                let body = method == .get ? nil : jsonBody([:])
+                try await fixture.client.execute(uri: uri, method: method, headers: jsonHeaders, body: body) { response in
+                    if isPublic {
+                        #expect(response.status != .unauthorized, "\(method) \(uri) is public")
+                    } else {
+                        #expect(response.status == .unauthorized, "\(method) \(uri) answered \(response.status) without credentials")
+                        #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="sibyl""#)
+                        covered += 1
+                    }
+                }
+            }
+            for (method, uri) in [(HTTPRequest.Method.get, "/v1/models"), (.post, "/v1/chat/completions"), (.post, "/v1/embeddings")] {
+                try await fixture.client.execute(uri: uri, method: method, headers: jsonHeaders, body: jsonBody(["model": "x"])) { response in
+                    #expect(response.status == .unauthorized)
+                    #expect((response.object["error"] as? [String: Any])?["type"] as? String == "authentication_error")
+                }
+            }
+            print("[auth] routes refused without credentials: \(covered) of \(operations.count) in the API document (\(operations.count - covered) public)")
+            #expect(covered >= operations.count - AuthMiddleware.publicRoutes.count)
+        }
+    }
+
+    @Test func aSessionCookieIsStrictAndChangesNeedTheCSRFToken() async throws {
+        try await Self.withAccounts { fixture, _ in
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": "bo", "password": Self.password])) { response in
+                let cookie = try #require(response.headers[.setCookie])
+                for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] { #expect(cookie.contains(attribute), "\(cookie)") }
+                #expect(!cookie.contains("Secure"), "Secure only when the server is told it is behind TLS")
+                #expect(response.object["csrfToken"] != nil)
+            }
+            let (cookie, csrf) = try await Self.signIn(client, "bo")
+            let cookieOnly: HTTPFields = [.cookie: cookie, .contentType: "application/json"]
+            try await client.execute(uri: "/api/v1/auth/session", method: .get, headers: cookieOnly) { response in
+                #expect(response.status == .ok)
+                #expect((response.object["account"] as? [String: Any])?["name"] as? String == "bo")
+                #expect(response.object["csrfToken"] as? String == csrf)
+            }
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: cookieOnly, body: jsonBody([:])) { response in
+                #expect(response.status == .forbidden)
+                #expect(response.errorCode == "csrf_failed")
+            }
+            var wrong = cookieOnly
+            wrong[AuthMiddleware.csrfHeader] = String(csrf.reversed())
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: wrong, body: jsonBody([:])) { response in
+                #expect(response.errorCode == "csrf_failed")
+            }
+            var withToken = cookieOnly
+            withToken[AuthMiddleware.csrfHeader] = csrf
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: withToken, body: jsonBody([:])) { response in
+                #expect(response.status == .created)
+            }
+            try await client.execute(uri: "/api/v1/auth/session", method: .delete, headers: withToken) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
+            }
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: cookieOnly) { response in
+                #expect(response.status == .unauthorized, "a signed-out session must not work again")
+            }
+            // A made-up cookie value (session fixation) is never accepted.
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.cookie: "sibyl_session=" + String(repeating: "a", count: 43)]) { response in
+                #expect(response.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test func signingOutEverywhereEndsEverySession() async throws {
+        try await Self.withAccounts { fixture, accounts in
+            let first = try await Self.signIn(fixture.client, "bo")
+            let second = try await Self.signIn(fixture.client, "bo")
+            try await fixture.client.execute(uri: "/api/v1/auth/sessions", method: .delete, headers: [.cookie: first.cookie, AuthMiddleware.csrfHeader: first.csrf]) { response in
+                #expect(response.status == .noContent)
+            }
+            try await fixture.client.execute(uri: "/api/v1/auth/session", method: .get, headers: [.cookie: second.cookie]) { response in
+                #expect(response.status == .unauthorized)
+            }
+            #expect(try accounts.sessionCount(accountID: try accounts.account(named: "bo").id) == 0)
+        }
+    }
+
+    @Test func failedSignInsSayTheSameAndAreThrottled() async throws {
+        try await Self.withAccounts { fixture, _ in
+            var bodies: [String] = []
+            for (name, password) in [("bo", "wrong password"), ("nobody", "wrong password")] {
+                try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": name, "password": password])) { response in
+                    #expect(response.status == .unauthorized)
+                    bodies.append(response.text)
+                }
+            }
+            #expect(bodies[0] == bodies[1], "an unknown name and a wrong password must look alike")
+            for _ in 0..<4 {
+                try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": "bo", "password": "still wrong"])) { _ in }
+            }
+            try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": "bo", "password": Self.password])) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
+            }
+        }
+    }
+
+    @Test func apiTokensWorkForScriptsAndOpenAIClientsAndCanBeReadOnlyOrRevoked() async throws {
+        try await Self.withAccounts { fixture, _ in
+            fixture.model.handle(chatPath) { _ in .chatStream(["hello"]) }
+            let client = fixture.client
+            let session = try await Self.signIn(client, "bo")
+            let headers: HTTPFields = [.cookie: session.cookie, AuthMiddleware.csrfHeader: session.csrf, .contentType: "application/json"]
+            func issue(readOnly: Bool) async throws -> (id: String, secret: String) {
+                try await client.execute(uri: "/api/v1/auth/tokens", method: .post, headers: headers, body: jsonBody(["label": "script", "readOnly": readOnly])) { response in
+                    #expect(response.status == .created)
+                    let token = try #require(response.object["token"] as? [String: Any])
+                    return (try #require(token["id"] as? String), try #require(response.object["secret"] as? String))
+                }
+            }
+            let reader = try await issue(readOnly: true)
+            let writer = try await issue(readOnly: false)
+            let readerHeaders: HTTPFields = [.authorization: "Bearer \(reader.secret)", .contentType: "application/json"]
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: readerHeaders) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: readerHeaders, body: jsonBody([:])) { response in
+                #expect(response.status == .forbidden)
+                #expect(response.errorCode == "read_only_token")
+            }
+            // A read-only token may still ask through the OpenAI-compatible endpoint (nothing is stored).
+            try await client.execute(uri: chatPath, method: .post, headers: readerHeaders, body: jsonBody(["model": "sibyl-assistant", "messages": [["role": "user", "content": "hi"]]])) { response in
+                #expect(response.status == .ok)
+            }
+            // A token needs no CSRF token: browsers do not send it on their own.
+            try await client.execute(uri: "/api/v1/conversations", method: .post, headers: [.authorization: "Bearer \(writer.secret)", .contentType: "application/json"], body: jsonBody([:])) { response in
+                #expect(response.status == .created)
+            }
+            try await client.execute(uri: "/api/v1/auth/tokens", method: .get, headers: headers) { response in
+                #expect(response.array.count == 2)
+                #expect(!response.text.contains(reader.secret) && !response.text.contains(writer.secret), "a token's secret is shown once")
+            }
+            try await client.execute(uri: "/api/v1/auth/tokens/\(reader.id)", method: .delete, headers: headers) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/api/v1/conversations", method: .get, headers: readerHeaders) { #expect($0.status == .unauthorized) }
+            // Another account cannot revoke (or see) bo's token.
+            let ada = try await Self.signIn(client, "ada")
+            try await client.execute(uri: "/api/v1/auth/tokens/\(writer.id)", method: .delete, headers: [.cookie: ada.cookie, AuthMiddleware.csrfHeader: ada.csrf]) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func onlyAdministratorsManageTheSharedServer() async throws {
+        try await Self.withAccounts { fixture, accounts in
+            let user = try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
+            let admin = try accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "t", readOnly: false).secret
+            for (method, uri) in [(HTTPRequest.Method.put, "/api/v1/settings/chat.model"), (.get, "/api/v1/keys"), (.put, "/api/v1/keys/openai"), (.post, "/api/v1/models/install"), (.get, "/api/v1/glasses")] {
+                try await fixture.client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(user)", .contentType: "application/json"], body: jsonBody(["value": "x"])) { response in
+                    #expect(response.status == .forbidden, "\(method) \(uri)")
+                    #expect(response.errorCode == "admin_only")
+                }
+            }
+            try await fixture.client.execute(uri: "/api/v1/settings/chat.model", method: .get, headers: [.authorization: "Bearer \(user)"]) { #expect($0.status == .ok) }
+            try await fixture.client.execute(uri: "/api/v1/settings/chat.model", method: .put, headers: [.authorization: "Bearer \(admin)", .contentType: "application/json"], body: jsonBody(["value": "m2"])) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    @Test func everyResponseCarriesTheSecurityHeaders() async throws {
+        try await withServerFixture { fixture in
+            for uri in ["/healthz", "/api/v1/conversations", "/api/v1/conversations/\(UUID().uuidString)", "/v1/models"] {
+                try await fixture.client.execute(uri: uri, method: .get) { response in
+                    #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                }
+            }
+            try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": "a", "password": "b"])) { response in
+                #expect(response.status == .notFound)
+                #expect(response.errorCode == "accounts_off")
+            }
+        }
+    }
+}
