@@ -131,7 +131,7 @@ let package = Package(
         ),
         .target(
             name: "SibylConfig",
-            dependencies: ["SibylCore"]
+            dependencies: ["SibylCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         .target(name: "VectorIndexLayout", swiftSettings: optimizedInDebug),
@@ -215,6 +215,7 @@ let package = Package(
                 "Accounts", "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
                 "Monocle", "MonocleEmulator", "MonocleRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

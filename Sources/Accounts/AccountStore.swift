@@ -7,7 +7,7 @@ internal import GRDB
 /// the file signs no one in.
 final class AccountStore: Sendable {
     private let database: any DatabaseWriter
-    private let location: String
+    let location: String
 
     init(path: String) throws {
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent()

@@ -21,6 +21,8 @@ public final class Accounts: Sendable {
     }
 
     let store: AccountStore
+    /// The database's path (":memory:" for tests).
+    public var location: String { store.location }
     public let hasher: PasswordHasher
     public let throttle: LoginThrottle
     public let sessions: SessionPolicy

@@ -77,7 +77,7 @@ struct Config: AsyncParsableCommand {
                 let paths = runtime.paths
                 Terminal.print(Format.table(["WHAT", "PATH"], [
                     ["data directory", paths.home.path], ["database", paths.database.path], ["knowledge base", paths.knowledgeDatabase.path],
-                    ["config", paths.configFile.path], ["secrets (0600)", paths.secretsFile.path], ["attachments", paths.attachments.path],
+                    ["config", paths.configFile.path], ["secrets (0600, sealed)", paths.secretsFile.path], ["secrets key (0600)", SecretStore(file: paths.secretsFile).keyFile.path], ["attachments", paths.attachments.path],
                     ["uploaded documents", paths.uploadedDocuments.path], ["logs", paths.logs.path],
                 ]))
             }

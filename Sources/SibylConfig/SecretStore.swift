@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -6,15 +7,29 @@ import Glibc
 import Darwin
 #endif
 
-/// API keys, kept in one JSON file readable and writable by its owner only (mode 0600).
+/// API keys, kept in one file readable and writable by its owner only (mode 0600), sealed with
+/// AES-256-GCM under a key in a second owner-only file beside it (`secrets.key`).
 ///
-/// Keys are never printed: listings show them masked. A file found with looser permissions is
-/// tightened on read, because other users on the machine must not be able to read it.
+/// A copy of the data directory's files without the key file (a backup, a synced folder, a
+/// database handed over for debugging) holds no readable key. Keys are never printed: listings
+/// show them masked. Files found with looser permissions are tightened on read, because other
+/// users on the machine must not be able to read them. A store written by an older Sibyl (plain
+/// JSON) is read and sealed at once.
 public struct SecretStore: Sendable {
     public let file: URL
+    /// The sealing key's file.
+    public var keyFile: URL { file.deletingPathExtension().appendingPathExtension("key") }
 
     public init(file: URL) {
         self.file = file
+    }
+
+    /// What the sealed file holds: the keys' JSON, sealed.
+    struct Sealed: Codable {
+        var format = "sibyl.secrets"
+        var version = 2
+        /// Nonce, ciphertext and tag, base64.
+        var sealed: String
     }
 
     /// The stored key with this name.
@@ -51,24 +66,61 @@ public struct SecretStore: Sendable {
 
     private func load() throws -> [String: String] {
         guard FileManager.default.fileExists(atPath: file.path) else { return [:] }
-        if let mode = permissions(), mode & 0o077 != 0 {
-            chmod(file.path, 0o600)
+        for path in [file.path, keyFile.path] {
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil, mode & 0o077 != 0 {
+                chmod(path, 0o600)
+            }
         }
+        let data: Data
         do {
-            let data = try Data(contentsOf: file)
-            if data.isEmpty { return [:] }
-            return try JSONDecoder().decode([String: String].self, from: data)
+            data = try Data(contentsOf: file)
         } catch {
+            throw ConfigError.unreadableFile(path: file.path, reason: error.localizedDescription)
+        }
+        if data.isEmpty { return [:] }
+        if let sealed = try? JSONDecoder().decode(Sealed.self, from: data), sealed.format == "sibyl.secrets" {
+            guard FileManager.default.fileExists(atPath: keyFile.path) else {
+                throw ConfigError.unreadableFile(path: file.path, reason: "its key file \(keyFile.path) is missing; store the keys again")
+            }
+            do {
+                let box = try AES.GCM.SealedBox(combined: Data(base64Encoded: sealed.sealed) ?? Data())
+                let plain = try AES.GCM.open(box, using: try sealingKey(creating: false))
+                return try JSONDecoder().decode([String: String].self, from: plain)
+            } catch let error as ConfigError {
+                throw error
+            } catch {
+                throw ConfigError.unreadableFile(path: file.path, reason: "it cannot be opened with \(keyFile.path) (a key file from another data directory?)")
+            }
+        }
+        // A plain store from before sealing: read it, then seal it.
+        guard let plain = try? JSONDecoder().decode([String: String].self, from: data) else {
             throw ConfigError.unreadableFile(path: file.path, reason: "it is not a JSON object of key names to keys")
         }
+        try? save(plain)
+        return plain
     }
 
     private func save(_ secrets: [String: String]) throws {
         let directory = file.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let box = try AES.GCM.seal(try encoder.encode(secrets), using: try sealingKey(creating: true))
+        guard let combined = box.combined else { throw ConfigError.unreadableFile(path: file.path, reason: "it could not be sealed") }
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileWriter.writeAtomically(try encoder.encode(secrets), to: file, permissions: 0o600)
+        try FileWriter.writeAtomically(try encoder.encode(Sealed(sealed: combined.base64EncodedString())), to: file, permissions: 0o600)
+    }
+
+    /// The 256-bit sealing key, made (owner-only) the first time a key is stored.
+    private func sealingKey(creating: Bool) throws -> SymmetricKey {
+        if let data = try? Data(contentsOf: keyFile) {
+            guard data.count == 32 else { throw ConfigError.unreadableFile(path: keyFile.path, reason: "it does not hold a 256-bit key") }
+            return SymmetricKey(data: data)
+        }
+        guard creating else { throw ConfigError.unreadableFile(path: keyFile.path, reason: "it is missing") }
+        let key = SymmetricKey(size: .bits256)
+        try FileWriter.writeAtomically(key.withUnsafeBytes { Data($0) }, to: keyFile, permissions: 0o600)
+        return key
     }
 
     private static func check(_ name: String) throws {

@@ -2,6 +2,7 @@ import Accounts
 import Assistant
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -21,8 +22,9 @@ public struct SibylServer: Sendable {
         /// Marks the session cookie Secure: set it when clients reach the server over HTTPS (a
         /// reverse proxy that terminates TLS).
         public var secureCookies: Bool
-        /// A connection that sends nothing for this long is closed (`serve.idle_timeout`): slow or
-        /// silent clients cannot hold connections open for ever. Streams being written are not idle.
+        /// A connection is closed when its first request head takes longer than this to arrive, or
+        /// when it sends nothing for this long between requests (`serve.idle_timeout`): slow or
+        /// silent clients cannot hold connections open for ever. Answers being written are not idle.
         public var idleTimeout: Duration
 
         public init(
@@ -107,14 +109,27 @@ public struct SibylServer: Sendable {
         let router = router()
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(http1: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)))
-            ),
+            server: server(webSocketRouter: router),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Sibyl"),
             onServerRunning: onServerRunning,
             logger: runtime.logger
         )
+    }
+
+    /// HTTP/1 with WebSocket upgrades. Silent or slow clients are cut off after
+    /// `serve.idle_timeout`: before their first request head has fully arrived
+    /// (`RequestHeadDeadline`), and between requests (Hummingbird's idle timer).
+    func server(webSocketRouter router: Router<SibylRequestContext>) -> HTTPServerBuilder {
+        let timeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
+        let webSocketResponder = router.buildResponder()
+        return HTTPServerBuilder { responder in
+            HeadDeadlineChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: .init(idleTimeout: timeout))
+                ),
+                deadline: timeout
+            )
+        }
     }
 
     /// Serves until SIGTERM or SIGINT, then shuts down gracefully: answers under way get

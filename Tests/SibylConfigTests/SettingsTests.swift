@@ -101,6 +101,37 @@ struct SecretsTests {
         #expect(try !store.remove(named: "openai"))
     }
 
+    /// The file holds no key in the clear; without its key file it opens for no one; a plain store
+    /// from an older Sibyl is read and sealed.
+    @Test func keysAreSealedAtRestAndOldPlainStoresAreSealedOnRead() throws {
+        let paths = try temporaryPaths()
+        let store = SecretStore(file: paths.secretsFile)
+        try store.set("sk-live-abcdefghijklmnop", named: "openai")
+        let onDisk = try Data(contentsOf: paths.secretsFile)
+        #expect(onDisk.range(of: Data("sk-live".utf8)) == nil && onDisk.range(of: Data("abcdefghijklmnop".utf8)) == nil)
+        #expect(String(decoding: onDisk, as: UTF8.self).contains("sibyl.secrets"))
+        #expect((try FileManager.default.attributesOfItem(atPath: store.keyFile.path)[.posixPermissions] as? Int) == 0o600)
+        #expect(try Data(contentsOf: store.keyFile).count == 32)
+
+        // Another data directory's key cannot open it; a missing key file says so.
+        let other = try temporaryPaths()
+        try SecretStore(file: other.secretsFile).set("x-1", named: "x")
+        try FileManager.default.removeItem(at: store.keyFile)
+        try FileManager.default.copyItem(at: SecretStore(file: other.secretsFile).keyFile, to: store.keyFile)
+        let wrongKey = #expect(throws: ConfigError.self) { try store.secret(named: "openai") }
+        #expect(wrongKey?.errorDescription?.contains("cannot be opened") == true)
+        try FileManager.default.removeItem(at: store.keyFile)
+        let missing = #expect(throws: ConfigError.self) { try store.secret(named: "openai") }
+        #expect(missing?.errorDescription?.contains("is missing") == true)
+
+        let old = try temporaryPaths()
+        try FileManager.default.createDirectory(at: old.home, withIntermediateDirectories: true)
+        try Data(#"{"openai": "sk-plain-0123456789"}"#.utf8).write(to: old.secretsFile)
+        #expect(try SecretStore(file: old.secretsFile).secret(named: "openai") == "sk-plain-0123456789")
+        #expect(try Data(contentsOf: old.secretsFile).range(of: Data("sk-plain".utf8)) == nil, "sealed as soon as it was read")
+        #expect(try SecretStore(file: old.secretsFile).secret(named: "openai") == "sk-plain-0123456789")
+    }
+
     @Test func looserPermissionsAreTightened() throws {
         let paths = try temporaryPaths()
         let store = SecretStore(file: paths.secretsFile)

@@ -213,6 +213,43 @@ struct AuthRoutesTests {
         }
     }
 
+    /// After keys, passwords, sessions and tokens have all been used, no file under the data
+    /// directory (databases, their journals, logs, settings) holds any of them in the clear.
+    @Test func noSecretIsWrittenInTheClear() async throws {
+        let key = "sk-proj-SECRETKEY0123456789abcdef"
+        let accounts = try Accounts(path: FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-accounts-\(UUID().uuidString).sqlite").path, hasher: PasswordHasher(cost: 4))
+        try await accounts.add(name: "ada", password: Self.password, role: .admin)
+        try await withServerFixture(accounts: accounts) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["hello"]) }
+            let session = try await Self.signIn(fixture.client, "ada")
+            let headers: HTTPFields = [.cookie: session.cookie, AuthMiddleware.csrfHeader: session.csrf, .contentType: "application/json"]
+            try await fixture.client.execute(uri: "/api/v1/keys/openai", method: .put, headers: headers, body: jsonBody(["key": key])) { response in
+                #expect(response.status == .ok)
+                #expect(!response.text.contains(key), "keys are write-only")
+            }
+            let token = try await fixture.client.execute(uri: "/api/v1/auth/tokens", method: .post, headers: headers, body: jsonBody(["label": "t"])) { response in
+                try #require(response.object["secret"] as? String)
+            }
+            let conversation = try await fixture.client.execute(uri: "/api/v1/conversations", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: jsonBody([:])) { response in
+                try #require(response.object["id"] as? String)
+            }
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/turns", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: jsonBody(["text": "hi", "stream": false])) { response in
+                #expect(response.object["status"] as? String == "complete")
+            }
+            #expect(fixture.model.requests(to: chatPath).last?.header("Authorization") == "Bearer \(key)", "the key was really used")
+            let secrets = [key, Self.password, token, String(session.cookie.split(separator: "=")[1])]
+            var scanned = 0
+            let files = FileManager.default.enumerator(at: fixture.home, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            for file in files + ["", "-wal", "-shm"].map({ URL(fileURLWithPath: accounts.location + $0) }) {
+                guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+                scanned += 1
+                for secret in secrets { #expect(data.range(of: Data(secret.utf8)) == nil, "\(file.lastPathComponent) holds a secret in the clear") }
+            }
+            print("[secrets] \(scanned) files under the data directory scanned; none holds a key, password, token or session")
+            #expect(scanned >= 5)
+        }
+    }
+
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await withServerFixture { fixture in
             for uri in ["/healthz", "/api/v1/conversations", "/api/v1/conversations/\(UUID().uuidString)", "/v1/models"] {
