@@ -310,7 +310,7 @@ let package = Package(
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
-        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines"]),
+        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [

@@ -10,18 +10,26 @@ struct DOCXReader {
 
     func read(url: URL) throws -> ExtractedDocument {
         let package = try DOCXPackage(url: url, limits: limits)
-        let mainPath = try package.read("_rels/.rels")
+        // Every part goes through `XMLPartText` before `XMLParser` sees it. An optional part it refuses
+        // counts as missing, as other damage to such a part already does; for the main part it is an error.
+        let mainPath = try package.read("_rels/.rels").flatMap { try? XMLPartText.prepared($0) }
             .flatMap { Relationships.target(ofType: "officeDocument", in: $0, base: "") } ?? "word/document.xml"
-        guard let document = try package.read(mainPath) else {
+        guard let rawDocument = try package.read(mainPath) else {
             throw ExtractionError.corruptDOCX("it has no \(mainPath); is it a Word document?")
+        }
+        let document: Data
+        do {
+            document = try XMLPartText.prepared(rawDocument)
+        } catch {
+            throw ExtractionError.corruptDOCX("\(mainPath) \(error.reason)")
         }
         let directory = mainPath.split(separator: "/").dropLast().joined(separator: "/")
         let name = mainPath.split(separator: "/").last.map(String.init) ?? "document.xml"
         let relationshipsPath = (directory.isEmpty ? "" : directory + "/") + "_rels/" + name + ".rels"
-        let stylesPath = try package.read(relationshipsPath)
+        let stylesPath = try package.read(relationshipsPath).flatMap { try? XMLPartText.prepared($0) }
             .flatMap { Relationships.target(ofType: "styles", in: $0, base: directory) } ?? (directory.isEmpty ? "" : directory + "/") + "styles.xml"
-        let styles = try package.read(stylesPath).map(DOCXStyles.parse) ?? DOCXStyles()
-        let coreTitle = try package.read("docProps/core.xml").flatMap(CoreProperties.title)
+        let styles = try package.read(stylesPath).flatMap { try? XMLPartText.prepared($0) }.map(DOCXStyles.parse) ?? DOCXStyles()
+        let coreTitle = try package.read("docProps/core.xml").flatMap { try? XMLPartText.prepared($0) }.flatMap(CoreProperties.title)
 
         try Task.checkCancellation()
         let parser = DOCXDocumentParser(styles: styles)

@@ -21,6 +21,10 @@ public struct DocumentExtractor: Sendable {
         public var maxDOCXPartSize: Int64
         /// The highest compression ratio accepted for a DOCX part over 1 MB.
         public var maxDOCXCompressionRatio: Double
+        /// The most pages a PDF may have.
+        public var maxPDFPages: Int
+        /// How long reading one file may take (checked between PDF pages, where OCR makes it slow).
+        public var timeLimit: Duration
 
         /// Options; the defaults suit documents a person would upload.
         public init(
@@ -29,7 +33,9 @@ public struct DocumentExtractor: Sendable {
             ocrLanguages: String = "eng",
             ocrResolution: Int = 300,
             maxDOCXPartSize: Int64 = 200_000_000,
-            maxDOCXCompressionRatio: Double = 200
+            maxDOCXCompressionRatio: Double = 200,
+            maxPDFPages: Int = 5_000,
+            timeLimit: Duration = .seconds(1_800)
         ) {
             self.maxFileSize = maxFileSize
             self.ocr = ocr
@@ -37,6 +43,8 @@ public struct DocumentExtractor: Sendable {
             self.ocrResolution = ocrResolution
             self.maxDOCXPartSize = maxDOCXPartSize
             self.maxDOCXCompressionRatio = maxDOCXCompressionRatio
+            self.maxPDFPages = maxPDFPages
+            self.timeLimit = timeLimit
         }
     }
 

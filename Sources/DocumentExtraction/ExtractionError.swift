@@ -27,6 +27,10 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Sendable {
     case unsupportedExtension(String)
     /// The file could not be read from disk.
     case unreadableFile(String)
+    /// A PDF with more pages than allowed.
+    case tooManyPages(count: Int, limit: Int)
+    /// Reading took longer than allowed (after `pagesRead` of `pageCount` pages).
+    case tookTooLong(limit: Duration, pagesRead: Int, pageCount: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -56,6 +60,10 @@ public enum ExtractionError: Error, LocalizedError, Equatable, Sendable {
                 : "Sibyl does not read .\(fileExtension) files; it reads .txt, .md, .html, .pdf, .docx, .png, .jpg and .tif files."
         case .unreadableFile(let detail):
             "The file could not be read: \(detail)."
+        case .tooManyPages(let count, let limit):
+            "The PDF has \(count) pages, over the \(limit)-page limit (docs.max_pdf_pages); split it or raise the limit."
+        case .tookTooLong(let limit, let pagesRead, let pageCount):
+            "Reading the file took longer than \(limit.components.seconds) s (docs.max_extraction_seconds), after \(pagesRead) of \(pageCount) pages; nothing of it was added. Split it or raise the limit."
         }
     }
 

@@ -83,13 +83,15 @@ struct PDFPage {
     /// Renders the page on white at `dpi` (reduced for huge pages) and returns it as PNG bytes.
     func renderPNG(dpi: Int) throws -> Data {
         let (width, height) = size
-        guard width > 0, height > 0 else { throw ExtractionError.corruptPDF("a page has no size") }
-        // Keep the bitmap under about 50 megapixels, whatever the page size.
-        var scale = Double(dpi) / 72
-        let maximumPixels = 50_000_000.0
-        if width * height * scale * scale > maximumPixels { scale = (maximumPixels / (width * height)).squareRoot() }
-        let pixelWidth = Int32(max(1, (width * scale).rounded(.up)))
-        let pixelHeight = Int32(max(1, (height * scale).rounded(.up)))
+        guard width > 0, height > 0, width.isFinite, height.isFinite else { throw ExtractionError.corruptPDF("a page has no size") }
+        // Keep the bitmap under about 50 megapixels, whatever the page size, and each side within
+        // cairo's 32,767 pixels: a damaged MediaBox can make a page 10¹⁹ points tall and 612 wide,
+        // whose side at 50 megapixels would not even fit the Int32 cairo takes. The square roots
+        // are taken apart so that the area of a huge page does not overflow to infinity.
+        let maximumPixels = 50_000_000.0, maximumSide = 32_767.0
+        let scale = min(Double(dpi) / 72, maximumPixels.squareRoot() / width.squareRoot() / height.squareRoot(), maximumSide / max(width, height))
+        let pixelWidth = Int32(min(maximumSide, max(1, (width * scale).rounded(.up))))
+        let pixelHeight = Int32(min(maximumSide, max(1, (height * scale).rounded(.up))))
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, pixelWidth, pixelHeight) else {
             throw ExtractionError.corruptPDF("a page could not be rendered")
         }

@@ -12,11 +12,14 @@ struct PDFReader {
     func read(path: String, progress: DocumentExtractor.PageProgress? = nil) async throws -> ExtractedDocument {
         let file = try PDFFile(path: path)
         let pageCount = file.pageCount
+        guard pageCount <= options.maxPDFPages else { throw ExtractionError.tooManyPages(count: pageCount, limit: options.maxPDFPages) }
+        let started = ContinuousClock.now
         var collector = BlockCollector()
         var warnings: [String] = []
         var ocrSkipped: [Int] = []
         for index in 0..<pageCount {
             try Task.checkCancellation()
+            if ContinuousClock.now - started > options.timeLimit { throw ExtractionError.tookTooLong(limit: options.timeLimit, pagesRead: index, pageCount: pageCount) }
             let number = index + 1
             defer { progress?(number, pageCount) }
             let (text, scan) = try file.withPage(index) { page -> (String, Scan) in

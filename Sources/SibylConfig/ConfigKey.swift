@@ -94,6 +94,8 @@ extension ConfigKey {
             ConfigKey("docs.collection", .string, env: ["SIBYL_DOCS_COLLECTION"], default: "default", "collection documents go to and answers come from"),
             ConfigKey("docs.chunk_tokens", .integer, env: ["SIBYL_DOCS_CHUNK_TOKENS"], default: "400", "passage size in the embedder's tokens (capped at its limit)"),
             ConfigKey("docs.overlap", .number, env: ["SIBYL_DOCS_OVERLAP"], default: "15", "percent of a passage repeated at the start of the next"),
+            ConfigKey("docs.max_pdf_pages", .integer, env: ["SIBYL_DOCS_MAX_PDF_PAGES"], default: "5000", "most pages a PDF may have to be added"),
+            ConfigKey("docs.max_extraction_seconds", .integer, env: ["SIBYL_DOCS_MAX_EXTRACTION_SECONDS"], default: "1800", "longest one file may take to read (OCR of scanned pages is the slow part)"),
             ConfigKey("docs.threshold", .number, env: ["SIBYL_DOCS_THRESHOLD"], default: "0.3", "cosine similarity a passage needs to ground an answer"),
             ConfigKey("docs.passages", .integer, env: ["SIBYL_DOCS_PASSAGES"], "passages an answer is given (unset: 3 with the local chat model, whose reading of a long prompt is slow, 5 with a remote one)"),
             ConfigKey("docs.index", .choice, env: ["SIBYL_DOCS_INDEX"], default: "automatic", choices: ["automatic", "exact", "hnsw"], "vector search: exact, HNSW, or by size (HNSW from 20,000 passages)"),

@@ -100,6 +100,20 @@ extension ConversationStore {
         }
     }
 
+    /// Marks every answer still `pending` as failed with `reason`: for answers whose writer died
+    /// (a crash, kill -9, power loss). Only call it when no other process can be writing answers
+    /// to this store (see `AnswerLease`). Returns how many there were.
+    @discardableResult
+    public func failPendingAnswers(reason: String) throws -> Int {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE message SET status = ?, error = ? WHERE status = ?",
+                arguments: [MessageStatus.failed.rawValue, reason, MessageStatus.pending.rawValue]
+            )
+            return db.changesCount
+        }
+    }
+
     /// Deletes a message and its attachment files; false if there was none.
     @discardableResult
     public func deleteMessage(id: UUID) throws -> Bool {

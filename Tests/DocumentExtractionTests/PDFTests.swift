@@ -17,6 +17,28 @@ struct PDFTests {
         }
     }
 
+    /// A PDF over the page limit is refused before any page is read; one that takes longer than the
+    /// time limit stops between pages with what it had read, and nothing is returned.
+    @Test func pageCountAndReadingTimeAreLimited() async throws {
+        try await Scratch.run { scratch in
+            let file = try scratch.file("three.pdf", try PDFWriter(pages: [.text(["One."]), .text(["Two."]), .text(["Three."])]).data())
+            let pages = await #expect(throws: ExtractionError.self) {
+                try await DocumentExtractor(options: .init(ocr: false, maxPDFPages: 2)).extract(file)
+            }
+            #expect(pages == .tooManyPages(count: 3, limit: 2))
+            #expect(pages?.errorDescription?.contains("docs.max_pdf_pages") == true)
+            let slow = await #expect(throws: ExtractionError.self) {
+                try await DocumentExtractor(options: .init(ocr: false, timeLimit: .zero)).extract(file)
+            }
+            guard case .tookTooLong(_, let read, let count)? = slow else {
+                Issue.record("expected the time limit, got \(String(describing: slow))")
+                return
+            }
+            #expect(read >= 0 && read < count && count == 3)
+            #expect(try await DocumentExtractor(options: .init(ocr: false, maxPDFPages: 3)).extract(file).pageCount == 3)
+        }
+    }
+
     @Test func threePagesKeepTheirPageNumbers() async throws {
         try await Scratch.run { scratch in
             let pdf = PDFWriter(pages: [

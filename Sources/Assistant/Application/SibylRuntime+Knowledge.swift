@@ -67,7 +67,13 @@ extension SibylRuntime {
         let setup = try embeddingSetup()
         return Ingestor(
             store: try knowledgeStore(),
-            extractor: DocumentExtractor(recognizer: providers.textRecognizer()),
+            extractor: DocumentExtractor(
+                options: DocumentExtractor.Options(
+                    maxPDFPages: settings.integer("docs.max_pdf_pages") ?? 5_000,
+                    timeLimit: .seconds(settings.integer("docs.max_extraction_seconds") ?? 1_800)
+                ),
+                recognizer: providers.textRecognizer()
+            ),
             embedder: setup.embedder,
             embeddingModel: setup.model,
             chunker: chunker(for: setup)

@@ -33,6 +33,8 @@ public final class SibylRuntime: Sendable {
     /// Answers under way.
     public let turns: TurnRegistry
     private let knowledgeBox = Mutex<KnowledgeStore?>(nil)
+    /// This process's claim to write answers here (see `AnswerLease`).
+    private let answerLease: AnswerLease
     let retrievers = Mutex<[RetrieverKey: Retriever]>([:])
 
     /// Where this runtime's conversations, documents and uploads live: the data directory for the
@@ -56,6 +58,7 @@ public final class SibylRuntime: Sendable {
         providers = Providers(settings: liveSettings, local: local, logger: logger)
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
+        answerLease = AnswerLease(home: paths.home, store: store)
     }
 
     /// One account's runtime on a shared server: its own conversations, documents, personas and
@@ -72,6 +75,7 @@ public final class SibylRuntime: Sendable {
         providers = shared.providers
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
+        answerLease = AnswerLease(home: paths.home, store: store)
     }
 
     /// The knowledge base of this data directory, opened once.

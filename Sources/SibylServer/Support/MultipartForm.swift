@@ -69,6 +69,7 @@ struct MultipartForm: Sendable {
     /// Gathers the parser's callbacks into parts (one request, one task: no sharing).
     private final class Collector {
         private let parser: MultipartParser
+        private var headerNames: HeaderNameGuard
         private(set) var parts: [Part] = []
         private var headers: [(String, String)] = []
         private var body = Data()
@@ -76,12 +77,16 @@ struct MultipartForm: Sendable {
 
         init(boundary: String) {
             parser = MultipartParser(boundary: boundary)
+            headerNames = HeaderNameGuard(boundary: boundary)
             parser.onHeader = { [unowned self] name, value in headers.append((name.lowercased(), value)) }
             parser.onBody = { [unowned self] buffer in body.append(contentsOf: buffer.readableBytesView) }
             parser.onPartComplete = { [unowned self] in complete() }
         }
 
         func feed(_ buffer: ByteBuffer) throws {
+            guard headerNames.allASCII(buffer) else {
+                throw APIError.badRequest("The multipart body is malformed: a part's header name is not ASCII.", code: "invalid_multipart")
+            }
             do {
                 try parser.execute(buffer)
             } catch {
@@ -112,6 +117,69 @@ struct MultipartForm: Sendable {
                 return value.replacingOccurrences(of: "\\\"", with: "\"")
             }
             return nil
+        }
+    }
+
+    /// Finds a byte over 0x7F in a part's header name before MultipartKit's parser does: its
+    /// parser (4.7) looks such a byte up in a 128-entry table and traps, which would take the whole
+    /// server down on one request.
+    ///
+    /// It follows the stream as the parser does, but errs towards looking: header lines start
+    /// after every `--boundary` CRLF, even one the parser would take for body bytes, and after every
+    /// CRLF that ends a header line; a name runs to its colon. Header names are ASCII tokens
+    /// (RFC 7578), so nothing a real client sends is refused; UTF-8 filenames are in values.
+    struct HeaderNameGuard {
+        private enum State {
+            /// In a body, a preamble or an epilogue.
+            case outside
+            case name(length: Int)
+            case value
+            /// A header line's CR, which the parser wants followed by LF.
+            case afterCR
+        }
+
+        private var state = State.outside
+        /// The delimiter line, and its Knuth–Morris–Pratt failure table: boundaries such as
+        /// `----WebKitFormBoundary…` overlap themselves, which a naive restart would miss.
+        private let delimiter: [UInt8]
+        private let fallback: [Int]
+        private var matched = 0
+
+        init(boundary: String) {
+            delimiter = Array("--\(boundary)\r\n".utf8)
+            var fallback = [0]
+            var length = 0
+            for byte in delimiter.dropFirst() {
+                while length > 0, byte != delimiter[length] { length = fallback[length - 1] }
+                if byte == delimiter[length] { length += 1 }
+                fallback.append(length)
+            }
+            self.fallback = fallback
+        }
+
+        /// Whether every header name byte in `buffer` (continuing the stream so far) is ASCII.
+        mutating func allASCII(_ buffer: ByteBuffer) -> Bool {
+            for byte in buffer.readableBytesView {
+                switch state {
+                case .outside:
+                    break
+                case .name(let length):
+                    if byte >= 0x80 { return false }
+                    // A CR ends the headers when it starts the line; anywhere else in a name the parser refuses it.
+                    state = byte == UInt8(ascii: ":") ? .value : byte == UInt8(ascii: "\r") ? (length == 0 ? .outside : .afterCR) : .name(length: length + 1)
+                case .value:
+                    if byte == UInt8(ascii: "\r") { state = .afterCR }
+                case .afterCR:
+                    state = byte == UInt8(ascii: "\n") ? .name(length: 0) : .outside
+                }
+                while matched > 0, byte != delimiter[matched] { matched = fallback[matched - 1] }
+                if byte == delimiter[matched] { matched += 1 }
+                if matched == delimiter.count {
+                    state = .name(length: 0)
+                    matched = fallback[matched - 1]
+                }
+            }
+            return true
         }
     }
 }

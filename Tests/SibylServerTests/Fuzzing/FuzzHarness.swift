@@ -1,0 +1,1 @@
+../../DocumentExtractionTests/Fuzzing/FuzzHarness.swift
