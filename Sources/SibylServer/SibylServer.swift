@@ -22,6 +22,9 @@ public struct SibylServer: Sendable {
         /// Marks the session cookie Secure: set it when clients reach the server over HTTPS (a
         /// reverse proxy that terminates TLS).
         public var secureCookies: Bool
+        /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
+        /// (`serve.trusted_proxies`, addresses separated by commas); none by default.
+        public var trustedProxies: Set<String> = []
         /// A connection is closed when its first request head takes longer than this to arrive, or
         /// when it sends nothing for this long between requests (`serve.idle_timeout`): slow or
         /// silent clients cannot hold connections open for ever. Answers being written are not idle.
@@ -53,6 +56,7 @@ public struct SibylServer: Sendable {
             auth = settings.value("serve.auth").flatMap(AuthSetting.init(rawValue:)) ?? .auto
             secureCookies = settings.value("serve.secure_cookies") == "on"
             idleTimeout = .seconds(max(1, settings.integer("serve.idle_timeout") ?? 60))
+            trustedProxies = Set((settings.value("serve.trusted_proxies") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
     }
 
@@ -82,6 +86,7 @@ public struct SibylServer: Sendable {
     /// The router with every route; tests drive it directly.
     public func router() -> Router<SibylRequestContext> {
         let router = Router(context: SibylRequestContext.self)
+        if !configuration.trustedProxies.isEmpty { router.add(middleware: ForwardedMiddleware(trusted: configuration.trustedProxies)) }
         router.add(middleware: RequestLogMiddleware(logger: runtime.logger))
         router.add(middleware: SecurityHeadersMiddleware())
         HealthRoutes(state: state).add(to: router)

@@ -33,16 +33,23 @@ struct CrashSafetyTests {
         var killedMidAnswer = 0
         for round in 1...rounds {
             let server = try cli.start(["serve", "--port", "0"])
-            let port = try await Self.port(of: server)
+            let port = try await ServeCLITests.port(of: server)
             let base = "http://127.0.0.1:\(port)/api/v1"
 
             // The previous round's damage is settled by this start: nothing pending, nothing half-made.
             try Self.checkDatabases(home: cli.home, round: round, afterRestart: true)
 
             let conversation = try await Self.post("\(base)/conversations", json: [:])["id"] as? String ?? ""
+            let asked = model.requests(to: "/v1/chat/completions").count
             let upload = Task { try? await Self.upload(base: base, round: round) }
             let answer = Task { _ = try? await Self.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(round)."], timeout: 30) }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 50...2500, using: &generator)))
+            // The kill lands at a random moment of the answer (it takes about 2.4 s), whenever the
+            // model is reached on a busy machine; ingestion runs alongside.
+            let waitedFrom = ContinuousClock.now
+            while model.requests(to: "/v1/chat/completions").count == asked, ContinuousClock.now - waitedFrom < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...2000, using: &generator)))
             kill(server.process.processIdentifier, SIGKILL)
             server.process.waitUntilExit()
             // Not cancelled: cancelling a URLSession request under way can deadlock FoundationNetworking;
@@ -54,7 +61,7 @@ struct CrashSafetyTests {
         }
         // One more start settles the last round.
         let server = try cli.start(["serve", "--port", "0"])
-        _ = try await Self.port(of: server)
+        _ = try await ServeCLITests.port(of: server)
         try Self.checkDatabases(home: cli.home, round: rounds + 1, afterRestart: true)
         server.process.terminate()
         _ = await server.finish()
@@ -98,12 +105,6 @@ struct CrashSafetyTests {
         let database = try DatabaseQueue(path: path)
         defer { try? database.close() }
         return try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM message WHERE status = 'pending'") ?? 0 }
-    }
-
-    static func port(of server: CLIRunner.Running) async throws -> Int {
-        try await server.waitForOutput(containing: "is listening on", inErrors: true, timeout: .seconds(120))
-        let line = try #require(server.stderr.text.split(separator: "\n").last { $0.contains("is listening on") })
-        return try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }?.split(separator: ":").last.flatMap { Int($0) })
     }
 
     static func post(_ url: String, json: [String: Any], timeout: TimeInterval = 10) async throws -> [String: Any] {

@@ -18,9 +18,7 @@ struct SlowClientsTests {
         let cli = try CLIRunner(server: model)
         let server = try cli.start(["serve", "--port", "0"], environment: ["SIBYL_SERVE_IDLE_TIMEOUT": "2"])
         defer { server.process.terminate() }
-        try await server.waitForOutput(containing: "is listening on", inErrors: true, timeout: .seconds(120))
-        let line = try #require(server.stderr.text.split(separator: "\n").first { $0.contains("is listening on") })
-        let port = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }?.split(separator: ":").last.flatMap { UInt16($0) })
+        let port = try #require(UInt16(exactly: try await ServeCLITests.port(of: server)))
 
         // 100 connections that send the start of a request and then nothing, and 100 that ask once
         // (keeping the connection alive) and then say nothing more.

@@ -50,9 +50,8 @@ struct UsersCLITests {
 
         let server = try cli.start(["serve", "--host", "0.0.0.0", "--port", "0"])
         defer { server.process.terminate() }
+        let port = try await ServeCLITests.port(of: server)
         try await server.waitForOutput(containing: "Accounts are on", inErrors: true, timeout: .seconds(120))
-        let line = try #require(server.stderr.text.split(separator: "\n").first { $0.contains("is listening on") })
-        let port = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") }?.split(separator: ":").last.flatMap { Int($0) })
         let url = URL(string: "http://127.0.0.1:\(port)/api/v1/conversations")!
         #expect(try await Self.status(of: URLRequest(url: url)) == 401)
         var authorized = URLRequest(url: url)

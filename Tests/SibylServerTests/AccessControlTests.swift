@@ -124,4 +124,25 @@ struct AccessControlTests {
             #expect(try fixture.runtime.conversations(limit: 10).items.isEmpty)
         }
     }
+    /// Upload and collection names that try to leave their folder land inside it.
+    @Test func uploadNamesCannotLeaveTheirFolder() async throws {
+        try await withServerFixture(environment: KnowledgeAndMediaRoutesTests.local) { fixture in
+            let escape = "sibyl-escape-\(UUID().uuidString)"
+            var form = MultipartBody()
+            form.field("collection", "../../\(escape)-collection")
+            form.file("files", filename: "../../\(escape).md", contentType: "text/markdown", KnowledgeAndMediaRoutesTests.handbook)
+            form.file("files", filename: "/tmp/\(escape)-absolute.md", contentType: "text/markdown", Data("# Absolute\n\nA file that wanted to be in /tmp.\n".utf8))
+            form.file("files", filename: "..\\..\\\(escape)-windows.md", contentType: "text/markdown", Data("# Windows\n\nA file with backslashes.\n".utf8))
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.status == .ok)
+                #expect((events(in: response.text).last?.json?["added"] as? [Any])?.count == 3)
+            }
+            let uploads = fixture.runtime.dataPaths.uploadedDocuments
+            let kept = FileManager.default.enumerator(at: uploads, includingPropertiesForKeys: nil)?.compactMap { ($0 as? URL)?.lastPathComponent } ?? []
+            #expect(Set(kept) == ["\(escape)-collection", "\(escape).md", "\(escape)-absolute.md", "\(escape)-windows.md"])
+            for outside in [fixture.home.deletingLastPathComponent().appendingPathComponent("\(escape).md"), URL(fileURLWithPath: "/tmp/\(escape)-absolute.md"), fixture.home.appendingPathComponent("\(escape).md")] {
+                #expect(!FileManager.default.fileExists(atPath: outside.path), "\(outside.path) was written")
+            }
+        }
+    }
 }

@@ -250,6 +250,35 @@ struct AuthRoutesTests {
         }
     }
 
+    /// Behind a trusted proxy, throttling counts the forwarded client address and the cookie is
+    /// Secure when the proxy says HTTPS; from any other peer the same headers change nothing.
+    @Test func forwardedHeadersCountOnlyFromTrustedProxies() async throws {
+        for trusted in [true, false] {
+            // A slow refill: over the live connection the 20 tries may take longer than the default 3 s a try.
+            let accounts = try Accounts.inMemory(throttle: LoginThrottle(perAddress: .init(burst: 20, refillSeconds: 3_600)))
+            try await accounts.add(name: "bo", password: Self.password, role: .user)
+            try await withServerFixture(testing: .live, accounts: accounts, trustedProxies: trusted ? ["127.0.0.1", "::1"] : []) { fixture in
+                func signIn(from address: String, password: String) async throws -> TestResponse {
+                    let headers: HTTPFields = [.contentType: "application/json", ForwardedMiddleware.forwardedFor: "198.51.100.1, \(address)", ForwardedMiddleware.forwardedProto: "https"]
+                    return try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: headers, body: jsonBody(["name": "user\(UUID().uuidString.prefix(6))", "password": password])) { $0 }
+                }
+                for _ in 0..<20 { _ = try await signIn(from: "203.0.113.5", password: "wrong password") }
+                #expect(try await signIn(from: "203.0.113.5", password: "wrong password").status == .tooManyRequests)
+                // Another client behind the same proxy is its own address only when the proxy is trusted.
+                #expect(try await signIn(from: "203.0.113.6", password: "wrong password").status == (trusted ? .unauthorized : .tooManyRequests))
+                let headers: HTTPFields = [.contentType: "application/json", ForwardedMiddleware.forwardedFor: "203.0.113.7", ForwardedMiddleware.forwardedProto: "https"]
+                try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: headers, body: jsonBody(["name": "bo", "password": Self.password])) { response in
+                    if trusted {
+                        #expect(response.status == .ok)
+                        #expect(response.headers[.setCookie]?.contains("Secure") == true)
+                    } else {
+                        #expect(response.status == .tooManyRequests, "without a trusted proxy every request is the proxy's own address")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await withServerFixture { fixture in
             for uri in ["/healthz", "/api/v1/conversations", "/api/v1/conversations/\(UUID().uuidString)", "/v1/models"] {
@@ -262,6 +291,11 @@ struct AuthRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/auth/session", method: .post, headers: jsonHeaders, body: jsonBody(["name": "a", "password": "b"])) { response in
                 #expect(response.status == .notFound)
                 #expect(response.errorCode == "accounts_off")
+            }
+            // CORS is closed: another site's page gets no permission to read the answers.
+            try await fixture.client.execute(uri: "/api/v1/conversations", method: .get, headers: [HTTPField.Name("Origin")!: "https://evil.example"]) { response in
+                #expect(response.headers[HTTPField.Name("Access-Control-Allow-Origin")!] == nil)
+                #expect(response.headers[HTTPField.Name("Access-Control-Allow-Credentials")!] == nil)
             }
         }
     }

@@ -20,6 +20,7 @@ struct ServerFixture: Sendable {
 /// Runs `body` with a fresh fixture; everything is torn down afterwards, whatever happens.
 func withServerFixture(
     environment extra: [String: String] = [:], limits: ServerLimits = ServerLimits(), testing: TestingSetup = .router, accounts: Accounts? = nil,
+    trustedProxies: Set<String> = [],
     _ body: @escaping @Sendable (ServerFixture) async throws -> Void
 ) async throws {
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-server-\(UUID().uuidString)", isDirectory: true)
@@ -29,7 +30,9 @@ func withServerFixture(
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         environment["SIBYL_ENGINES"] = ProcessInfo.processInfo.environment["SIBYL_ENGINES"]
         let runtime = try SibylRuntime(environment: environment.merging(extra) { $1 })
-        let server = SibylServer(runtime: runtime, configuration: .init(port: 0, limits: limits), accounts: accounts)
+        var configuration = SibylServer.Configuration(port: 0, limits: limits)
+        configuration.trustedProxies = trustedProxies
+        let server = SibylServer(runtime: runtime, configuration: configuration, accounts: accounts)
         let router = server.router()
         let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(testing) { client in

@@ -207,7 +207,9 @@ extension UploadedFile {
     /// control characters, never empty, `.` or `..`.
     static func safeName(_ name: String) -> String {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        // Control characters (NUL among them) and format characters (bidirectional overrides that
+        // make "evil\u{202E}fdp.exe" read as "evilexe.pdf", zero-width joiners) are dropped.
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && $0.properties.generalCategory != .format }.map(Character.init))
             .trimmingCharacters(in: .whitespaces)
         if cleaned.isEmpty || cleaned == "." || cleaned == ".." { return "upload" }
         return String(cleaned.prefix(200))

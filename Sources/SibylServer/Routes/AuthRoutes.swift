@@ -70,7 +70,7 @@ struct AuthRoutes: RouteCollectionAdding {
             var response = try JSONBody(
                 SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt)
             ).response(status: .ok)
-            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow)))
+            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow), secure: context.forwardedHTTPS))
             return response
         }
         group.get("auth/session") { _, context in
@@ -89,13 +89,13 @@ struct AuthRoutes: RouteCollectionAdding {
             }
             try accounts.signOut(sessionID: id)
             var response = Response(status: .noContent)
-            response.setCookie(sessionCookie("", maxAge: 0))
+            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
             return response
         }
         group.delete("auth/sessions") { _, context in
             try accountsOn().signOutEverywhere(accountID: try credentialOn(context).account.id)
             var response = Response(status: .noContent)
-            response.setCookie(sessionCookie("", maxAge: 0))
+            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
             return response
         }
         group.get("auth/tokens") { _, context in
@@ -126,8 +126,12 @@ struct AuthRoutes: RouteCollectionAdding {
         return credential
     }
 
-    /// HttpOnly, SameSite=Strict, for the whole site; Secure when the server says it is behind TLS.
-    private func sessionCookie(_ value: String, maxAge: Int) -> Cookie {
-        Cookie(name: AuthMiddleware.cookieName, value: value, maxAge: max(0, maxAge), path: "/", secure: state.secureCookies, httpOnly: true, sameSite: .strict)
+    /// HttpOnly, SameSite=Strict, for the whole site; Secure when the server is told it is behind
+    /// TLS, or a trusted proxy says the request came over HTTPS.
+    private func sessionCookie(_ value: String, maxAge: Int, secure: Bool) -> Cookie {
+        Cookie(
+            name: AuthMiddleware.cookieName, value: value, maxAge: max(0, maxAge), path: "/",
+            secure: state.secureCookies || secure, httpOnly: true, sameSite: .strict
+        )
     }
 }

@@ -15,6 +15,10 @@ public struct SibylRequestContext: RequestContext, WebSocketRequestContext, Remo
     public let remoteAddress: SocketAddress?
     /// Who is calling, once `AuthMiddleware` has checked; nil on an open (loopback) server.
     public var credential: Credential?
+    /// The client's address as a trusted reverse proxy reports it (`ForwardedMiddleware`).
+    public var forwardedClient: String?
+    /// Whether a trusted reverse proxy says the client came over HTTPS.
+    public var forwardedHTTPS = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -25,9 +29,10 @@ public struct SibylRequestContext: RequestContext, WebSocketRequestContext, Remo
     public var requestDecoder: JSONDecoder { WireCoding.decoder }
     public var responseEncoder: JSONEncoder { WireCoding.compactEncoder }
 
-    /// The peer's IP address, for the request log and sign-in throttling.
+    /// The client's IP address, for the request log and sign-in throttling: the peer's, or the one a
+    /// trusted reverse proxy forwarded.
     public var clientKey: String {
-        remoteAddress?.ipAddress ?? "local"
+        forwardedClient ?? remoteAddress?.ipAddress ?? "local"
     }
 
     /// Who is asking, for per-client limits: the account when there is one, else the address.
