@@ -107,8 +107,9 @@ public final class Accounts: Sendable {
 
     // MARK: Signing in
 
-    /// Checks a name and password (throttled) and opens a browser session.
-    public func signIn(name: String, password: String, address: String) async throws -> IssuedSession {
+    /// Checks a name and password (throttled) and opens a browser session; with `opening: false`
+    /// only checks them (to confirm a password change), and the session returned is not stored.
+    public func signIn(name: String, password: String, address: String, opening: Bool = true) async throws -> IssuedSession {
         try throttle.check(name: name, address: address)
         let found = try store.account(named: name)
         guard try await hasher.verify(password, against: found?.1), let (account, stored) = found else {
@@ -121,6 +122,7 @@ public final class Accounts: Sendable {
         }
         let (secret, csrf, date) = (Self.randomSecret(), Self.randomSecret(), now())
         let expires = date.addingTimeInterval(sessions.lifetime)
+        guard opening else { return IssuedSession(account: account, secret: "", csrfToken: "", expiresAt: date) }
         try store.insertSession(id: UUID().uuidString.lowercased(), secretHash: Self.hash(secret), accountID: account.id, csrfToken: csrf, at: date, expiresAt: expires)
         return IssuedSession(account: account, secret: secret, csrfToken: csrf, expiresAt: expires)
     }

@@ -279,6 +279,42 @@ struct AuthRoutesTests {
         }
     }
 
+    /// Administrators manage accounts over the API; a user changes only their own password, and
+    /// must give the present one.
+    @Test func administratorsManageAccountsAndUsersTheirOwnPassword() async throws {
+        try await Self.withAccounts { fixture, accounts in
+            let ada = try await Self.signIn(fixture.client, "ada")
+            let asAda: HTTPFields = [.cookie: ada.cookie, AuthMiddleware.csrfHeader: ada.csrf, .contentType: "application/json"]
+            try await fixture.client.execute(uri: "/api/v1/users", method: .post, headers: asAda, body: jsonBody(["name": "cy", "password": "a good long one"])) { response in
+                #expect(response.status == .created)
+                #expect(response.object["role"] as? String == "user")
+            }
+            try await fixture.client.execute(uri: "/api/v1/users", method: .post, headers: asAda, body: jsonBody(["name": "CY", "password": "a good long one"])) { #expect($0.status == .conflict) }
+            try await fixture.client.execute(uri: "/api/v1/users", method: .get, headers: asAda) { response in
+                #expect(response.array.compactMap { $0["name"] as? String } == ["ada", "bo", "cy"])
+                #expect(!response.text.contains("$2b$"))
+            }
+            let bo = try await Self.signIn(fixture.client, "bo")
+            let asBo: HTTPFields = [.cookie: bo.cookie, AuthMiddleware.csrfHeader: bo.csrf, .contentType: "application/json"]
+            try await fixture.client.execute(uri: "/api/v1/users", method: .get, headers: asBo) { #expect($0.errorCode == "admin_only") }
+            try await fixture.client.execute(uri: "/api/v1/users/cy", method: .delete, headers: asBo) { #expect($0.errorCode == "admin_only") }
+            try await fixture.client.execute(uri: "/api/v1/auth/password", method: .put, headers: asBo, body: jsonBody(["current": "not it", "password": "a brand new one"])) { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await fixture.client.execute(uri: "/api/v1/auth/password", method: .put, headers: asBo, body: jsonBody(["current": Self.password, "password": "a brand new one"])) { response in
+                #expect(response.status == .noContent)
+            }
+            try await fixture.client.execute(uri: "/api/v1/auth/session", method: .get, headers: asBo) { #expect($0.status == .unauthorized, "a new password ends the sessions") }
+            _ = try await accounts.signIn(name: "bo", password: "a brand new one", address: "x")
+            try await fixture.client.execute(uri: "/api/v1/users/cy", method: .delete, headers: asAda) { #expect($0.status == .noContent) }
+            try await fixture.client.execute(uri: "/api/v1/users/ada", method: .delete, headers: asAda) { response in
+                #expect(response.status == .conflict)
+                #expect(response.errorCode == "last_admin")
+            }
+            #expect(try accounts.list().map(\.name) == ["ada", "bo"])
+        }
+    }
+
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await withServerFixture { fixture in
             for uri in ["/healthz", "/api/v1/conversations", "/api/v1/conversations/\(UUID().uuidString)", "/v1/models"] {

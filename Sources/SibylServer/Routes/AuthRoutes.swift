@@ -62,7 +62,20 @@ struct AuthRoutes: RouteCollectionAdding {
         var secret: String
     }
 
+    struct NewAccount: Codable, Sendable {
+        var name: String
+        var password: String
+        var role: String?
+    }
+
+    struct PasswordChange: Codable, Sendable {
+        /// The account's present password (when it changes its own).
+        var current: String?
+        var password: String
+    }
+
     func add(to group: RouterGroup<SibylRequestContext>) {
+        addAccountRoutes(to: group)
         group.post("auth/session") { request, context in
             let accounts = try accountsOn()
             let body = try await request.json(SignIn.self, limit: 16 << 10)
@@ -110,6 +123,32 @@ struct AuthRoutes: RouteCollectionAdding {
         group.delete("auth/tokens/:tokenId") { _, context in
             try accountsOn().revokeToken(id: try context.parameters.require("tokenId"), accountID: try credentialOn(context).account.id)
             return Response(status: .noContent)
+        }
+    }
+
+    /// Accounts, for administrators (`AuthMiddleware` keeps `/users` to them), and a password
+    /// change for everyone.
+    private func addAccountRoutes(to group: RouterGroup<SibylRequestContext>) {
+        group.get("users") { _, _ in JSONBody(try accountsOn().list().map(AccountBody.init)) }
+        group.post("users") { request, _ in
+            let body = try await request.json(NewAccount.self, limit: 16 << 10)
+            guard let role = Account.Role(rawValue: body.role ?? "user") else { throw APIError.badRequest("'role' is admin or user.") }
+            return JSONBody(AccountBody(try await accountsOn().add(name: body.name, password: body.password, role: role)), status: .created)
+        }
+        group.delete("users/:name") { _, context in
+            let removed = try accountsOn().remove(name: try context.parameters.require("name"))
+            await state.closeWorkspace(accountID: removed.id)
+            return Response(status: .noContent)
+        }
+        group.put("auth/password") { request, context in
+            let (accounts, credential) = (try accountsOn(), try credentialOn(context))
+            let body = try await request.json(PasswordChange.self, limit: 16 << 10)
+            // The present password, checked like a sign-in (throttled): a stolen session alone cannot lock its owner out.
+            _ = try await accounts.signIn(name: credential.account.name, password: body.current ?? "", address: context.clientKey, opening: false)
+            try await accounts.resetPassword(name: credential.account.name, to: body.password)
+            var response = Response(status: .noContent)
+            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
+            return response
         }
     }
 

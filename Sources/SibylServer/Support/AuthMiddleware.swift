@@ -64,13 +64,13 @@ struct AuthMiddleware: RouterMiddleware {
         APIError(.unauthorized, code: "unauthorized", message, headers: [.wwwAuthenticate: #"Bearer realm="sibyl""#])
     }
 
-    /// What manages the shared server: its settings and keys, and its models. The glasses too,
+    /// What manages the shared server: its accounts, settings and keys, and its models. The glasses too,
     /// for now: their conversations are kept with the local user's data, not an account's.
     static func isAdministrative(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         let api = "/api/v1/"
         guard path.hasPrefix(api) else { return false }
         let rest = path.dropFirst(api.count)
-        if rest.hasPrefix("keys") || rest == "models/install" || rest.hasPrefix("glasses") { return true }
+        if rest.hasPrefix("keys") || rest == "models/install" || rest.hasPrefix("glasses") || rest == "users" || rest.hasPrefix("users/") { return true }
         if rest.hasPrefix("settings") { return method != .get }
         return false
     }

@@ -53,6 +53,14 @@ final class ServerState: Sendable {
         }
     }
 
+    /// Forgets an account's workspace (the account was removed): its answers under way are
+    /// stopped and its data directory deleted.
+    func closeWorkspace(accountID: String) async {
+        let workspace = workspaces.withLock { $0.removeValue(forKey: accountID) }
+        await workspace?.runtime.finishAnswers(grace: .zero)
+        try? FileManager.default.removeItem(at: runtime.paths.accountHomes.appendingPathComponent(accountID, isDirectory: true))
+    }
+
     /// The runtime of the request's data (see `workspace(for:)`).
     func runtime(for context: SibylRequestContext) throws -> SibylRuntime {
         try workspace(for: context).runtime
