@@ -172,7 +172,7 @@ public final class Accounts: Sendable {
     // MARK: Secrets
 
     /// 32 random bytes, base64url without padding (43 characters).
-    static func randomSecret() -> String {
+    public static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")

@@ -36,6 +36,12 @@ struct Serve: AsyncParsableCommand {
                 Terminal.error(server.authMode == .accounts
                     ? "Accounts are on: sign in at POST /api/v1/auth/session, or send an API token (sibyl users token NAME)"
                     : "No accounts (loopback only): everyone on this machine is you")
+                if let token = server.setupToken {
+                    Terminal.error("""
+                    There is no account yet. Make the first administrator with `sibyl users add NAME --admin`, or once over HTTP:
+                      curl -X POST \(shown)/api/v1/auth/setup -H 'content-type: application/json' -d '{"token": "\(token)", "name": "NAME", "password": "…"}'
+                    """)
+                }
             }
         }
     }

@@ -77,8 +77,14 @@ public struct SibylServer: Sendable {
     public static func prepare(runtime: SibylRuntime, configuration: Configuration) throws -> SibylServer {
         let accounts = try Accounts(path: runtime.paths.accountsDatabase.path)
         let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !(try accounts.isEmpty))
-        return SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
+        let server = SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
+        if mode == .accounts, try accounts.isEmpty { server.state.setupToken.withLock { $0 = Accounts.randomSecret() } }
+        return server
     }
+
+    /// With accounts on and none made yet: the one-time token that makes the first administrator
+    /// (`POST /api/v1/auth/setup`); nil once there is one.
+    public var setupToken: String? { state.setupToken.withLock { $0 } }
 
     /// Whether callers must sign in.
     public var authMode: AuthMode { state.accounts == nil ? .open : .accounts }

@@ -10,14 +10,44 @@ import Testing
 struct UsersCLITests {
     static let password = "correct horse battery"
 
+    /// With no account yet, a server beyond loopback starts locked, with a one-time token that makes
+    /// the first administrator over HTTP; a weak password does not spend it, a second use fails.
+    @Test func theFirstAdministratorCanBeMadeWithTheSetupToken() async throws {
+        let model = try await OpenAITestServer.start()
+        defer { Task { await model.stop() } }
+        let cli = try CLIRunner(server: model)
+        let server = try cli.start(["serve", "--host", "0.0.0.0", "--port", "0"])
+        defer { server.process.terminate() }
+        let port = try await ServeCLITests.port(of: server)
+        try await server.waitForOutput(containing: "/api/v1/auth/setup", inErrors: true, timeout: .seconds(60))
+        let line = try #require(server.stderr.text.split(separator: "\n").first { $0.contains("\"token\"") })
+        let token = try #require(line.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
+        #expect(token.count == 43)
+        let base = "http://127.0.0.1:\(port)/api/v1"
+        var locked = URLRequest(url: URL(string: "\(base)/conversations")!)
+        locked.httpMethod = "GET"
+        #expect(try await Self.status(of: locked) == 401, "locked until there is an account")
+        #expect(try await Self.setup(base, token: token, password: "short") == 400)
+        #expect(try await Self.setup(base, token: String(token.reversed()), password: Self.password) == 403)
+        #expect(try await Self.setup(base, token: token, password: Self.password) == 201, "the weak password did not spend the token")
+        #expect(try await Self.setup(base, token: token, password: Self.password) == 403, "one use only")
+        let list = try await cli.run(["users", "list", "--json"])
+        #expect((list.json as? [[String: Any]])?.map { "\($0["name"] ?? "") \($0["role"] ?? "")" } == ["root admin"])
+    }
+
+    static func setup(_ base: String, token: String, password: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: "\(base)/auth/setup")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "name": "root", "password": password])
+        return try await status(of: request)
+    }
+
     @Test func aServerBeyondLoopbackNeedsAnAccountAndThenAsksForOne() async throws {
         let model = try await OpenAITestServer.start()
         defer { Task { await model.stop() } }
         let cli = try CLIRunner(server: model)
 
-        let refused = try await cli.run(["serve", "--host", "0.0.0.0", "--port", "0"])
-        #expect(refused.status != 0)
-        #expect(refused.stderr.contains("needs accounts") && refused.stderr.contains("sibyl users add NAME --admin"), "\(refused.stderr)")
         let open = try await cli.run(["serve", "--host", "0.0.0.0", "--port", "0"], environment: ["SIBYL_SERVE_AUTH": "none"])
         #expect(open.status != 0)
         #expect(open.stderr.contains("only on a loopback address"), "\(open.stderr)")

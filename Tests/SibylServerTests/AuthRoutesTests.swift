@@ -31,15 +31,15 @@ struct AuthRoutesTests {
 
     @Test func theServerRefusesToListenBeyondLoopbackWithoutAccounts() throws {
         #expect(throws: ServeRefusal.openBeyondLoopback(host: "0.0.0.0")) { try AuthSetting.none.resolve(host: "0.0.0.0", accountsExist: true) }
-        #expect(throws: ServeRefusal.noAccounts(host: "192.168.1.5")) { try AuthSetting.auto.resolve(host: "192.168.1.5", accountsExist: false) }
-        #expect(throws: ServeRefusal.noAccounts(host: "127.0.0.1")) { try AuthSetting.accounts.resolve(host: "127.0.0.1", accountsExist: false) }
+        #expect(try AuthSetting.auto.resolve(host: "192.168.1.5", accountsExist: false) == .accounts, "locked, with a setup token")
+        #expect(try AuthSetting.accounts.resolve(host: "127.0.0.1", accountsExist: false) == .accounts)
         #expect(try AuthSetting.auto.resolve(host: "127.0.0.1", accountsExist: false) == .open)
         #expect(try AuthSetting.auto.resolve(host: "::1", accountsExist: true) == .accounts)
         #expect(try AuthSetting.auto.resolve(host: "0.0.0.0", accountsExist: true) == .accounts)
         #expect(try AuthSetting.none.resolve(host: "localhost", accountsExist: true) == .open)
         for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"] { #expect(AuthSetting.isLoopback(host), "\(host)") }
         for host in ["0.0.0.0", "::", "10.0.0.1", "127.0.0.1.example.com", "1270.0.0.1", "example.com"] { #expect(!AuthSetting.isLoopback(host), "\(host)") }
-        #expect(ServeRefusal.noAccounts(host: "x").recoverySuggestion?.contains("sibyl users add NAME --admin") == true)
+        #expect(ServeRefusal.openBeyondLoopback(host: "x").recoverySuggestion?.contains("sibyl users add NAME --admin") == true)
     }
 
     /// Every route of the API document but the public ones answers 401 without a session or token;

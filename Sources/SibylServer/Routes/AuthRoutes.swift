@@ -68,6 +68,13 @@ struct AuthRoutes: RouteCollectionAdding {
         var role: String?
     }
 
+    struct Setup: Codable, Sendable {
+        /// The one-time token `sibyl serve` printed.
+        var token: String
+        var name: String
+        var password: String
+    }
+
     struct PasswordChange: Codable, Sendable {
         /// The account's present password (when it changes its own).
         var current: String?
@@ -129,6 +136,31 @@ struct AuthRoutes: RouteCollectionAdding {
     /// Accounts, for administrators (`AuthMiddleware` keeps `/users` to them), and a password
     /// change for everyone.
     private func addAccountRoutes(to group: RouterGroup<SibylRequestContext>) {
+        group.post("auth/setup") { request, context in
+            let accounts = try accountsOn()
+            let body = try await request.json(Setup.self, limit: 16 << 10)
+            // Taken out before the account is made, so that two requests cannot both use it.
+            let valid = state.setupToken.withLock { token -> Bool in
+                guard let expected = token, AuthMiddleware.constantTimeEqual(body.token, expected) else { return false }
+                token = nil
+                return true
+            }
+            guard valid, try accounts.isEmpty else {
+                throw APIError(.forbidden, code: "setup_closed", "This setup token is wrong, or the first account was made already; sign in instead.")
+            }
+            do {
+                _ = try await accounts.add(name: body.name, password: body.password, role: .admin)
+            } catch {
+                state.setupToken.withLock { if $0 == nil { $0 = body.token } }  // a weak password must not spend the token
+                throw error
+            }
+            let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
+            var response = try JSONBody(
+                SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt), status: .created
+            ).response(status: .created)
+            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow), secure: context.forwardedHTTPS))
+            return response
+        }
         group.get("users") { _, _ in JSONBody(try accountsOn().list().map(AccountBody.init)) }
         group.post("users") { request, _ in
             let body = try await request.json(NewAccount.self, limit: 16 << 10)

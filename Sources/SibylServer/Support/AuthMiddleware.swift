@@ -16,7 +16,7 @@ struct AuthMiddleware: RouterMiddleware {
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
     /// Reachable without signing in, as `METHOD /path` below the group's prefix.
-    static let publicRoutes: Set<String> = ["GET /api/v1/openapi.yaml", "POST /api/v1/auth/session"]
+    static let publicRoutes: Set<String> = ["GET /api/v1/openapi.yaml", "POST /api/v1/auth/session", "POST /api/v1/auth/setup"]
 
     /// Requests a read-only token may make besides reading: they answer, but store nothing.
     static let readOnlyPosts: Set<String> = [

@@ -21,7 +21,7 @@ public enum AuthSetting: String, Sendable, CaseIterable {
         case .auto where loopback && !accountsExist:
             return .open
         case .auto, .accounts:
-            guard accountsExist else { throw ServeRefusal.noAccounts(host: host) }
+            // With no account yet, the server starts with a one-time setup token (see `SibylServer.setupToken`).
             return .accounts
         }
     }
@@ -46,18 +46,15 @@ public enum AuthMode: Sendable, Equatable {
 /// Why `sibyl serve` will not start as configured.
 public enum ServeRefusal: Error, LocalizedError, Equatable {
     case openBeyondLoopback(host: String)
-    case noAccounts(host: String)
 
     public var errorDescription: String? {
         switch self {
         case .openBeyondLoopback(let host):
             "serve.auth = none is allowed only on a loopback address, and \(host) is not one: anyone who can reach it would read your conversations, documents and keys."
-        case .noAccounts(let host):
-            "Listening on \(host) needs accounts, and there are none yet."
         }
     }
 
     public var recoverySuggestion: String? {
-        "Create the first administrator with `sibyl users add NAME --admin`, then start again (or listen on 127.0.0.1 only)."
+        "Listen on 127.0.0.1 only, or create the first administrator (`sibyl users add NAME --admin`) and set serve.auth to auto or accounts."
     }
 }

@@ -16,6 +16,9 @@ final class ServerState: Sendable {
     let glasses: GlassesHub
     /// The local user's data: everything on an open server, the glasses' on one with accounts.
     let base: Workspace
+    /// While a server with accounts has none: the one-time secret that lets the first
+    /// administrator be made over the API (`POST /api/v1/auth/setup`).
+    let setupToken = Mutex<String?>(nil)
     /// Each account's data, opened on first use.
     private let workspaces = Mutex<[String: Workspace]>([:])
     private let turnsByClient = Mutex<[String: Int]>([:])
