@@ -31,7 +31,7 @@ struct Serve: AsyncParsableCommand {
             let server = try SibylServer.prepare(runtime: runtime, configuration: configuration)
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
             try await server.run { channel in
-                let shown = "http://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
+                let shown = "\(server.scheme)://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
                 Terminal.error("Sibyl is listening on \(shown) · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
                 Terminal.error(server.authMode == .accounts
                     ? "Accounts are on: sign in at POST /api/v1/auth/session, or send an API token (sibyl users token NAME)"

@@ -116,6 +116,8 @@ extension ConfigKey {
             ConfigKey("serve.auth", .choice, env: ["SIBYL_SERVE_AUTH"], default: "auto", choices: ["auto", "none", "accounts"], "who may call the server: accounts (sign-in or API token), none (loopback only), or auto (accounts when any exist or the address is not loopback)"),
             ConfigKey("serve.secure_cookies", .choice, env: ["SIBYL_SERVE_SECURE_COOKIES"], default: "off", choices: ["on", "off"], "mark the session cookie Secure: on when clients reach the server over HTTPS (a TLS reverse proxy)"),
             ConfigKey("serve.idle_timeout", .integer, env: ["SIBYL_SERVE_IDLE_TIMEOUT"], default: "60", "seconds a connection may send nothing before it is closed (slow or silent clients)"),
+            ConfigKey("serve.tls_cert", .string, env: ["SIBYL_SERVE_TLS_CERT"], "HTTPS: the PEM certificate chain file (with serve.tls_key)"),
+            ConfigKey("serve.tls_key", .string, env: ["SIBYL_SERVE_TLS_KEY"], "HTTPS: the PEM private key file (owner-only; with serve.tls_cert)"),
             ConfigKey("serve.trusted_proxies", .string, env: ["SIBYL_SERVE_TRUSTED_PROXIES"], "reverse proxies (addresses, comma-separated) whose X-Forwarded-For and X-Forwarded-Proto are believed; none by default"),
             ConfigKey("serve.shutdown_grace", .integer, env: ["SIBYL_SERVE_SHUTDOWN_GRACE"], default: "10", "seconds answers under way get to finish on shutdown before they are saved as cancelled"),
             ConfigKey("chat.local_model", .choice, env: ["SIBYL_CHAT_LOCAL_MODEL"], default: "default", choices: ["default", "fast"], "local chat model: default (Qwen2.5-Coder 1.5B, right more often) or fast (0.5B, quicker and smaller, from the chat-fast component)"),

@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -22,6 +23,8 @@ public struct SibylServer: Sendable {
         /// Marks the session cookie Secure: set it when clients reach the server over HTTPS (a
         /// reverse proxy that terminates TLS).
         public var secureCookies: Bool
+        /// HTTPS: the PEM certificate chain and private key files (`serve.tls_cert`, `serve.tls_key`).
+        public var tls: (certificate: String, key: String)?
         /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed
         /// (`serve.trusted_proxies`, addresses separated by commas); none by default.
         public var trustedProxies: Set<String> = []
@@ -56,6 +59,7 @@ public struct SibylServer: Sendable {
             auth = settings.value("serve.auth").flatMap(AuthSetting.init(rawValue:)) ?? .auto
             secureCookies = settings.value("serve.secure_cookies") == "on"
             idleTimeout = .seconds(max(1, settings.integer("serve.idle_timeout") ?? 60))
+            if let certificate = settings.value("serve.tls_cert"), let key = settings.value("serve.tls_key") { tls = (certificate, key) }
             trustedProxies = Set((settings.value("serve.trusted_proxies") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
     }
@@ -68,13 +72,20 @@ public struct SibylServer: Sendable {
     public init(runtime: SibylRuntime, configuration: Configuration, accounts: Accounts? = nil) {
         self.runtime = runtime
         self.configuration = configuration
-        state = ServerState(runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies)
+        state = ServerState(
+            runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies || configuration.tls != nil
+        )
     }
 
     /// The server `sibyl serve` runs: opens the accounts of the data directory and decides, from
     /// `serve.auth` and the address, whether callers sign in. Refuses (`ServeRefusal`) to listen
     /// beyond loopback without accounts.
     public static func prepare(runtime: SibylRuntime, configuration: Configuration) throws -> SibylServer {
+        let settings = runtime.settings
+        if (settings.value("serve.tls_cert") == nil) != (settings.value("serve.tls_key") == nil) {
+            throw ServeRefusal.halfTLS
+        }
+        if let tls = configuration.tls { _ = try Self.tlsConfiguration(tls) }  // unreadable files fail now, not at the first client
         let accounts = try Accounts(path: runtime.paths.accountsDatabase.path)
         let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !(try accounts.isEmpty))
         let server = SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
@@ -133,15 +144,32 @@ public struct SibylServer: Sendable {
     func server(webSocketRouter router: Router<SibylRequestContext>) -> HTTPServerBuilder {
         let timeout = TimeAmount.seconds(configuration.idleTimeout.components.seconds)
         let webSocketResponder = router.buildResponder()
+        let tls = configuration.tls
         return HTTPServerBuilder { responder in
-            HeadDeadlineChannel(
+            let plain = HeadDeadlineChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: .init(idleTimeout: timeout))
                 ),
                 deadline: timeout
             )
+            guard let tls else { return plain }
+            return try TLSChannel(plain, tlsConfiguration: Self.tlsConfiguration(tls))
         }
     }
+
+    /// TLS 1.2 and later with swift-nio-ssl's default ciphers, from PEM files.
+    static func tlsConfiguration(_ files: (certificate: String, key: String)) throws -> TLSConfiguration {
+        do {
+            let certificates = try NIOSSLCertificate.fromPEMFile(files.certificate)
+            let key = try NIOSSLPrivateKey(file: files.key, format: .pem)
+            return TLSConfiguration.makeServerConfiguration(certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+        } catch {
+            throw ServeRefusal.unreadableTLS(certificate: files.certificate, key: files.key, reason: "\(error)")
+        }
+    }
+
+    /// `https` with TLS, else `http`.
+    public var scheme: String { configuration.tls == nil ? "http" : "https" }
 
     /// Serves until SIGTERM or SIGINT, then shuts down gracefully: answers under way get
     /// `serve.shutdown_grace` seconds to finish and are then saved as cancelled, open streams end,

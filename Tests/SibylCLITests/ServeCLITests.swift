@@ -20,7 +20,7 @@ struct ServeCLITests {
     static func port(of server: CLIRunner.Running) async throws -> Int {
         try await server.waitForOutput(containing: "is listening on", inErrors: true, timeout: .seconds(300))
         let line = try #require(server.stderr.text.split(separator: "\n").first { $0.contains("is listening on") })
-        let address = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") })
+        let address = try #require(line.split(separator: " ").first { $0.hasPrefix("http://") || $0.hasPrefix("https://") })
         return try #require(Int(address.split(separator: ":").last ?? ""))
     }
 

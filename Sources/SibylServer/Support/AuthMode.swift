@@ -46,15 +46,26 @@ public enum AuthMode: Sendable, Equatable {
 /// Why `sibyl serve` will not start as configured.
 public enum ServeRefusal: Error, LocalizedError, Equatable {
     case openBeyondLoopback(host: String)
+    case halfTLS
+    case unreadableTLS(certificate: String, key: String, reason: String)
 
     public var errorDescription: String? {
         switch self {
         case .openBeyondLoopback(let host):
             "serve.auth = none is allowed only on a loopback address, and \(host) is not one: anyone who can reach it would read your conversations, documents and keys."
+        case .halfTLS:
+            "HTTPS needs both serve.tls_cert and serve.tls_key; only one is set."
+        case .unreadableTLS(let certificate, let key, let reason):
+            "The TLS certificate \(certificate) or key \(key) cannot be used: \(reason)"
         }
     }
 
     public var recoverySuggestion: String? {
-        "Listen on 127.0.0.1 only, or create the first administrator (`sibyl users add NAME --admin`) and set serve.auth to auto or accounts."
+        switch self {
+        case .openBeyondLoopback:
+            "Listen on 127.0.0.1 only, or create the first administrator (`sibyl users add NAME --admin`) and set serve.auth to auto or accounts."
+        case .halfTLS, .unreadableTLS:
+            "Set both serve.tls_cert and serve.tls_key to PEM files (the certificate chain and its private key), or neither."
+        }
     }
 }

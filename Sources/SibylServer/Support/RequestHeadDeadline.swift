@@ -80,7 +80,8 @@ struct HeadDeadlineChannel<Base: ServerChildChannel>: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(deadline: deadline), position: .first)
+            // After TLS, when there is TLS (it reads plain bytes), and before the HTTP handlers the base adds.
+            try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(deadline: deadline), position: .last)
         }.flatMap { base.setup(channel: channel, logger: logger) }
     }
 
