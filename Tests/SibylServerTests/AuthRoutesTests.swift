@@ -312,6 +312,20 @@ struct AuthRoutesTests {
                 #expect(response.errorCode == "last_admin")
             }
             #expect(try accounts.list().map(\.name) == ["ada", "bo"])
+
+            // Administrators read any account's log; a user only their own.
+            let boAgain = try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
+            try await fixture.client.execute(uri: "/api/v1/conversations", method: .post, headers: [.authorization: "Bearer \(boAgain)", .contentType: "application/json"], body: jsonBody([:])) { _ in }
+            try await fixture.client.execute(uri: "/api/v1/images?limit=1", method: .get, headers: [.authorization: "Bearer \(boAgain)"]) { _ in }
+            try await fixture.client.execute(uri: "/api/v1/logs?account=ada", method: .get, headers: [.authorization: "Bearer \(boAgain)"]) { response in
+                #expect(response.errorCode == "admin_only")
+            }
+            let fresh = try await Self.signIn(fixture.client, "ada")
+            for (account, status) in [("bo", HTTPResponse.Status.ok), ("local", .ok), ("nobody", .notFound)] {
+                try await fixture.client.execute(uri: "/api/v1/logs?account=\(account)", method: .get, headers: [.cookie: fresh.cookie]) { response in
+                    #expect(response.status == status, "\(account)")
+                }
+            }
         }
     }
 

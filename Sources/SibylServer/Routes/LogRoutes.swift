@@ -1,3 +1,4 @@
+import Accounts
 import Assistant
 import Foundation
 import Hummingbird
@@ -10,7 +11,7 @@ struct LogRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("logs") { request, context in
             let query = try Self.query(request)
-            let runtime = try state.runtime(for: context)
+            let runtime = try runtime(for: request, context: context)
             switch request.query("format") {
             case nil:
                 return try JSONBody(try runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
@@ -25,6 +26,20 @@ struct LogRoutes: RouteCollectionAdding {
                 return try BytesBody(data: data, contentType: type, filename: "sibyl-log.\(format.rawValue)").response(from: request, context: context)
             }
         }
+    }
+
+    /// The caller's own log, or with `account=NAME` (administrators; `local` for the local user's
+    /// data, where the glasses' conversations go) another account's.
+    private func runtime(for request: Request, context: SibylRequestContext) throws -> SibylRuntime {
+        guard let name = request.query("account") else { return try state.runtime(for: context) }
+        guard let accounts = state.accounts else {
+            throw APIError(.notFound, code: "accounts_off", "This server has no accounts (serve.auth is none); leave out 'account'.")
+        }
+        guard context.credential?.account.isAdmin == true else {
+            throw APIError(.forbidden, code: "admin_only", "Only an administrator may read another account's log.")
+        }
+        if name == "local" { return state.base.runtime }
+        return try state.workspace(forAccount: try accounts.account(named: name), in: accounts).runtime
     }
 
     static func query(_ request: Request) throws -> LogQuery {

@@ -44,7 +44,12 @@ final class ServerState: Sendable {
     func workspace(for context: SibylRequestContext) throws -> Workspace {
         guard let accounts else { return base }
         guard let account = context.credential?.account else { throw AuthMiddleware.unauthorized("Sign in first.") }
-        return try workspaces.withLock { open in
+        return try workspace(forAccount: account, in: accounts)
+    }
+
+    /// An account's workspace, opened on first use (for its own requests, or an administrator's look at its log).
+    func workspace(forAccount account: Account, in accounts: Accounts) throws -> Workspace {
+        try workspaces.withLock { open in
             if let workspace = open[account.id] { return workspace }
             // An account removed meanwhile must not get its directory back.
             guard try accounts.account(id: account.id) != nil else { throw AuthMiddleware.unauthorized("This account no longer exists.") }
