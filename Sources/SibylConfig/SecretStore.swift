@@ -118,8 +118,16 @@ public struct SecretStore: Sendable {
             return SymmetricKey(data: data)
         }
         guard creating else { throw ConfigError.unreadableFile(path: keyFile.path, reason: "it is missing") }
+        // Written beside it, then linked into place only if no key is there yet: two processes storing
+        // their first key at once must end up with one key, or the loser's sealed file could not be opened.
         let key = SymmetricKey(size: .bits256)
-        try FileWriter.writeAtomically(key.withUnsafeBytes { Data($0) }, to: keyFile, permissions: 0o600)
+        let staged = keyFile.deletingLastPathComponent().appendingPathComponent(".secrets.key.\(UUID().uuidString)")
+        try FileWriter.writeAtomically(key.withUnsafeBytes { Data($0) }, to: staged, permissions: 0o600)
+        defer { unlink(staged.path) }
+        if link(staged.path, keyFile.path) != 0 {
+            guard errno == EEXIST else { throw ConfigError.unreadableFile(path: keyFile.path, reason: String(cString: strerror(errno))) }
+            return try sealingKey(creating: false)
+        }
         return key
     }
 

@@ -132,6 +132,21 @@ struct SecretsTests {
         #expect(try SecretStore(file: old.secretsFile).secret(named: "openai") == "sk-plain-0123456789")
     }
 
+    /// Many stores sealing their first key at once, as separate processes would: one key wins and
+    /// every store's keys open with it.
+    @Test func storesMadeAtOnceShareOneSealingKey() async throws {
+        let paths = try temporaryPaths()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask { try? SecretStore(file: paths.secretsFile).set("k-\(index)-0123456789", named: "key\(index)") }
+            }
+        }
+        let names = try SecretStore(file: paths.secretsFile).names()
+        #expect(!names.isEmpty, "the last writer's keys open with the one key file")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: paths.home.path).filter { $0.hasPrefix(".secrets.key.") }
+        #expect(leftovers.isEmpty)
+    }
+
     @Test func looserPermissionsAreTightened() throws {
         let paths = try temporaryPaths()
         let store = SecretStore(file: paths.secretsFile)
