@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
+import Synchronization
 
 /// Password hashing: bcrypt (hummingbird-auth's, after OpenBSD's) at cost 12 by default, about a
 /// quarter of a second per guess on one core, over the base64 of the password's SHA-256, so that
@@ -13,12 +14,17 @@ public struct PasswordHasher: Sendable {
 
     public static let minimumLength = 8
     public static let maximumLength = 1024
-    /// A hash no password matches, verified for unknown names so that they take as long as known ones.
-    let decoy: String
+    /// A hash no password matches, verified for unknown names so that they take as long as known
+    /// ones; made at the first such sign-in, so that opening the accounts (every `sibyl users`
+    /// command) does not pay for it.
+    private let decoy = Decoy()
+
+    private final class Decoy: Sendable {
+        let hash = Mutex<String?>(nil)
+    }
 
     public init(cost: UInt8 = 12) {
         self.cost = cost
-        decoy = Bcrypt.hash(Self.prepared(UUID().uuidString), cost: cost)
     }
 
     /// Says why a new password cannot be used, or nil.
@@ -37,9 +43,17 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `password` matches `stored`; a nil `stored` (no such account) costs the same time.
     public func verify(_ password: String, against stored: String?) async throws -> Bool {
-        let (prepared, target, known) = (Self.prepared(password), stored ?? decoy, stored != nil)
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(prepared, hash: target) }
-        return matches && known
+        let (prepared, cost, decoy) = (Self.prepared(password), cost, decoy)
+        let matches = try await NIOThreadPool.singleton.runIfActive {
+            let target = stored ?? decoy.hash.withLock { made in
+                if let made { return made }
+                let hash = Bcrypt.hash(Self.prepared(UUID().uuidString), cost: cost)
+                made = hash
+                return hash
+            }
+            return Bcrypt.verify(prepared, hash: target)
+        }
+        return matches && stored != nil
     }
 
     /// Whether a stored hash was made with a lower cost than today's (it is rehashed at the next sign-in).
