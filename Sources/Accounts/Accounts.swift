@@ -54,7 +54,8 @@ public final class Accounts: Sendable {
 
     // MARK: Accounts
 
-    /// Makes an account; the first one made must be an administrator.
+    /// Makes an account. (The first one is an administrator: `sibyl users add` insists, and the
+    /// setup route makes only administrators.)
     @discardableResult
     public func add(name rawName: String, password: String, role: Account.Role) async throws -> Account {
         let name = rawName.trimmingCharacters(in: .whitespaces)
@@ -107,9 +108,18 @@ public final class Accounts: Sendable {
 
     // MARK: Signing in
 
-    /// Checks a name and password (throttled) and opens a browser session; with `opening: false`
-    /// only checks them (to confirm a password change), and the session returned is not stored.
-    public func signIn(name: String, password: String, address: String, opening: Bool = true) async throws -> IssuedSession {
+    /// Checks a name and password (throttled) and opens a browser session.
+    public func signIn(name: String, password: String, address: String) async throws -> IssuedSession {
+        let account = try await checkPassword(name: name, password: password, address: address)
+        let (secret, csrf, date) = (Self.randomSecret(), Self.randomSecret(), now())
+        let expires = date.addingTimeInterval(sessions.lifetime)
+        try store.insertSession(id: UUID().uuidString.lowercased(), secretHash: Self.hash(secret), accountID: account.id, csrfToken: csrf, at: date, expiresAt: expires)
+        return IssuedSession(account: account, secret: secret, csrfToken: csrf, expiresAt: expires)
+    }
+
+    /// Checks a name and password as a sign-in does (throttled, one message for every failure,
+    /// an old hash upgraded), without opening a session: to confirm a password change.
+    public func checkPassword(name: String, password: String, address: String) async throws -> Account {
         try throttle.check(name: name, address: address)
         let found = try store.account(named: name)
         guard try await hasher.verify(password, against: found?.1), let (account, stored) = found else {
@@ -120,11 +130,7 @@ public final class Accounts: Sendable {
         if hasher.needsRehash(stored) {
             try store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: false)
         }
-        let (secret, csrf, date) = (Self.randomSecret(), Self.randomSecret(), now())
-        let expires = date.addingTimeInterval(sessions.lifetime)
-        guard opening else { return IssuedSession(account: account, secret: "", csrfToken: "", expiresAt: date) }
-        try store.insertSession(id: UUID().uuidString.lowercased(), secretHash: Self.hash(secret), accountID: account.id, csrfToken: csrf, at: date, expiresAt: expires)
-        return IssuedSession(account: account, secret: secret, csrfToken: csrf, expiresAt: expires)
+        return account
     }
 
     /// Who a session cookie's value belongs to; nil for an unknown, expired or idle session.

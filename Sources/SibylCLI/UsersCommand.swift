@@ -82,7 +82,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let account = try Users.open().remove(name: name)
-                let data = SibylPaths().accountHomes.appendingPathComponent(account.id, isDirectory: true)
+                let data = SibylPaths().accountHome(id: account.id)
                 if !keepData, FileManager.default.fileExists(atPath: data.path) {
                     try FileManager.default.removeItem(at: data)
                     Terminal.print("Removed \(account.name) and its data.")

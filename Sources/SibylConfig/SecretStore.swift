@@ -61,13 +61,17 @@ public struct SecretStore: Sendable {
 
     /// The file's permission bits, or nil when there is no file.
     public func permissions() -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? nil
+        Self.permissions(of: file.path)
+    }
+
+    private static func permissions(of path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
     }
 
     private func load() throws -> [String: String] {
         guard FileManager.default.fileExists(atPath: file.path) else { return [:] }
         for path in [file.path, keyFile.path] {
-            if let mode = (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil, mode & 0o077 != 0 {
+            if let mode = Self.permissions(of: path), mode & 0o077 != 0 {
                 chmod(path, 0o600)
             }
         }

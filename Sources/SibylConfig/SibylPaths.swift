@@ -35,6 +35,8 @@ public struct SibylPaths: Sendable, Hashable {
     public var accountsDatabase: URL { home.appendingPathComponent("accounts.sqlite") }
     /// The data of each account of a shared server, one directory per account id.
     public var accountHomes: URL { home.appendingPathComponent("users", isDirectory: true) }
+    /// One account's data directory.
+    public func accountHome(id: String) -> URL { accountHomes.appendingPathComponent(id, isDirectory: true) }
 
     /// Creates the data directory, readable by the owner only.
     public func createHome() throws {

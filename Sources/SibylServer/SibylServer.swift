@@ -78,8 +78,9 @@ public struct SibylServer: Sendable {
     }
 
     /// The server `sibyl serve` runs: opens the accounts of the data directory and decides, from
-    /// `serve.auth` and the address, whether callers sign in. Refuses (`ServeRefusal`) to listen
-    /// beyond loopback without accounts.
+    /// `serve.auth` and the address, whether callers sign in; with accounts but none made yet, it
+    /// holds a one-time setup token. Refuses (`ServeRefusal`) an open server beyond loopback and
+    /// half a TLS setup.
     public static func prepare(runtime: SibylRuntime, configuration: Configuration) throws -> SibylServer {
         let settings = runtime.settings
         if (settings.value("serve.tls_cert") == nil) != (settings.value("serve.tls_key") == nil) {
@@ -87,9 +88,10 @@ public struct SibylServer: Sendable {
         }
         if let tls = configuration.tls { _ = try Self.tlsConfiguration(tls) }  // unreadable files fail now, not at the first client
         let accounts = try Accounts(path: runtime.paths.accountsDatabase.path)
-        let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !(try accounts.isEmpty))
+        let none = try accounts.isEmpty
+        let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !none)
         let server = SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
-        if mode == .accounts, try accounts.isEmpty { server.state.setupToken.withLock { $0 = Accounts.randomSecret() } }
+        if mode == .accounts, none { server.state.setupToken.withLock { $0 = Accounts.randomSecret() } }
         return server
     }
 

@@ -87,20 +87,12 @@ struct AuthRoutes: RouteCollectionAdding {
             let accounts = try accountsOn()
             let body = try await request.json(SignIn.self, limit: 16 << 10)
             let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
-            var response = try JSONBody(
-                SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt)
-            ).response(status: .ok)
-            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow), secure: context.forwardedHTTPS))
-            return response
+            return try signedIn(session, status: .ok, context: context)
         }
         group.get("auth/session") { _, context in
             let credential = try credentialOn(context)
-            switch credential.kind {
-            case .session(_, let csrfToken):
-                return JSONBody(SessionBody(account: AccountBody(credential.account), via: "session", csrfToken: csrfToken, expiresAt: nil))
-            case .token:
-                return JSONBody(SessionBody(account: AccountBody(credential.account), via: "token", csrfToken: nil, expiresAt: nil))
-            }
+            let csrfToken: String? = if case .session(_, let token) = credential.kind { token } else { nil }
+            return JSONBody(SessionBody(account: AccountBody(credential.account), via: csrfToken == nil ? "token" : "session", csrfToken: csrfToken, expiresAt: nil))
         }
         group.delete("auth/session") { _, context in
             let (accounts, credential) = (try accountsOn(), try credentialOn(context))
@@ -108,15 +100,11 @@ struct AuthRoutes: RouteCollectionAdding {
                 throw APIError.badRequest("This request was made with an API token, not a session; revoke the token instead.")
             }
             try accounts.signOut(sessionID: id)
-            var response = Response(status: .noContent)
-            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
-            return response
+            return signedOut(context)
         }
         group.delete("auth/sessions") { _, context in
             try accountsOn().signOutEverywhere(accountID: try credentialOn(context).account.id)
-            var response = Response(status: .noContent)
-            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
-            return response
+            return signedOut(context)
         }
         group.get("auth/tokens") { _, context in
             JSONBody(try accountsOn().tokens(accountID: try credentialOn(context).account.id).map(TokenBody.init))
@@ -133,8 +121,8 @@ struct AuthRoutes: RouteCollectionAdding {
         }
     }
 
-    /// Accounts, for administrators (`AuthMiddleware` keeps `/users` to them), and a password
-    /// change for everyone.
+    /// The first administrator (with the setup token), accounts for administrators
+    /// (`AuthMiddleware` keeps `/users` to them), and a password change for everyone.
     private func addAccountRoutes(to group: RouterGroup<SibylRequestContext>) {
         group.post("auth/setup") { request, context in
             let accounts = try accountsOn()
@@ -155,11 +143,7 @@ struct AuthRoutes: RouteCollectionAdding {
                 throw error
             }
             let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
-            var response = try JSONBody(
-                SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt), status: .created
-            ).response(status: .created)
-            response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow), secure: context.forwardedHTTPS))
-            return response
+            return try signedIn(session, status: .created, context: context)
         }
         group.get("users") { _, _ in JSONBody(try accountsOn().list().map(AccountBody.init)) }
         group.post("users") { request, _ in
@@ -176,11 +160,9 @@ struct AuthRoutes: RouteCollectionAdding {
             let (accounts, credential) = (try accountsOn(), try credentialOn(context))
             let body = try await request.json(PasswordChange.self, limit: 16 << 10)
             // The present password, checked like a sign-in (throttled): a stolen session alone cannot lock its owner out.
-            _ = try await accounts.signIn(name: credential.account.name, password: body.current ?? "", address: context.clientKey, opening: false)
+            _ = try await accounts.checkPassword(name: credential.account.name, password: body.current ?? "", address: context.clientKey)
             try await accounts.resetPassword(name: credential.account.name, to: body.password)
-            var response = Response(status: .noContent)
-            response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
-            return response
+            return signedOut(context)
         }
     }
 
@@ -195,6 +177,21 @@ struct AuthRoutes: RouteCollectionAdding {
         _ = try accountsOn()
         guard let credential = context.credential else { throw AuthMiddleware.unauthorized("Sign in first.") }
         return credential
+    }
+
+    /// A new session's answer: who signed in, the CSRF token, and the cookie.
+    private func signedIn(_ session: IssuedSession, status: HTTPResponse.Status, context: SibylRequestContext) throws -> Response {
+        let body = SessionBody(account: AccountBody(session.account), via: "session", csrfToken: session.csrfToken, expiresAt: session.expiresAt)
+        var response = try JSONBody(body).response(status: status)
+        response.setCookie(sessionCookie(session.secret, maxAge: Int(session.expiresAt.timeIntervalSinceNow), secure: context.forwardedHTTPS))
+        return response
+    }
+
+    /// 204, with the session cookie cleared.
+    private func signedOut(_ context: SibylRequestContext) -> Response {
+        var response = Response(status: .noContent)
+        response.setCookie(sessionCookie("", maxAge: 0, secure: context.forwardedHTTPS))
+        return response
     }
 
     /// HttpOnly, SameSite=Strict, for the whole site; Secure when the server is told it is behind

@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 import Storage
 
-/// The operations log of the caller's data (the local user's on an open server): filtered by time, level and operation; exported as JSON, JSON lines or CSV.
+/// The operations log of the caller's data (the local user's on an open server): filtered by time,
+/// level and operation; exported as JSON, JSON lines or CSV.
 struct LogRoutes: RouteCollectionAdding {
     let state: ServerState
 

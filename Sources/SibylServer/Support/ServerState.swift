@@ -53,7 +53,7 @@ final class ServerState: Sendable {
             if let workspace = open[account.id] { return workspace }
             // An account removed meanwhile must not get its directory back.
             guard try accounts.account(id: account.id) != nil else { throw AuthMiddleware.unauthorized("This account no longer exists.") }
-            let home = runtime.paths.accountHomes.appendingPathComponent(account.id, isDirectory: true)
+            let home = runtime.paths.accountHome(id: account.id)
             try FileManager.default.createDirectory(at: runtime.paths.accountHomes, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let workspace = Workspace(runtime: try SibylRuntime(sharing: runtime, dataHome: home))
             open[account.id] = workspace
@@ -66,7 +66,7 @@ final class ServerState: Sendable {
     func closeWorkspace(accountID: String) async {
         let workspace = workspaces.withLock { $0.removeValue(forKey: accountID) }
         await workspace?.runtime.finishAnswers(grace: .zero)
-        try? FileManager.default.removeItem(at: runtime.paths.accountHomes.appendingPathComponent(accountID, isDirectory: true))
+        try? FileManager.default.removeItem(at: runtime.paths.accountHome(id: accountID))
     }
 
     /// The runtime of the request's data (see `workspace(for:)`).
