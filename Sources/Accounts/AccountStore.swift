@@ -14,7 +14,7 @@ final class AccountStore: Sendable {
         do {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             database = try DatabasePool(path: path, configuration: Self.configuration())
         } catch let error as DatabaseError {
