@@ -45,8 +45,23 @@ extension RouterMethods where Context: WebSocketRequestContext {
     /// Adds the Monocle relay WebSocket at `path`; each browser that connects gets a session.
     @discardableResult
     public func addMonocleRelay(at path: RouterPath, session: @escaping @Sendable (RelayTransport) async -> Void) -> Self {
-        ws(path) { inbound, outbound, context in
-            try await MonocleRelay.carry(inbound: inbound, outbound: outbound, logger: context.logger, session: session)
+        addMonocleRelay(at: path) { transport, _ in await session(transport) }
+    }
+
+    /// Adds the Monocle relay WebSocket at `path`: `shouldUpgrade` may refuse a connection before
+    /// it becomes a WebSocket; each browser that connects gets a session, told the request context
+    /// it came with (who is calling, once a middleware has checked).
+    @discardableResult
+    public func addMonocleRelay(
+        at path: RouterPath,
+        shouldUpgrade: @escaping @Sendable (Request, Context) async throws -> RouterShouldUpgrade = { _, _ in .upgrade([:]) },
+        session: @escaping @Sendable (RelayTransport, Context) async -> Void
+    ) -> Self {
+        ws(path, shouldUpgrade: shouldUpgrade) { inbound, outbound, context in
+            let requestContext = context.requestContext
+            try await MonocleRelay.carry(inbound: inbound, outbound: outbound, logger: context.logger) { transport in
+                await session(transport, requestContext)
+            }
         }
     }
 }

@@ -26,15 +26,19 @@ public struct ProviderSettings: Sendable, Hashable {
 }
 
 extension Settings {
-    /// Resolves provider, model and key for a capability.
-    public func provider(for capability: CapabilityKind, secrets: SecretStore) throws -> ProviderSettings {
+    /// Resolves provider, model and key for a capability. On a shared server an account's own
+    /// stored key (`personal`) comes first; then the environment, then the shared stored keys.
+    public func provider(for capability: CapabilityKind, secrets: SecretStore, personal: SecretStore? = nil) throws -> ProviderSettings {
         let base = resolve("base_url", for: capability)
         let model = resolve("\(capability.rawValue).model")
         let keyName = value("\(capability.rawValue).key") ?? "openai"
         var apiKey: String?
         var keySource = "none"
         let specificVariable = "SIBYL_\(capability.rawValue.uppercased())_API_KEY"
-        if let key = environment[specificVariable], !key.isEmpty {
+        if let key = try personal?.secret(named: keyName), !key.isEmpty {
+            apiKey = key
+            keySource = "your key '\(keyName)'"
+        } else if let key = environment[specificVariable], !key.isEmpty {
             apiKey = key
             keySource = "env \(specificVariable)"
         } else if keyName == "openai", let key = environment["OPENAI_API_KEY"], !key.isEmpty {

@@ -200,7 +200,7 @@ struct AuthRoutesTests {
         try await Self.withAccounts { fixture, accounts in
             let user = try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
             let admin = try accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "t", readOnly: false).secret
-            for (method, uri) in [(HTTPRequest.Method.put, "/api/v1/settings/chat.model"), (.get, "/api/v1/keys"), (.put, "/api/v1/keys/openai"), (.post, "/api/v1/models/install"), (.get, "/api/v1/glasses")] {
+            for (method, uri) in [(HTTPRequest.Method.put, "/api/v1/settings/chat.model"), (.put, "/api/v1/keys/openai?scope=shared"), (.post, "/api/v1/models/install"), (.get, "/api/v1/users")] {
                 try await fixture.client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(user)", .contentType: "application/json"], body: jsonBody(["value": "x"])) { response in
                     #expect(response.status == .forbidden, "\(method) \(uri)")
                     #expect(response.errorCode == "admin_only")

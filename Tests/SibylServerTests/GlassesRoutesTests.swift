@@ -1,5 +1,8 @@
+import Accounts
 import Assistant
 import Foundation
+import HTTPTypes
+import Hummingbird
 import HummingbirdWSClient
 import HummingbirdTesting
 import LocalEngines
@@ -87,11 +90,105 @@ struct GlassesRoutesTests {
         }
     }
 
+    /// On a server with accounts the relay needs a session or token, refuses pages of other
+    /// origins (cross-site WebSocket hijacking), and a relayed pair of glasses is its account's alone.
+    @Test func relayedGlassesBelongToTheirAccount() async throws {
+        let accounts = try Accounts.inMemory()
+        let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .admin)
+        let bo = try await accounts.add(name: "bo", password: AuthRoutesTests.password, role: .user)
+        let adaToken = try accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret
+        let boToken = try accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret
+        try await withServerFixture(testing: .live, accounts: accounts) { fixture in
+            let url = "ws://127.0.0.1:\(try #require(fixture.client.port))/api/v1/glasses/relay"
+            let logger = Logger(label: "test-browser")
+            await #expect(throws: (any Error).self, "no session, no relay") {
+                try await WebSocketClient.connect(url: url, logger: logger) { _, _, _ in Issue.record("upgraded without signing in") }
+            }
+            let foreign = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(boToken)", .origin: "https://evil.example"])
+            await #expect(throws: (any Error).self, "a page on another site is refused") {
+                try await WebSocketClient.connect(url: url, configuration: foreign, logger: logger) { _, _, _ in Issue.record("upgraded from another origin") }
+            }
+            let own = WebSocketClientConfiguration(additionalHeaders: [.authorization: "Bearer \(boToken)", .origin: "http://127.0.0.1:\(try #require(fixture.client.port))"])
+            try await WebSocketClient.connect(url: url, configuration: own, logger: logger) { inbound, outbound, _ in
+                try await outbound.write(.text(#"{"type":"connected","maxWriteLength":253}"#))
+                for try await frame in inbound.messages(maxSize: 1 << 16) {
+                    guard case .binary = frame else { continue }
+                    try await fixture.client.execute(uri: "/api/v1/glasses", method: .get, headers: [.authorization: "Bearer \(boToken)"]) { response in
+                        #expect(response.array.first?["kind"] as? String == "relay")
+                    }
+                    try await fixture.client.execute(uri: "/api/v1/glasses", method: .get, headers: [.authorization: "Bearer \(adaToken)"]) { response in
+                        #expect(response.array.isEmpty, "another account's glasses are not listed, even to an administrator")
+                    }
+                    return
+                }
+            }
+            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
+        }
+    }
+
+    @Test func theRelayAcceptsOnlyPagesOfItsOwnHost() throws {
+        func request(authority: String, origins: [String]) -> Request {
+            var head = HTTPRequest(method: .get, scheme: "http", authority: authority, path: "/api/v1/glasses/relay")
+            for origin in origins { head.headerFields.append(HTTPField(name: .origin, value: origin)) }
+            return Request(head: head, body: .init(buffer: ByteBuffer()))
+        }
+        for (authority, origins) in [("sibyl.example:8080", []), ("sibyl.example:8080", ["https://sibyl.example"]), ("[::1]:9000", ["http://[::1]:9000"]), ("Sibyl.Example", ["http://sibyl.example:8080"])] {
+            #expect(throws: Never.self, "\(authority) \(origins)") { try GlassesRoutes.checkOrigin(request(authority: authority, origins: origins)) }
+        }
+        for (authority, origins) in [("sibyl.example:8080", ["https://evil.example"]), ("sibyl.example", ["null"]), ("sibyl.example", ["https://sibyl.example.evil.example"]), ("sibyl.example", ["https://sibyl.example", "https://evil.example"])] {
+            #expect(throws: APIError.self, "\(authority) \(origins)") { try GlassesRoutes.checkOrigin(request(authority: authority, origins: origins)) }
+        }
+    }
+
+    /// Each account runs its own virtual Monocle; what its wearer asks is kept with that account's
+    /// conversations, and another account can neither see nor drive it.
+    @Test(.enabled(
+        if: FileManager.default.fileExists(atPath: EngineLayout().microPythonModule.path)
+            && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "stt" }?.installed == true,
+        "the MicroPython interpreter or speech-to-text is not installed"
+    ))
+    func eachAccountHasItsOwnVirtualMonocle() async throws {
+        let accounts = try Accounts.inMemory()
+        let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .admin)
+        let bo = try await accounts.add(name: "bo", password: AuthRoutesTests.password, role: .user)
+        let asAda: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret)", .contentType: "application/json"]
+        let asBo: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret)", .contentType: "application/json"]
+        try await withServerFixture(environment: ["SIBYL_STT_PROVIDER": "local", "SIBYL_ENGINES": EngineLayout().root.path], accounts: accounts) { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["Paris."]) }
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asAda, body: jsonBody([:])) { #expect($0.status == .created, "\($0.text)") }
+            // Bo sees nothing of Ada's glasses and cannot drive them.
+            try await client.execute(uri: "/api/v1/glasses", method: .get, headers: asBo) { #expect($0.array.isEmpty) }
+            for (method, uri) in [(HTTPRequest.Method.get, "/api/v1/glasses/emulator/screen"), (.post, "/api/v1/glasses/emulator/tap"), (.post, "/api/v1/glasses/emulator/hold"), (.delete, "/api/v1/glasses/emulator")] {
+                try await client.execute(uri: uri, method: method, headers: asBo) { #expect($0.status == .notFound, "\(method) \(uri)") }
+            }
+            try await waitUntilScreen(fixture, headers: asAda) { $0.contains { $0.lowercased().contains("tap") } }
+            let speech = try await EspeakSynthesizer().synthesize("What is the capital of France?", options: SpeechOptions(format: .wav, speed: 0.8)).data
+            var form = MultipartBody()
+            form.file("file", filename: "question.wav", contentType: "audio/wav", speech)
+            var formHeaders = form.headers
+            formHeaders[.authorization] = asAda[.authorization]
+            try await client.execute(uri: "/api/v1/glasses/emulator/microphone", method: .post, headers: formHeaders, body: form.buffer) { #expect($0.status == .accepted) }
+            try await client.execute(uri: "/api/v1/glasses/emulator/tap", method: .post, headers: asAda) { #expect($0.status == .accepted) }
+            try await waitUntilScreen(fixture, headers: asAda) { $0.joined(separator: " ").contains("Paris") }
+            try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asAda) { #expect($0.object["total"] as? Int == 1) }
+            try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asBo) { #expect($0.object["total"] as? Int == 0) }
+            #expect(try fixture.runtime.store.conversations(source: .glasses).isEmpty, "nothing went to the local user's data")
+            // Bo's own virtual Monocle runs beside Ada's; removing Bo's account stops it.
+            try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asBo, body: jsonBody([:])) { #expect($0.status == .created, "\($0.text)") }
+            #expect(fixture.server.state.glasses.all.count == 2)
+            try await client.execute(uri: "/api/v1/users/bo", method: .delete, headers: asAda) { #expect($0.status == .noContent) }
+            #expect(fixture.server.state.glasses.links(of: bo.id).isEmpty)
+            try await client.execute(uri: "/api/v1/glasses/emulator", method: .delete, headers: asAda) { #expect($0.status == .noContent) }
+            #expect(fixture.server.state.glasses.all.isEmpty)
+        }
+    }
+
     /// Polls the virtual glasses' screen until it shows what `condition` wants (ceiling: 3 minutes, against hangs).
-    func waitUntilScreen(_ fixture: ServerFixture, _ condition: @escaping @Sendable ([String]) -> Bool) async throws {
+    func waitUntilScreen(_ fixture: ServerFixture, headers: HTTPFields = [:], _ condition: @escaping @Sendable ([String]) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(180)
         while ContinuousClock.now < deadline {
-            let lines = try await fixture.client.execute(uri: "/api/v1/glasses/emulator/screen", method: .get) { response in
+            let lines = try await fixture.client.execute(uri: "/api/v1/glasses/emulator/screen", method: .get, headers: headers) { response in
                 (response.object["lines"] as? [String]) ?? []
             }
             if condition(lines) { return }

@@ -11,24 +11,45 @@ import Tokenizers
 /// Resolves each capability to its provider, from the settings as they are now: the local engine,
 /// or a remote OpenAI-compatible API. What is slow to make (a loaded model, a tokenizer, a model
 /// name asked of a server) is made once and kept.
+///
+/// On a shared server each account has its own `Providers` over the same settings, engines and
+/// caches, with the account's own stored keys (`personal`) tried before the shared ones.
 public final class Providers: Sendable {
     let settings: LiveSettings
     let local: LocalEngineHost
     let logger: Logger
-    private let modelNames = Mutex<[ProviderSettings: String]>([:])
-    private let tokenizers = Mutex<[String: BPETokenizer]>([:])
-    private let miniLM = Mutex<MiniLMEmbedder?>(nil)
+    /// An account's own keys, on a shared server; nil for the local user.
+    let personal: SecretStore?
+    private let caches: Caches
 
-    init(settings: LiveSettings, local: LocalEngineHost, logger: Logger) {
+    /// What is slow to make and the same for everyone: kept once per process.
+    private final class Caches: Sendable {
+        let modelNames = Mutex<[ProviderSettings: String]>([:])
+        let tokenizers = Mutex<[String: BPETokenizer]>([:])
+        let miniLM = Mutex<MiniLMEmbedder?>(nil)
+    }
+
+    convenience init(settings: LiveSettings, local: LocalEngineHost, logger: Logger) {
+        self.init(settings: settings, local: local, logger: logger, personal: nil, caches: Caches())
+    }
+
+    private init(settings: LiveSettings, local: LocalEngineHost, logger: Logger, personal: SecretStore?, caches: Caches) {
         self.settings = settings
         self.local = local
         self.logger = logger
+        self.personal = personal
+        self.caches = caches
+    }
+
+    /// The same providers, with an account's own keys tried first.
+    func personal(_ secrets: SecretStore) -> Providers {
+        Providers(settings: settings, local: local, logger: logger, personal: secrets, caches: caches)
     }
 
     /// Provider settings for a capability.
     public func provider(for capability: CapabilityKind) throws -> ProviderSettings {
         let current = settings.current
-        return try current.provider(for: capability, secrets: current.secrets)
+        return try current.provider(for: capability, secrets: current.secrets, personal: personal)
     }
 
     /// A client for a capability's remote provider; fails plainly when OpenAI is the provider and no key is set.
@@ -78,9 +99,9 @@ public final class Providers: Sendable {
     /// configured, the first model that server lists (llama.cpp and Ollama name theirs differently).
     public func chatModelName(client: OpenAIClient, provider: ProviderSettings) async throws -> String {
         if provider.modelSource != .defaultValue || provider.isOpenAI { return provider.model }
-        if let known = modelNames.withLock({ $0[provider] }) { return known }
+        if let known = caches.modelNames.withLock({ $0[provider] }) { return known }
         guard let listed = try? await client.models(), let first = listed.first else { return provider.model }
-        modelNames.withLock { $0[provider] = first.id }
+        caches.modelNames.withLock { $0[provider] = first.id }
         return first.id
     }
 
@@ -136,9 +157,9 @@ public final class Providers: Sendable {
 
     private func localMiniLM() throws -> MiniLMEmbedder {
         try local.requireInstalled("embeddings")
-        if let loaded = miniLM.withLock({ $0 }) { return loaded }
+        if let loaded = caches.miniLM.withLock({ $0 }) { return loaded }
         let loaded = try MiniLMEmbedder(modelDirectory: local.layout.miniLMDirectory)
-        return miniLM.withLock { kept in
+        return caches.miniLM.withLock { kept in
             if let kept { return kept }
             kept = loaded
             return loaded
@@ -184,9 +205,9 @@ public final class Providers: Sendable {
     }
 
     private func tokenizer(_ encoding: BPETokenizer.Encoding) -> BPETokenizer? {
-        if let loaded = tokenizers.withLock({ $0[encoding.rawValue] }) { return loaded }
+        if let loaded = caches.tokenizers.withLock({ $0[encoding.rawValue] }) { return loaded }
         guard let loaded = try? BPETokenizer.load(encoding: encoding, directory: local.layout.root.appendingPathComponent("tokenizers")) else { return nil }
-        tokenizers.withLock { $0[encoding.rawValue] = loaded }
+        caches.tokenizers.withLock { $0[encoding.rawValue] = loaded }
         return loaded
     }
 }

@@ -12,10 +12,18 @@ public struct SettingInfo: Sendable, Hashable {
 /// A stored or configured API key, never the key itself.
 public struct KeyInfo: Sendable, Hashable {
     public var name: String
-    /// `secrets file` or the environment variable it comes from.
+    /// `secrets file`, `your secrets file`, or the environment variable it comes from.
     public var source: String
     /// The first 3 and last 4 characters, for telling keys apart (`sk-…abcd`).
     public var masked: String
+    /// Whose key it is; nil for a key set in the server's environment (changed only there).
+    public var scope: KeyScope?
+}
+
+/// Whose key: an account's own (tried first for its requests), or the shared ones everyone on the
+/// server uses, which only administrators set. For the local user the two are one store.
+public enum KeyScope: String, Sendable, Hashable, Codable, CaseIterable {
+    case own, shared
 }
 
 extension SibylRuntime {
@@ -51,31 +59,47 @@ extension SibylRuntime {
         return try setting(name)
     }
 
-    /// The stored keys and the keys set in the environment, masked.
+    /// Whether this runtime is an account's on a shared server, with keys of its own.
+    public var hasOwnKeys: Bool { dataPaths.home.standardizedFileURL != paths.home.standardizedFileURL }
+
+    /// The store keys of a scope are kept in.
+    private func keyStore(_ scope: KeyScope) -> SecretStore {
+        scope == .own ? SecretStore(file: dataPaths.secretsFile) : liveSettings.secrets
+    }
+
+    /// The keys this runtime's requests may use, masked: its own (an account's), the shared stored
+    /// ones, and those set in the server's environment.
     public func keys() throws -> [KeyInfo] {
-        let store = liveSettings.secrets
-        var keys = try store.names().map { KeyInfo(name: $0, source: "secrets file", masked: Redaction.mask(try store.secret(named: $0) ?? "")) }
+        var keys: [KeyInfo] = []
+        for scope in hasOwnKeys ? [KeyScope.own, .shared] : [.shared] {
+            let store = keyStore(scope)
+            let source = scope == .own ? "your secrets file" : "secrets file"
+            keys += try store.names().map { KeyInfo(name: $0, source: source, masked: Redaction.mask(try store.secret(named: $0) ?? ""), scope: scope) }
+        }
         for variable in ["OPENAI_API_KEY"] + CapabilityKind.allCases.map({ "SIBYL_\($0.rawValue.uppercased())_API_KEY" }) {
             if let value = liveSettings.environment[variable], !value.isEmpty {
-                keys.append(KeyInfo(name: variable, source: "environment", masked: Redaction.mask(value)))
+                keys.append(KeyInfo(name: variable, source: "environment", masked: Redaction.mask(value), scope: nil))
             }
         }
         return keys
     }
 
-    /// Stores an API key in the owner-only secrets file; it is never shown again.
+    /// Stores an API key in an owner-only secrets file (the account's own, or the shared one); it
+    /// is never shown again.
     @discardableResult
-    public func setKey(_ name: String, to secret: String) throws -> KeyInfo {
+    public func setKey(_ name: String, to secret: String, scope: KeyScope = .own) throws -> KeyInfo {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw AssistantError.emptyKey }
-        try liveSettings.secrets.set(trimmed, named: name)
-        log(.info, "keys.set", "stored key '\(name)'")
-        return KeyInfo(name: name, source: "secrets file", masked: Redaction.mask(trimmed))
+        let scope = hasOwnKeys ? scope : .shared
+        try keyStore(scope).set(trimmed, named: name)
+        log(.info, "keys.set", "stored \(scope == .own ? "your " : "")key '\(name)'")
+        return KeyInfo(name: name, source: scope == .own ? "your secrets file" : "secrets file", masked: Redaction.mask(trimmed), scope: scope)
     }
 
     /// Removes a stored key.
-    public func removeKey(_ name: String) throws {
-        guard try liveSettings.secrets.remove(named: name) else { throw AssistantError.unknownKey(name) }
-        log(.info, "keys.remove", "removed key '\(name)'")
+    public func removeKey(_ name: String, scope: KeyScope = .own) throws {
+        let scope = hasOwnKeys ? scope : .shared
+        guard try keyStore(scope).remove(named: name) else { throw AssistantError.unknownKey(name) }
+        log(.info, "keys.remove", "removed \(scope == .own ? "your " : "")key '\(name)'")
     }
 }

@@ -66,13 +66,17 @@ extension Wire {
     public struct Key: Sendable, Hashable, Codable {
         public var name: String
         public var source: String
-        /// The first 3 and last 4 characters, to tell keys apart.
+        /// The first 3 and last 4 characters, to tell keys apart (`•••` for a shared key shown to
+        /// someone other than an administrator).
         public var masked: String
+        /// `own` (the caller's account's), `shared` (everyone's, set by administrators) or `environment`.
+        public var scope: String
 
         public init(_ info: KeyInfo) {
             name = info.name
             source = info.source
             masked = info.masked
+            scope = info.scope?.rawValue ?? "environment"
         }
     }
 

@@ -8,7 +8,8 @@ import MonocleRelay
 import SibylCore
 
 /// Glasses: what is linked, the virtual Monocle run by the server (start, stop, its screen, the
-/// wearer's actions), and the Web Bluetooth relay as a WebSocket route on the same router.
+/// wearer's actions), and the Web Bluetooth relay as a WebSocket route on the same router. Each
+/// account has its own: what its wearer asks is kept with its conversations, and no one else sees it.
 struct GlassesRoutes: RouteCollectionAdding {
     let state: ServerState
     var hub: GlassesHub { state.glasses }
@@ -64,43 +65,72 @@ struct GlassesRoutes: RouteCollectionAdding {
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("glasses") { _, _ in JSONBody(hub.all.map(LinkBody.init)) }
-        group.post("glasses/emulator") { request, _ in
-            let body = try await request.json(SessionRequest.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(LinkBody(try await hub.startEmulator(options: try body.options())), status: .created)
+        group.get("glasses") { _, context in
+            _ = try state.workspace(for: context)
+            return JSONBody(hub.links(of: context.dataOwner).map(LinkBody.init))
         }
-        group.delete("glasses/emulator") { _, _ in
-            guard await hub.stopEmulator() else { throw APIError.notFound("The virtual Monocle is not running.") }
+        group.post("glasses/emulator") { request, context in
+            let runtime = try state.runtime(for: context)
+            let body = try await request.json(SessionRequest.self, limit: state.limits.jsonBodyBytes)
+            return JSONBody(LinkBody(try await hub.startEmulator(runtime: runtime, owner: context.dataOwner, options: try body.options())), status: .created)
+        }
+        group.delete("glasses/emulator") { _, context in
+            let runtime = try state.runtime(for: context)
+            guard await hub.stopEmulator(of: context.dataOwner, runtime: runtime) else { throw APIError.notFound("Your virtual Monocle is not running.") }
             return Response(status: .noContent)
         }
-        group.get("glasses/emulator/screen") { _, _ in
-            let frame = try await emulator().screen
+        group.get("glasses/emulator/screen") { _, context in
+            let frame = try await emulator(context).screen
             let texts = frame?.texts ?? []
             return JSONBody(ScreenBody(lines: texts.compactMap(\.text), error: texts.last?.color == 0xAD2323))
         }
-        group.post("glasses/emulator/tap") { _, _ in
-            try await emulator().tap()
+        group.post("glasses/emulator/tap") { _, context in
+            try await emulator(context).tap()
             return Response(status: .accepted)
         }
-        group.post("glasses/emulator/hold") { _, _ in
-            try await emulator().hold()
+        group.post("glasses/emulator/hold") { _, context in
+            try await emulator(context).hold()
             return Response(status: .accepted)
         }
-        group.post("glasses/emulator/microphone") { request, _ in
+        group.post("glasses/emulator/microphone") { request, context in
+            let emulator = try emulator(context)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let audio = try AudioRoutes.audio(in: form)
             guard audio.format == .wav else { throw APIError(.unsupportedMediaType, code: "unsupported_audio", "The virtual microphone takes WAV.") }
-            try await emulator().speak(wav: audio.data)
+            try await emulator.speak(wav: audio.data)
             return Response(status: .accepted)
         }
         let options = GlassesSessionOptions()
-        group.addMonocleRelay(at: "glasses/relay") { transport in
-            await hub.serveRelay(transport, options: options)
+        group.addMonocleRelay(at: "glasses/relay", shouldUpgrade: { request, context in
+            try Self.checkOrigin(request)
+            _ = try state.workspace(for: context)
+            return .upgrade([:])
+        }) { transport, context in
+            guard let runtime = try? state.runtime(for: context) else { return }
+            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
         }
     }
 
-    private func emulator() throws -> MonocleEmulator {
-        guard let emulator = hub.emulator else { throw APIError.notFound("The virtual Monocle is not running: start it with POST /api/v1/glasses/emulator.") }
+    /// A page on another site must not open the relay with this server's cookie (cross-site
+    /// WebSocket hijacking): a browser always names the page's origin, whose host must be the one
+    /// the request was sent to. (Ports are not compared, as cookies do not tell them apart either.)
+    static func checkOrigin(_ request: Request) throws {
+        let origins = request.headers[values: .origin]
+        guard !origins.isEmpty else { return }
+        let host = request.head.authority.flatMap { URL(string: "http://\($0)")?.host?.lowercased() }
+        for origin in origins {
+            guard let host, URL(string: origin)?.host?.lowercased() == host else {
+                throw APIError(.forbidden, code: "cross_origin", "This WebSocket must be opened from Sibyl's own pages, not from \(origin.prefix(200)).")
+            }
+        }
+    }
+
+    /// The caller's virtual Monocle, when it runs.
+    private func emulator(_ context: SibylRequestContext) throws -> MonocleEmulator {
+        _ = try state.workspace(for: context)
+        guard let emulator = hub.emulator(of: context.dataOwner) else {
+            throw APIError.notFound("Your virtual Monocle is not running: start it with POST /api/v1/glasses/emulator.")
+        }
         return emulator
     }
 }

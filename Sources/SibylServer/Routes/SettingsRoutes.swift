@@ -2,7 +2,9 @@ import Assistant
 import Foundation
 import Hummingbird
 
-/// Settings (a change applies at once, without a restart) and API keys (write-only: a key is never returned).
+/// Settings (a change applies at once, without a restart) and API keys (write-only: a key is never
+/// returned). On a server with accounts each account may keep keys of its own, used for its
+/// requests before the shared ones administrators set.
 struct SettingsRoutes: RouteCollectionAdding {
     let state: ServerState
 
@@ -34,17 +36,36 @@ struct SettingsRoutes: RouteCollectionAdding {
         }
         group.get("keys") { _, context in
             let runtime = try state.runtime(for: context)
-            return JSONBody(try runtime.keys().map(Wire.Key.init))
+            return JSONBody(try runtime.keys().map { info in
+                var key = Wire.Key(info)
+                // Others learn that a shared key is set, not which.
+                if info.scope != .own, !context.isAdministrator { key.masked = "•••" }
+                return key
+            })
         }
         group.put("keys/:name") { request, context in
             let runtime = try state.runtime(for: context)
+            let scope = try Self.scope(request, context)
             let body = try await request.json(KeyValue.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key)))
+            return JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
         }
-        group.delete("keys/:name") { _, context in
+        group.delete("keys/:name") { request, context in
             let runtime = try state.runtime(for: context)
-            try runtime.removeKey(try context.parameters.require("name"))
+            try runtime.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
             return Response(status: .noContent)
         }
+    }
+
+    /// Whose key a change is to: `?scope=own` (the default: the caller's account's own) or
+    /// `?scope=shared` (everyone's; administrators only).
+    static func scope(_ request: Request, _ context: SibylRequestContext) throws -> KeyScope {
+        let text = request.uri.queryParameters.get("scope") ?? KeyScope.own.rawValue
+        guard let scope = KeyScope(rawValue: text) else {
+            throw APIError(.badRequest, code: "invalid_request", "scope is 'own' or 'shared', not '\(text)'.")
+        }
+        if scope == .shared, !context.isAdministrator {
+            throw APIError(.forbidden, code: "admin_only", "Only an administrator may change the shared keys; your own keys are scope=own.")
+        }
+        return scope
     }
 }

@@ -64,13 +64,13 @@ struct AuthMiddleware: RouterMiddleware {
         APIError(.unauthorized, code: "unauthorized", message, headers: [.wwwAuthenticate: #"Bearer realm="sibyl""#])
     }
 
-    /// What manages the shared server: its accounts, settings and keys, and its models. The glasses too,
-    /// for now: their conversations are kept with the local user's data, not an account's.
+    /// What manages the shared server: its accounts, settings and models. (The shared keys are
+    /// checked by their routes: everyone may keep keys of their own.)
     static func isAdministrative(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         let api = "/api/v1/"
         guard path.hasPrefix(api) else { return false }
         let rest = path.dropFirst(api.count)
-        if rest.hasPrefix("keys") || rest == "models/install" || rest.hasPrefix("glasses") || rest == "users" || rest.hasPrefix("users/") { return true }
+        if rest == "models/install" || rest == "users" || rest.hasPrefix("users/") { return true }
         if rest.hasPrefix("settings") { return method != .get }
         return false
     }

@@ -4,14 +4,18 @@ import Monocle
 import MonocleEmulator
 import Synchronization
 
-/// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and at
-/// most one virtual Monocle run by the server itself. Each is a `GlassesSession` of the runtime.
+/// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and
+/// virtual Monocles run by the server itself, at most one per account. Each is a `GlassesSession`
+/// of its owner's runtime, so what the wearer asks is kept with that account's conversations; an
+/// owner sees and drives only their own glasses.
 final class GlassesHub: Sendable {
     /// What is known of one linked pair of glasses.
     struct Link: Sendable {
         var id: UUID
         /// `relay` or `emulator`.
         var kind: String
+        /// Whose glasses: an account's id, or `local` on an open server.
+        var owner: String
         var state: MonocleState = .connecting
         var device: DeviceInfo?
         var lastQuestion: String?
@@ -28,12 +32,24 @@ final class GlassesHub: Sendable {
         var task: Task<Void, Never>
     }
 
+    /// The server's own log, for what fails before a session has an owner's runtime.
     let runtime: SibylRuntime
+    /// How many virtual Monocles may run at once on this server (each is a MicroPython interpreter).
+    let maxEmulators: Int
     private let links = Mutex<[UUID: Link]>([:])
-    private let emulated = Mutex<Emulated?>(nil)
+    /// The running virtual Monocles by owner; nil while one is starting.
+    private let emulated = Mutex<[String: Emulated?]>([:])
+    /// Relayed sessions by link, to end an owner's when the account goes.
+    private let relayed = Mutex<[UUID: GlassesSession]>([:])
 
-    init(runtime: SibylRuntime) {
+    init(runtime: SibylRuntime, maxEmulators: Int = 4) {
         self.runtime = runtime
+        self.maxEmulators = maxEmulators
+    }
+
+    /// An owner's linked glasses, oldest first.
+    func links(of owner: String) -> [Link] {
+        links.withLock { $0.values.filter { $0.owner == owner } }.sorted { $0.startedAt < $1.startedAt }
     }
 
     /// Every linked pair of glasses, oldest first.
@@ -41,68 +57,102 @@ final class GlassesHub: Sendable {
         links.withLock { Array($0.values) }.sorted { $0.startedAt < $1.startedAt }
     }
 
-    /// Serves one browser relaying real glasses, until it leaves.
-    func serveRelay(_ transport: RelayTransport, options: GlassesSessionOptions) async {
+    /// Serves one browser relaying real glasses, until it leaves; the wearer's conversations go to `runtime`.
+    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
         let id = UUID()
-        links.withLock { $0[id] = Link(id: id, kind: "relay") }
-        defer { _ = links.withLock { $0.removeValue(forKey: id) } }
+        links.withLock { $0[id] = Link(id: id, kind: "relay", owner: owner) }
+        defer {
+            _ = links.withLock { $0.removeValue(forKey: id) }
+            _ = relayed.withLock { $0.removeValue(forKey: id) }
+        }
         do {
             let session = try runtime.glassesSession(transport: transport, options: options)
+            relayed.withLock { $0[id] = session }
             await session.run { [weak self] event in self?.record(event, for: id) }
         } catch {
             runtime.log(.error, "glasses.relay", ConversationEngine.describe(error))
         }
     }
 
-    /// Starts the virtual Monocle with Sibyl's app on it; fails when one already runs.
-    func startEmulator(options: GlassesSessionOptions) async throws -> Link {
-        guard emulated.withLock({ $0 == nil }) else {
-            throw APIError(.conflict, code: "already_running", "The virtual Monocle is already running; stop it first.")
-        }
+    /// Starts an owner's virtual Monocle with Sibyl's app on it; fails when theirs already runs or
+    /// the server runs as many as it may.
+    func startEmulator(runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async throws -> Link {
         let module = runtime.local.layout.microPythonModule
         guard FileManager.default.fileExists(atPath: module.path) else {
             throw APIError(.serviceUnavailable, code: "engine_not_installed", "The virtual Monocle's MicroPython interpreter is not installed.", remedy: .install(component: "emulator"))
         }
-        let emulator = MonocleEmulator(
-            configuration: EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module)),
-            filesystem: runtime.paths.home.appendingPathComponent("monocle/server", isDirectory: true)
-        )
-        try await emulator.powerOn()
-        let session = try runtime.glassesSession(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), options: options)
-        let id = UUID()
-        links.withLock { $0[id] = Link(id: id, kind: "emulator") }
-        let task = Task { [weak self] in
-            await session.run { [weak self] event in self?.record(event, for: id) }
+        // Claim the owner's place first, so two starts at once cannot both power one on.
+        let claim = emulated.withLock { running -> APIError? in
+            if running.keys.contains(owner) {
+                return APIError(.conflict, code: "already_running", "Your virtual Monocle is already running; stop it first.")
+            }
+            if running.count >= maxEmulators {
+                return APIError(.serviceUnavailable, code: "too_many_emulators", "This server already runs \(maxEmulators) virtual Monocles; try again when one stops.", headers: [.retryAfter: "30"])
+            }
+            running[owner] = .some(nil)
+            return nil
         }
-        let started = Emulated(id: id, emulator: emulator, session: session, task: task)
-        let kept = emulated.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = started
-            return true
+        if let claim { throw claim }
+        do {
+            let emulator = MonocleEmulator(
+                configuration: EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module)),
+                filesystem: runtime.dataPaths.home.appendingPathComponent("monocle/server", isDirectory: true)
+            )
+            try await emulator.powerOn()
+            let session: GlassesSession
+            do {
+                session = try runtime.glassesSession(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), options: options)
+            } catch {
+                await emulator.powerOff()
+                throw error
+            }
+            let id = UUID()
+            links.withLock { $0[id] = Link(id: id, kind: "emulator", owner: owner) }
+            let task = Task { [weak self] in
+                await session.run { [weak self] event in self?.record(event, for: id) }
+            }
+            emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, session: session, task: task) }
+            runtime.log(.info, "glasses.emulator", "started the virtual Monocle")
+            return links.withLock { $0[id] } ?? Link(id: id, kind: "emulator", owner: owner)
+        } catch {
+            _ = emulated.withLock { $0.removeValue(forKey: owner) }
+            throw error
         }
-        guard kept else {
-            await stop(started)
-            throw APIError(.conflict, code: "already_running", "The virtual Monocle is already running; stop it first.")
-        }
-        runtime.log(.info, "glasses.emulator", "started the virtual Monocle")
-        return links.withLock { $0[id] } ?? Link(id: id, kind: "emulator")
     }
 
-    /// Stops the virtual Monocle; false when none runs.
+    /// Stops an owner's virtual Monocle; false when none runs (or it is still starting).
     @discardableResult
-    func stopEmulator() async -> Bool {
-        guard let running = emulated.withLock({ current in defer { current = nil }; return current }) else { return false }
+    func stopEmulator(of owner: String, runtime: SibylRuntime? = nil) async -> Bool {
+        let running = emulated.withLock { running -> Emulated? in
+            guard case .some(.some(let started)) = running[owner] else { return nil }
+            running[owner] = nil
+            return started
+        }
+        guard let running else { return false }
         await stop(running)
-        runtime.log(.info, "glasses.emulator", "stopped the virtual Monocle")
+        (runtime ?? self.runtime).log(.info, "glasses.emulator", "stopped the virtual Monocle")
         return true
     }
 
-    /// The virtual Monocle, when it runs.
-    var emulator: MonocleEmulator? { emulated.withLock { $0?.emulator } }
+    /// An owner's virtual Monocle, when it runs.
+    func emulator(of owner: String) -> MonocleEmulator? {
+        emulated.withLock { $0[owner]??.emulator }
+    }
 
-    /// Ends every session.
+    /// Ends an owner's sessions (the account was removed): their virtual Monocle stops and the
+    /// glasses their browsers relay are let go.
+    func stopAll(of owner: String) async {
+        await stopEmulator(of: owner)
+        let ids = Set(links(of: owner).map(\.id))
+        let sessions = relayed.withLock { $0.filter { ids.contains($0.key) }.map(\.value) }
+        for session in sessions { await session.stop() }
+    }
+
+    /// Ends every session (the server is stopping).
     func stopAll() async {
-        await stopEmulator()
+        let owners = emulated.withLock { Array($0.keys) }
+        for owner in owners { await stopAll(of: owner) }
+        for session in relayed.withLock({ Array($0.values) }) { await session.stop() }
     }
 
     private func stop(_ running: Emulated) async {

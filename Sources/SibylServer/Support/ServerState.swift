@@ -14,7 +14,7 @@ final class ServerState: Sendable {
     /// Whether the session cookie is marked Secure (the server is reached over HTTPS).
     let secureCookies: Bool
     let glasses: GlassesHub
-    /// The local user's data: everything on an open server, the glasses' on one with accounts.
+    /// The local user's data: everything on an open server.
     let base: Workspace
     /// While a server with accounts has none: the one-time secret that lets the first
     /// administrator be made over the API (`POST /api/v1/auth/setup`).
@@ -65,6 +65,7 @@ final class ServerState: Sendable {
     /// stopped and its data directory deleted.
     func closeWorkspace(accountID: String) async {
         let workspace = workspaces.withLock { $0.removeValue(forKey: accountID) }
+        await glasses.stopAll(of: accountID)
         await workspace?.runtime.finishAnswers(grace: .zero)
         try? FileManager.default.removeItem(at: runtime.paths.accountHome(id: accountID))
     }

@@ -35,6 +35,17 @@ public struct SibylRequestContext: RequestContext, WebSocketRequestContext, Remo
         forwardedClient ?? remoteAddress?.ipAddress ?? "local"
     }
 
+    /// Whether the caller may manage the shared server: an administrator, or anyone on an open
+    /// (loopback) server, where the local user is everyone.
+    public var isAdministrator: Bool {
+        credential.map(\.account.isAdmin) ?? true
+    }
+
+    /// Whose data the request reaches: the account's id, or `local` on an open server.
+    public var dataOwner: String {
+        credential?.account.id ?? "local"
+    }
+
     /// Who is asking, for per-client limits: the account when there is one, else the address.
     public var ownerKey: String {
         credential.map { "account:" + $0.account.id } ?? clientKey
