@@ -24,6 +24,10 @@ let avx2Settings: [SwiftSetting] = optimizedInDebug
 
 /// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
 let deviceAppFiles = ["main.py"]
+/// The browser UI's files, compiled into `sibyl serve` (listed in `WebAssets.files` too; a test checks the two agree).
+let webFiles = [
+    "index.html", "style.css", "icon.svg", "app.js", "api.js", "i18n.js", "view-auth.js", "i18n-en.json", "i18n-ko.json", "i18n-id.json",
+]
 /// The emulated firmware modules the virtual Monocle's interpreter imports.
 let firmwareStubFiles = [
     "_sibyl_emu.py", "bluetooth.py", "camera.py", "device.py", "display.py", "fpga.py", "led.py", "microphone.py", "touch.py", "update.py",
@@ -225,7 +229,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("Resources/openapi.yaml")]
+            resources: [.embedInCode("Resources/openapi.yaml")] + webFiles.map { .embedInCode("Resources/Web/\($0)") }
         ),
         .target(
             name: "SibylCLI",

@@ -3,7 +3,7 @@
 # all cached outside the clone), builds with zero warnings, and runs every test against the real engines.
 source "$(dirname "$0")/common.sh"
 
-ensure_system_packages
+ensure_system_packages "${BROWSER_TEST_PACKAGES[@]}"
 build --build-tests
 say "Installing the local engines and models (cached in ${SIBYL_ENGINES:-$HOME/.cache/sibyl/engines})"
 "$(sibyl_binary debug)" models install all
@@ -13,6 +13,8 @@ start_virtual_microphone
 say "Preparing the official OpenAI Python SDK (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-openai-sdk)"
 SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
 export SIBYL_OPENAI_SDK_PYTHON
+say "Preparing Playwright and pytest for the browser tests (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-browser)"
+BROWSER_PYTHON="$("$ROOT/scripts/browser/setup.sh")"
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --skip FuzzTests "$@"
 # The fuzzing runs in a process of its own: its 10 s and 1 GB limits per input mean something only
@@ -27,3 +29,5 @@ for level in avx2 portable; do
 done
 say "Checking the emulated Monocle firmware and Sibyl's device app under MicroPython"
 python3 "$ROOT/scripts/monocle/emulator-smoke.py"
+say "Running the browser tests: Debian's Chromium against a real sibyl serve (screenshots in .build-ui/)"
+(cd "$ROOT/Tests/Browser" && SIBYL_BINARY="$(sibyl_binary debug)" "$BROWSER_PYTHON" -m pytest -q -p no:cacheprovider .)

@@ -32,13 +32,15 @@ struct Serve: AsyncParsableCommand {
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
             try await server.run { channel in
                 let shown = "\(server.scheme)://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
-                Terminal.error("Sibyl is listening on \(shown) · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
+                Terminal.error("Sibyl is listening on \(shown) · open \(shown)/ in a browser · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
                 Terminal.error(server.authMode == .accounts
-                    ? "Accounts are on: sign in at POST /api/v1/auth/session, or send an API token (sibyl users token NAME)"
+                    ? "Accounts are on: sign in at \(shown)/ (or POST /api/v1/auth/session), or send an API token (sibyl users token NAME)"
                     : "No accounts (loopback only): everyone on this machine is you")
-                if let token = server.setupToken {
+                if let token = server.setupToken, let link = server.setupLink(base: shown) {
                     Terminal.error("""
-                    There is no account yet. Make the first administrator with `sibyl users add NAME --admin`, or once over HTTP:
+                    There is no account yet. Make the first administrator with `sibyl users add NAME --admin`, or once, in a browser:
+                      \(link)
+                    (from another machine, put this server's address in place of \(shownHost)), or with curl:
                       curl -X POST \(shown)/api/v1/auth/setup -H 'content-type: application/json' -d '{"token": "\(token)", "name": "NAME", "password": "…"}'
                     """)
                 }

@@ -99,6 +99,12 @@ public struct SibylServer: Sendable {
     /// (`POST /api/v1/auth/setup`); nil once there is one.
     public var setupToken: String? { state.setupToken.withLock { $0 } }
 
+    /// The one-time page that makes the first administrator, at `base` (`http://HOST:PORT`): the
+    /// token travels after `#`, so it is never sent in a request line or written to a log.
+    public func setupLink(base: String) -> String? {
+        setupToken.map { "\(base)/setup#\($0)" }
+    }
+
     /// Whether callers must sign in.
     public var authMode: AuthMode { state.accounts == nil ? .open : .accounts }
 
@@ -109,6 +115,7 @@ public struct SibylServer: Sendable {
         router.add(middleware: RequestLogMiddleware(logger: runtime.logger))
         router.add(middleware: SecurityHeadersMiddleware())
         HealthRoutes(state: state).add(to: router)
+        WebRoutes().add(to: router)
         let api = router.group("api/v1").add(middleware: APIErrorMiddleware())
         let openAI = router.group("v1").add(middleware: OpenAIErrorMiddleware())
         if let accounts = state.accounts {

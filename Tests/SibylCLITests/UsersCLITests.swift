@@ -23,6 +23,7 @@ struct UsersCLITests {
         let line = try #require(server.stderr.text.split(separator: "\n").first { $0.contains("\"token\"") })
         let token = try #require(line.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
         #expect(token.count == 43)
+        #expect(server.stderr.text.contains("http://0.0.0.0:\(port)/setup#\(token)"), "the one-time link for a browser")
         let base = "http://127.0.0.1:\(port)/api/v1"
         var locked = URLRequest(url: URL(string: "\(base)/conversations")!)
         locked.httpMethod = "GET"

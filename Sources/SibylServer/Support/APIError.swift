@@ -67,7 +67,8 @@ public struct APIError: Error, Sendable {
                 return APIError(.tooManyRequests, code: "throttled", message, headers: [.retryAfter: String(seconds)])
             case .nameTaken: return make(.conflict, "conflict")
             case .lastAdministrator: return make(.conflict, "last_admin")
-            case .invalidName, .weakPassword: return make(.badRequest, "invalid_request")
+            case .invalidName: return make(.badRequest, "invalid_name")
+            case .weakPassword: return make(.badRequest, "weak_password")
             case .noSuchAccount, .noSuchToken: return make(.notFound, "not_found")
             case .cannotOpen, .database: return internalError(error)
             }

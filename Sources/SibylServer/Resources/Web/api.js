@@ -1,0 +1,62 @@
+// Calls to Sibyl's API from the page: JSON in and out, the session's CSRF token on every request
+// that changes something, and errors as ApiError with the server's code and words.
+
+let csrfToken = null;
+
+/** Remembers the CSRF token of the signed-in session (null when signed out). */
+export function setCsrfToken(token) {
+  csrfToken = token ?? null;
+}
+
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * Calls `/api/v1` + `path`. A plain object body is sent as JSON, FormData as it is.
+ * Returns the parsed JSON answer (null for 204), or the Response itself with `raw`.
+ * @param {string} path
+ * @param {{method?: string, body?: any, raw?: boolean, signal?: AbortSignal}} [options]
+ */
+export async function api(path, { method = 'GET', body, raw = false, signal } = {}) {
+  const headers = {};
+  const init = { method, headers, credentials: 'same-origin', signal };
+  if (body instanceof FormData) {
+    init.body = body;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  if (csrfToken && !['GET', 'HEAD'].includes(method)) headers['X-CSRF-Token'] = csrfToken;
+  let response;
+  try {
+    response = await fetch(`/api/v1${path}`, init);
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'unreachable', 'Sibyl cannot be reached. Is `sibyl serve` still running?');
+  }
+  if (!response.ok) {
+    let code = 'http_' + response.status;
+    let message = response.statusText;
+    try {
+      const answer = await response.json();
+      code = answer.error?.code ?? code;
+      message = answer.error?.message ?? message;
+    } catch {
+      // Not JSON: keep the status line.
+    }
+    throw new ApiError(response.status, code, message);
+  }
+  if (raw) return response;
+  if (response.status === 204) return null;
+  return response.json();
+}

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The browser UI: one page (`/`, and `/setup` for the first administrator's one-time link), its
+/// scripts, styles and message catalogs compiled into Sibyl (`/assets/NAME`), and the JavaScript
+/// libraries Debian installs (`/vendor/NAME`, from `/usr/share/javascript`; the page falls back
+/// to plain text without them). Nothing here needs signing in: the page asks the API who is
+/// calling, and the API checks.
+struct WebRoutes: Sendable {
+    /// Where Debian's `libjs-*` packages put their files.
+    let libraryRoot: URL
+
+    init(libraryRoot: URL = URL(fileURLWithPath: "/usr/share/javascript", isDirectory: true)) {
+        self.libraryRoot = libraryRoot
+    }
+
+    /// The library files the page may load, by the name it asks for, and where each is below `libraryRoot`.
+    static let libraries: [String: String] = [
+        "marked.min.js": "marked/marked.min.js",
+        "highlight.min.js": "highlight.js/highlight.min.js",
+        "highlight-light.css": "highlight.js/styles/a11y-light.css",
+        "highlight-dark.css": "highlight.js/styles/a11y-dark.css",
+        "katex.min.js": "katex/katex.min.js",
+        "katex.min.css": "katex/katex.min.css",
+        "katex-auto-render.min.js": "katex/contrib/auto-render.min.js",
+        "chart.min.js": "chart.js/chart.min.js",
+    ]
+
+    func add(to router: Router<SibylRequestContext>) {
+        for path in ["/", "/setup"] {
+            router.get(RouterPath(path)) { request, _ in try Self.asset("index.html", request: request) }
+        }
+        router.get("/assets/:name") { request, context in
+            try Self.asset(try context.parameters.require("name"), request: request)
+        }
+        router.get("/vendor/:name") { request, context in
+            let name = try context.parameters.require("name")
+            guard let relative = Self.libraries[name] else { throw HTTPError(.notFound) }
+            let file = libraryRoot.appendingPathComponent(relative).resolvingSymlinksInPath()
+            guard let data = FileManager.default.contents(atPath: file.path) else { throw HTTPError(.notFound) }
+            return Self.response(Array(data), name: name, request: request)
+        }
+        // KaTeX's fonts, which its style sheet asks for beside itself.
+        router.get("/vendor/fonts/:name") { request, context in
+            let name = try context.parameters.require("name")
+            guard name.range(of: #"^KaTeX_[A-Za-z0-9_-]+\.(woff2|woff|ttf)$"#, options: .regularExpression) != nil else { throw HTTPError(.notFound) }
+            let file = libraryRoot.appendingPathComponent("katex/fonts/\(name)").resolvingSymlinksInPath()
+            guard let data = FileManager.default.contents(atPath: file.path) else { throw HTTPError(.notFound) }
+            return Self.response(Array(data), name: name, request: request)
+        }
+    }
+
+    /// A compiled-in file of the page, or 404.
+    static func asset(_ name: String, request: Request) throws -> Response {
+        guard let bytes = WebAssets.files[name] else { throw HTTPError(.notFound) }
+        return response(bytes, name: name, request: request)
+    }
+
+    /// The file, revalidated by its content's hash on every load (so a new Sibyl is never mixed with
+    /// an old cached script), or 304 when the browser has it.
+    static func response(_ bytes: [UInt8], name: String, request: Request) -> Response {
+        let tag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: contentType(name)]
+        if request.headers[.ifNoneMatch] == tag {
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func contentType(_ name: String) -> String {
+        switch name.split(separator: ".").last.map(String.init) ?? "" {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "json": "application/json; charset=utf-8"
+        case "svg": "image/svg+xml"
+        case "woff2": "font/woff2"
+        case "woff": "font/woff"
+        case "ttf": "font/ttf"
+        default: "application/octet-stream"
+        }
+    }
+}

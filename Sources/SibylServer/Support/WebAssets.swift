@@ -1,0 +1,16 @@
+/// The browser UI's files compiled into Sibyl (`Resources/Web`, listed in Package.swift's
+/// `webFiles`), by the name the page asks for under `/assets/`.
+enum WebAssets {
+    static let files: [String: [UInt8]] = [
+        "index.html": PackageResources.index_html,
+        "style.css": PackageResources.style_css,
+        "icon.svg": PackageResources.icon_svg,
+        "app.js": PackageResources.app_js,
+        "api.js": PackageResources.api_js,
+        "i18n.js": PackageResources.i18n_js,
+        "view-auth.js": PackageResources.view_auth_js,
+        "i18n-en.json": PackageResources.i18n_en_json,
+        "i18n-ko.json": PackageResources.i18n_ko_json,
+        "i18n-id.json": PackageResources.i18n_id_json,
+    ]
+}

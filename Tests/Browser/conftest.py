@@ -1,0 +1,109 @@
+"""Fixtures for Sibyl's browser tests: a real `sibyl serve` on a fresh data directory, and
+Debian's Chromium driven by Playwright. Screenshots go to `.build-ui/` in the clone."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / ".build-ui"
+CHROMIUM = os.environ.get("SIBYL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"]
+PASSWORD = "correct horse battery"
+
+
+def sibyl_binary() -> str:
+    binary = os.environ.get("SIBYL_BINARY") or str(Path(os.environ.get("SIBYL_CACHE", Path.home() / ".cache/sibyl")) / "swiftpm/debug/sibyl")
+    if not Path(binary).exists():
+        pytest.exit(f"no sibyl binary at {binary}: build it first (scripts/test.sh does)", returncode=2)
+    return binary
+
+
+class Server:
+    """A `sibyl serve` process; its standard error is collected as it comes."""
+
+    def __init__(self, home: Path, extra_env: dict[str, str]):
+        self.home = home
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SIBYL_") or k in ("SIBYL_ENGINES", "SIBYL_CACHE")}
+        env.update({"SIBYL_HOME": str(home), "SIBYL_LOG_LEVEL": "info"}, **extra_env)
+        env.pop("OPENAI_API_KEY", None)
+        self.env = env
+        self.process = subprocess.Popen([sibyl_binary(), "serve", "--host", "127.0.0.1", "--port", "0"], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = self._wait_for(r"is listening on (http://127\.0\.0\.1:\d+)", 300)
+
+    def _read(self):
+        for line in self.process.stderr:
+            self.lines.append(line)
+
+    def _wait_for(self, pattern: str, seconds: float) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                match = re.search(pattern, line)
+                if match:
+                    return match.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError("sibyl serve ended:\n" + "".join(self.lines))
+            time.sleep(0.05)
+        raise TimeoutError(f"sibyl serve never printed {pattern!r}:\n" + "".join(self.lines))
+
+    def setup_link(self) -> str:
+        return self._wait_for(r"(http://\S+/setup#\S+)", 30)
+
+    def cli(self, *arguments: str, stdin: str = "") -> str:
+        done = subprocess.run([sibyl_binary(), *arguments], env=self.env, input=stdin, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture(scope="module")
+def accounts_server():
+    """A server with accounts on and none made yet: it prints the one-time setup link."""
+    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
+    server = Server(home, {"SIBYL_SERVE_AUTH": "accounts"})
+    yield server
+    server.stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def context(browser):
+    """A fresh browser profile (no cookies, no storage), failing the test on any script error."""
+    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    yield context
+    context.close()
+    assert not errors, f"script errors in the page: {errors}"
+
+
+def screenshot(page, name: str):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,120 @@
+"""Signing in from a browser: the one-time setup link, sign-in and sign-out, a second user,
+languages and themes that persist, and no serious accessibility problems on these pages."""
+
+import re
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from conftest import PASSWORD, screenshot
+
+THEMES = ["light", "dark", "midnight", "forest"]
+
+
+def axe_problems(page) -> list[str]:
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']}" for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def sign_in(page, name: str, password: str):
+    page.get_by_label("Name").fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_the_setup_link_makes_the_first_administrator_once(accounts_server, context):
+    link = accounts_server.setup_link()
+    page = context.new_page()
+    page.goto(link)
+    expect(page.get_by_role("heading", name="Make the first administrator")).to_be_visible()
+    expect(page.get_by_role("button", name="Sign out")).to_be_hidden()
+    screenshot(page, "setup-light")
+    assert axe_problems(page) == []
+    page.get_by_label("Name").fill("ada")
+    page.get_by_label("Password", exact=True).fill("short")
+    page.get_by_label("Repeat the password").fill("short")
+    page.get_by_role("button", name="Make the account").click()
+    # The browser's own check (minlength) or the server's: either way no account yet.
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Repeat the password").fill(PASSWORD + "x")
+    page.get_by_role("button", name="Make the account").click()
+    expect(page.get_by_role("alert")).to_have_text("The two passwords differ.")
+    page.get_by_label("Repeat the password").fill(PASSWORD)
+    page.get_by_role("button", name="Make the account").click()
+    expect(page.get_by_role("heading", name="Welcome, ada")).to_be_visible()
+    assert page.url.endswith("/"), "the one-time token leaves the address bar"
+    expect(page.get_by_text("You manage this server")).to_be_visible()
+    screenshot(page, "home-light")
+    # The session survives a reload: the cookie is HttpOnly, so the page asks the server.
+    page.reload()
+    expect(page.get_by_role("heading", name="Welcome, ada")).to_be_visible()
+    assert page.evaluate("document.cookie") == "", "the session cookie is not readable by scripts"
+
+    # The link works once only.
+    second = context.browser.new_context().new_page()
+    second.goto(link)
+    second.get_by_label("Name").fill("mallory")
+    second.get_by_label("Password", exact=True).fill(PASSWORD)
+    second.get_by_label("Repeat the password").fill(PASSWORD)
+    second.get_by_role("button", name="Make the account").click()
+    expect(second.get_by_role("alert")).to_contain_text("was used already")
+    second.context.close()
+
+
+def test_sign_in_sign_out_and_a_second_user(accounts_server, context):
+    accounts_server.cli("users", "add", "bo", "--password-stdin", stdin=PASSWORD + "\n")
+    page = context.new_page()
+    page.goto(accounts_server.url + "/")
+    expect(page.get_by_role("heading", name="Sign in to Sibyl")).to_be_visible()
+    screenshot(page, "sign-in-light")
+    sign_in(page, "bo", "not the password")
+    expect(page.get_by_role("alert")).to_have_text("The name or password is wrong.")
+    sign_in(page, "nobody-at-all", "not the password")
+    expect(page.get_by_role("alert")).to_have_text("The name or password is wrong.")
+    sign_in(page, "bo", PASSWORD)
+    expect(page.get_by_role("heading", name="Welcome, bo")).to_be_visible()
+    expect(page.get_by_text("Your conversations, documents and keys are yours alone.")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_text("You are signed out.")).to_be_visible()
+    expect(page.get_by_role("button", name="Sign out")).to_be_hidden()
+    page.reload()
+    expect(page.get_by_role("heading", name="Sign in to Sibyl")).to_be_visible()
+
+
+def test_languages_and_themes_persist_and_every_page_is_accessible(accounts_server, context):
+    page = context.new_page()
+    page.goto(accounts_server.url + "/")
+    expect(page.get_by_role("heading", name="Sign in to Sibyl")).to_be_visible()
+    for theme in THEMES:
+        page.get_by_label("Theme").select_option(theme)
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        problems = axe_problems(page)
+        assert problems == [], f"{theme}: {problems}"
+        screenshot(page, f"sign-in-{theme}")
+    page.get_by_label("Language").select_option("ko")
+    expect(page.get_by_role("heading", name="Sibyl에 로그인")).to_be_visible()
+    assert page.evaluate("document.documentElement.lang") == "ko"
+    page.reload()
+    expect(page.get_by_role("heading", name="Sibyl에 로그인")).to_be_visible()
+    assert page.evaluate("document.documentElement.dataset.theme") == "forest", "the theme persists"
+    page.get_by_label("이름").fill("bo")
+    page.get_by_label("비밀번호").fill(PASSWORD)
+    page.get_by_role("button", name="로그인").click()
+    expect(page.get_by_role("heading", name="bo님, 환영합니다")).to_be_visible()
+    screenshot(page, "home-ko-forest")
+    page.get_by_label("언어").select_option("id")
+    expect(page.get_by_role("heading", name="Selamat datang, bo")).to_be_visible()
+    page.get_by_label("Tema").select_option("dark")
+    assert axe_problems(page) == []
+    screenshot(page, "home-id-dark")
+
+
+def test_a_phone_sized_screen(accounts_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(accounts_server.url + "/")
+    expect(page.get_by_role("heading", name="Sign in to Sibyl")).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width} px)"
+    screenshot(page, "sign-in-phone")
+    context.close()

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import SibylServer
+
+/// The browser UI's files: served from Sibyl itself with the security headers, revalidated by
+/// hash, complete in every language; Debian's libraries only by name.
+@Suite("The browser UI's files")
+struct WebRoutesTests {
+    static let webFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/SibylServer/Resources/Web")
+
+    @Test func everyFileOfTheFolderIsCompiledIn() throws {
+        let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: Self.webFolder.path))
+        #expect(onDisk == Set(WebAssets.files.keys), "Package.swift's webFiles, WebAssets.files and Resources/Web must list the same files")
+    }
+
+    /// Every key the page uses is in every catalog, and the catalogs hold the same keys: no
+    /// untranslated words in Korean or Indonesian.
+    @Test func everyLanguageHasEveryWord() throws {
+        func catalog(_ language: String) throws -> [String: String] {
+            try #require(JSONSerialization.jsonObject(with: Data(WebAssets.files["i18n-\(language).json"]!)) as? [String: String])
+        }
+        let english = try catalog("en")
+        for language in ["ko", "id"] {
+            let other = try catalog(language)
+            #expect(Set(other.keys) == Set(english.keys), "\(language): missing \(Set(english.keys).subtracting(other.keys).sorted()), extra \(Set(other.keys).subtracting(english.keys).sorted())")
+            for (key, text) in other {
+                #expect(!text.isEmpty, "\(language) \(key) is empty")
+                // Placeholders must survive translation.
+                let placeholders = { (text: String) in Set(text.matches(of: /\{(\w+)\}/).map { String($0.1) }) }
+                #expect(placeholders(text) == placeholders(english[key] ?? ""), "\(language) \(key)")
+            }
+        }
+        var used: Set<String> = []
+        for (name, bytes) in WebAssets.files where name.hasSuffix(".js") || name.hasSuffix(".html") {
+            let text = String(decoding: bytes, as: UTF8.self)
+            used.formUnion(text.matches(of: /data-i18n(?:-label|-placeholder)?="([\w.]+)"/).map { String($0.1) })
+            used.formUnion(text.matches(of: /\bt\('([\w.]+)'/).map { String($0.1) })
+            used.formUnion(text.matches(of: /dataset\.i18n(?:Label|Placeholder)? = '([\w.]+)'/).map { String($0.1) })
+            used.formUnion(text.matches(of: /(?:Key|key)\s*[:=]\s*'([\w]+\.[\w.]+)'/).map { String($0.1) })
+            used.formUnion(text.matches(of: /(?:field|authCard)\('([\w]+\.[\w.]+)'/).map { String($0.1) })
+        }
+        #expect(used.count > 20)
+        #expect(used.subtracting(english.keys).isEmpty, "used but not in the catalog: \(used.subtracting(english.keys).sorted())")
+    }
+
+    @Test func thePageAndItsFilesAreServed() async throws {
+        try await withServerFixture { fixture in
+            for path in ["/", "/setup"] {
+                try await fixture.client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                    #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+                    #expect(String(buffer: response.body).contains(#"<script type="module" src="/assets/app.js">"#))
+                }
+            }
+            let tag = try await fixture.client.execute(uri: "/assets/app.js", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.headers[.cacheControl] == "no-cache")
+                return try #require(response.headers[.eTag])
+            }
+            try await fixture.client.execute(uri: "/assets/app.js", method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            for path in ["/assets/nothing.js", "/assets/..%2FPackage.swift", "/vendor/passwd", "/vendor/..%2F..%2Fetc%2Fpasswd", "/vendor/fonts/..%2Fkatex.min.js", "/setup/x"] {
+                try await fixture.client.execute(uri: path, method: .get) { #expect($0.status == .notFound, "\(path)") }
+            }
+        }
+    }
+
+    /// Debian's libraries, when installed, are served by their names only.
+    @Test func librariesComeFromTheirFolderByNameOnly() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-js-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("marked"), withIntermediateDirectories: true)
+        try Data("window.marked = {};".utf8).write(to: root.appendingPathComponent("marked/marked.umd.min.js"))
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("marked/marked.min.js"), withDestinationURL: root.appendingPathComponent("marked/marked.umd.min.js"))
+        try Data("secret".utf8).write(to: root.appendingPathComponent("marked/other.js"))
+        let router = Router(context: SibylRequestContext.self)
+        WebRoutes(libraryRoot: root).add(to: router)
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/vendor/marked.min.js", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "window.marked = {};", "symlinks, as Debian installs them, are followed")
+            }
+            for path in ["/vendor/other.js", "/vendor/chart.min.js", "/vendor/fonts/other.js"] {
+                try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound, "\(path)") }
+            }
+        }
+    }
+}
