@@ -85,6 +85,25 @@ def accounts_server():
     shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def model_stub():
+    from model_stub import ModelStub
+    stub = ModelStub()
+    yield stub
+    stub.stop()
+
+
+@pytest.fixture(scope="module")
+def stub_server(model_stub):
+    """An open (loopback, no accounts) server whose chat provider is the scriptable stub."""
+    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
+    server = Server(home, {"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_EMBEDDINGS_PROVIDER": "local",
+                           "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "model"})
+    yield server
+    server.stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def browser():
     with sync_playwright() as playwright:
@@ -102,6 +121,13 @@ def context(browser):
     yield context
     context.close()
     assert not errors, f"script errors in the page: {errors}"
+
+
+def axe_problems(page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    from axe_playwright_python.sync_playwright import Axe
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']}" for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
 def screenshot(page, name: str):

@@ -30,7 +30,7 @@ struct BlueZTransportTests {
             let observer = ControllerTests.Observer()
             let following = observer.follow(controller)
             let serving = Task { await controller.run() }
-            let info = try await observer.running(timeout: .seconds(60))
+            let info = try await observer.running(timeout: .seconds(300))
             #expect(info.uploaded)
             #expect(info.maximumWriteLength == 253)
             _ = try await glasses.waitForScreen { $0.lines.contains { $0.lowercased().contains("tap") } }
@@ -38,7 +38,7 @@ struct BlueZTransportTests {
             _ = try await glasses.waitForScreen { $0.lines.joined(separator: " ").contains("Über BlueZ angekommen.") }
             // Out of range and back: the controller reconnects and finds the app in place.
             await glasses.disconnect()
-            #expect(try await !observer.running(2, timeout: .seconds(60)).uploaded)
+            #expect(try await !observer.running(2, timeout: .seconds(300)).uploaded)
             await controller.stop()
             serving.cancel()
             following.cancel()

@@ -67,7 +67,7 @@ struct GlassesEndToEndTests {
             let events = Events()
             let serving = Task { await controller.run() }
             let answering = Task { await assistant.run { events.record($0) } }
-            _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.lowercased().contains("tap") } }
+            _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             try await body(glasses, events, runtime)
             await controller.stop()
             serving.cancel()

@@ -74,7 +74,7 @@ actor TransportRecorder {
 
     /// Waits until the serial output contains `text`; the limit is a ceiling against hangs, not a
     /// speed bound (a loaded two-core machine can hold the interpreter back for many seconds).
-    func waitForSerial(_ text: String, timeout: Duration = .seconds(60)) async throws -> String {
+    func waitForSerial(_ text: String, timeout: Duration = .seconds(300)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if serialText.contains(text) { return serialText }

@@ -21,7 +21,7 @@ struct ContractCheckingClient: TestClientProtocol {
         let response = try await inner.executeRequest(uri: uri, method: method, headers: headers, body: body)
         let path = String(uri.split(separator: "?", maxSplits: 1).first ?? "")
         // The browser UI's page and files are not part of the API document.
-        if path == "/" || ["/setup", "/assets/", "/vendor/"].contains(where: path.hasPrefix) { return response }
+        if WebRoutes.isPage(path) { return response }
         let checker: ContractChecker?
         if path.hasPrefix("/v1/") {
             checker = try? ContractChecker.openAI()

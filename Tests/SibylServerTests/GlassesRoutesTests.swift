@@ -49,47 +49,6 @@ struct GlassesRoutesTests {
         }
     }
 
-    @Test(.enabled(
-        if: FileManager.default.fileExists(atPath: EngineLayout().microPythonModule.path)
-            && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "stt" }?.installed == true,
-        "the MicroPython interpreter or speech-to-text is not installed"
-    ))
-    func theVirtualMonocleAnswersASpokenQuestion() async throws {
-        try await withServerFixture(environment: ["SIBYL_STT_PROVIDER": "local", "SIBYL_ENGINES": EngineLayout().root.path]) { fixture in
-            fixture.model.handle(chatPath) { _ in .chatStream(["Paris."]) }
-            try await fixture.client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
-                #expect(response.status == .created, "\(response.text)")
-            }
-            try await fixture.client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
-                #expect(response.status == .conflict)
-            }
-            try await waitUntilScreen(fixture) { $0.contains { $0.lowercased().contains("tap") } }
-            let speech = try await EspeakSynthesizer().synthesize("What is the capital of France?", options: SpeechOptions(format: .wav, speed: 0.8)).data
-            var form = MultipartBody()
-            form.file("file", filename: "question.wav", contentType: "audio/wav", speech)
-            try await fixture.client.execute(uri: "/api/v1/glasses/emulator/microphone", method: .post, headers: form.headers, body: form.buffer) { response in
-                #expect(response.status == .accepted)
-            }
-            try await fixture.client.execute(uri: "/api/v1/glasses/emulator/tap", method: .post) { response in
-                #expect(response.status == .accepted)
-            }
-            try await waitUntilScreen(fixture) { $0.joined(separator: " ").contains("Paris") }
-            try await fixture.client.execute(uri: "/api/v1/glasses", method: .get) { response in
-                let link = response.array.first
-                #expect(link?["kind"] as? String == "emulator")
-                #expect(link?["lastAnswer"] as? String == "Paris.")
-                #expect((link?["lastQuestion"] as? String)?.lowercased().contains("capital") == true)
-                #expect(link?["firmware"] as? String != nil)
-            }
-            try await fixture.client.execute(uri: "/api/v1/conversations?source=glasses", method: .get) { response in
-                #expect(response.object["total"] as? Int == 1)
-            }
-            try await fixture.client.execute(uri: "/api/v1/glasses/emulator", method: .delete) { response in
-                #expect(response.status == .noContent)
-            }
-        }
-    }
-
     /// On a server with accounts the relay needs a session or token, refuses pages of other
     /// origins (cross-site WebSocket hijacking), and a relayed pair of glasses is its account's alone.
     @Test func relayedGlassesBelongToTheirAccount() async throws {
@@ -140,8 +99,8 @@ struct GlassesRoutesTests {
         }
     }
 
-    /// Each account runs its own virtual Monocle; what its wearer asks is kept with that account's
-    /// conversations, and another account can neither see nor drive it.
+    /// The virtual Monocle answers a spoken question. Each account runs its own: what its wearer
+    /// asks is kept with that account's conversations, and another account can neither see nor drive it.
     @Test(.enabled(
         if: FileManager.default.fileExists(atPath: EngineLayout().microPythonModule.path)
             && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "stt" }?.installed == true,
@@ -157,6 +116,7 @@ struct GlassesRoutesTests {
             fixture.model.handle(chatPath) { _ in .chatStream(["Paris."]) }
             let client = fixture.client
             try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asAda, body: jsonBody([:])) { #expect($0.status == .created, "\($0.text)") }
+            try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asAda, body: jsonBody([:])) { #expect($0.status == .conflict, "one each") }
             // Bo sees nothing of Ada's glasses and cannot drive them.
             try await client.execute(uri: "/api/v1/glasses", method: .get, headers: asBo) { #expect($0.array.isEmpty) }
             for (method, uri) in [(HTTPRequest.Method.get, "/api/v1/glasses/emulator/screen"), (.post, "/api/v1/glasses/emulator/tap"), (.post, "/api/v1/glasses/emulator/hold"), (.delete, "/api/v1/glasses/emulator")] {
@@ -171,6 +131,13 @@ struct GlassesRoutesTests {
             try await client.execute(uri: "/api/v1/glasses/emulator/microphone", method: .post, headers: formHeaders, body: form.buffer) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/api/v1/glasses/emulator/tap", method: .post, headers: asAda) { #expect($0.status == .accepted) }
             try await waitUntilScreen(fixture, headers: asAda) { $0.joined(separator: " ").contains("Paris") }
+            try await client.execute(uri: "/api/v1/glasses", method: .get, headers: asAda) { response in
+                let link = response.array.first
+                #expect(link?["kind"] as? String == "emulator")
+                #expect(link?["lastAnswer"] as? String == "Paris.")
+                #expect((link?["lastQuestion"] as? String)?.lowercased().contains("capital") == true)
+                #expect(link?["firmware"] as? String != nil)
+            }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asAda) { #expect($0.object["total"] as? Int == 1) }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asBo) { #expect($0.object["total"] as? Int == 0) }
             #expect(try fixture.runtime.store.conversations(source: .glasses).isEmpty, "nothing went to the local user's data")

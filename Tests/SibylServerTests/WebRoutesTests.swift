@@ -34,14 +34,14 @@ struct WebRoutesTests {
                 #expect(placeholders(text) == placeholders(english[key] ?? ""), "\(language) \(key)")
             }
         }
+        // Every catalog key the page's files name: in data-i18n attributes, and as quoted literals
+        // of a catalog namespace (`'chat.send'`) in the scripts.
+        let namespaces = Set(english.keys.compactMap { $0.split(separator: ".").first.map(String.init) })
         var used: Set<String> = []
         for (name, bytes) in WebAssets.files where name.hasSuffix(".js") || name.hasSuffix(".html") {
             let text = String(decoding: bytes, as: UTF8.self)
             used.formUnion(text.matches(of: /data-i18n(?:-label|-placeholder)?="([\w.]+)"/).map { String($0.1) })
-            used.formUnion(text.matches(of: /\bt\('([\w.]+)'/).map { String($0.1) })
-            used.formUnion(text.matches(of: /dataset\.i18n(?:Label|Placeholder)? = '([\w.]+)'/).map { String($0.1) })
-            used.formUnion(text.matches(of: /(?:Key|key)\s*[:=]\s*'([\w]+\.[\w.]+)'/).map { String($0.1) })
-            used.formUnion(text.matches(of: /(?:field|authCard)\('([\w]+\.[\w.]+)'/).map { String($0.1) })
+            used.formUnion(text.matches(of: /'([a-zA-Z]+)\.([\w.]+)'/).filter { namespaces.contains(String($0.1)) }.map { "\($0.1).\($0.2)" })
         }
         #expect(used.count > 20)
         #expect(used.subtracting(english.keys).isEmpty, "used but not in the catalog: \(used.subtracting(english.keys).sorted())")

@@ -24,9 +24,14 @@ struct WebRoutes: Sendable {
         "highlight-dark.css": "highlight.js/styles/a11y-dark.css",
         "katex.min.js": "katex/katex.min.js",
         "katex.min.css": "katex/katex.min.css",
-        "katex-auto-render.min.js": "katex/contrib/auto-render.min.js",
+        "katex-auto-render.js": "katex/contrib/auto-render.js",
         "chart.min.js": "chart.js/chart.min.js",
     ]
+
+    /// Whether a path is the UI's (not the API's, which openapi.yaml describes).
+    static func isPage(_ path: some StringProtocol) -> Bool {
+        path == "/" || path == "/setup" || path.hasPrefix("/setup/") || path.hasPrefix("/assets/") || path.hasPrefix("/vendor/")
+    }
 
     func add(to router: Router<SibylRequestContext>) {
         for path in ["/", "/setup"] {

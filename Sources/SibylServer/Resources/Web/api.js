@@ -60,3 +60,30 @@ export async function api(path, { method = 'GET', body, raw = false, signal } = 
   if (response.status === 204) return null;
   return response.json();
 }
+
+/**
+ * The server-sent events of a streamed answer, as `{type, data}`, until the stream ends.
+ * @param {Response} response
+ */
+export async function* serverEvents(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+    let end;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const block = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      let type = 'message';
+      const data = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) type = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length) yield { type, data: JSON.parse(data.join('\n')) };
+    }
+    if (done) return;
+  }
+}

@@ -4,6 +4,7 @@
 import { api, ApiError, setCsrfToken } from './api.js';
 import { preferredLanguage, setLanguage, t, translate } from './i18n.js';
 import { renderSetup, renderSignIn } from './view-auth.js';
+import { renderChat } from './view-chat.js';
 
 const main = document.getElementById('main');
 const themes = ['system', 'light', 'dark', 'midnight', 'forest'];
@@ -16,6 +17,8 @@ function applyTheme(theme) {
   document.documentElement.dataset.theme = theme;
   localStorage.setItem('sibyl.theme', theme);
   document.getElementById('theme').value = theme;
+  const dark = theme === 'dark' || theme === 'midnight' || (theme === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
+  document.getElementById('code-theme').href = `/vendor/highlight-${dark ? 'dark' : 'light'}.css`;
 }
 
 /** Shows a short message at the bottom of the page. */
@@ -40,30 +43,31 @@ function showAccount() {
   document.getElementById('sign-out').hidden = !who || who.local;
 }
 
-/** The signed-in start page: who you are and what this server holds for you. */
-async function renderHome() {
-  const heading = document.createElement('h1');
-  heading.textContent = who.local ? t('home.titleLocal') : t('home.title', { name: who.name });
-  const card = document.createElement('section');
-  card.className = 'card';
-  card.setAttribute('aria-labelledby', 'home-summary');
-  const title = document.createElement('h2');
-  title.id = 'home-summary';
-  title.dataset.i18n = 'home.summary';
-  const list = document.createElement('ul');
-  card.append(title, list);
-  show(heading, card);
-  try {
-    const [conversations, documents] = await Promise.all([api('/conversations?limit=1'), api('/documents')]);
-    const items = [
-      t('home.conversations', { count: conversations.total ?? 0 }),
-      t('home.documents', { count: Array.isArray(documents) ? documents.length : 0 }),
-      t(who.role === 'admin' || who.local ? 'home.roleAdmin' : 'home.roleUser'),
-    ];
-    list.replaceChildren(...items.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
-  } catch (error) {
-    list.replaceChildren(Object.assign(document.createElement('li'), { className: 'error', textContent: error.message }));
-  }
+/** The signed-in pages, by the address's hash: `#/chat` (the start page), `#/chat/ID`. */
+const views = [
+  { name: 'chat', key: 'nav.chat' },
+];
+
+function showNav(current) {
+  const nav = document.getElementById('nav');
+  nav.hidden = who === null;
+  nav.replaceChildren(...views.map((view) => {
+    const link = document.createElement('a');
+    link.href = `#/${view.name}`;
+    link.dataset.i18n = view.key;
+    link.textContent = t(view.key);
+    if (view.name === current) link.setAttribute('aria-current', 'page');
+    return link;
+  }));
+}
+
+/** Shows the view the address names. */
+function route() {
+  if (!who) return;
+  const [name, id] = location.hash.replace(/^#\/?/, '').split('/');
+  const view = views.find((candidate) => candidate.name === name) ? name : 'chat';
+  showNav(view);
+  if (view === 'chat') renderChat({ show, who, id: id ? decodeURIComponent(id) : null, toast });
 }
 
 function signedIn(session) {
@@ -71,13 +75,14 @@ function signedIn(session) {
   who = { name: session.account.name, role: session.account.role, local: false };
   showAccount();
   if (location.pathname !== '/') history.replaceState(null, '', '/');
-  renderHome();
+  route();
 }
 
 function signedOut(message) {
   setCsrfToken(null);
   who = null;
   showAccount();
+  showNav(null);
   renderSignIn({ onSignedIn: signedIn, message, show });
 }
 
@@ -86,10 +91,11 @@ async function start() {
   await setLanguage(preferredLanguage());
   document.getElementById('language').value = document.documentElement.lang;
   document.getElementById('theme').addEventListener('change', (event) => applyTheme(event.target.value));
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => applyTheme(document.documentElement.dataset.theme));
   document.getElementById('language').addEventListener('change', async (event) => {
     await setLanguage(event.target.value);
     showAccount();
-    if (who) renderHome();
+    route();
   });
   document.getElementById('sign-out').addEventListener('click', async () => {
     try {
@@ -100,6 +106,7 @@ async function start() {
     }
   });
 
+  window.addEventListener('hashchange', route);
   if (location.pathname === '/setup') {
     const token = decodeURIComponent(location.hash.slice(1));
     renderSetup(token, { onSignedIn: signedIn, show });
@@ -112,7 +119,7 @@ async function start() {
       // An open server on loopback: the local user is everyone on this machine.
       who = { name: '', role: 'admin', local: true };
       showAccount();
-      renderHome();
+      route();
     } else if (error instanceof ApiError && error.status === 401) {
       signedOut();
     } else {

@@ -1,0 +1,73 @@
+// Model output as HTML that runs nothing: Markdown through Debian's marked, with raw HTML turned
+// into text, links and images only to safe URLs, inserted with the HTML Sanitizer API where the
+// browser has it; code highlighted with highlight.js and maths typeset with KaTeX when installed.
+// Without the libraries the answer is shown as plain text.
+
+const SAFE_URL = /^(https?:|mailto:|#|\/(?!\/))/i;
+let configured = false;
+
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+function configure() {
+  if (configured || typeof window.marked === 'undefined') return configured;
+  window.marked.use({
+    gfm: true,
+    breaks: false,
+    renderer: {
+      html: (html) => escapeHtml(typeof html === 'string' ? html : html?.text ?? ''),
+      link: (href, title, text) => (SAFE_URL.test(href ?? '') ? false : text),
+      image: (href, title, text) => (SAFE_URL.test(href ?? '') ? false : escapeHtml(text ?? '')),
+    },
+  });
+  configured = true;
+  return true;
+}
+
+/**
+ * Renders Markdown into `element`, replacing what it held.
+ * @param {HTMLElement} element
+ * @param {string} text
+ * @param {{final?: boolean}} [options] final: also highlight code and typeset maths (not on every streamed delta)
+ */
+export function renderMarkdown(element, text, { final = true } = {}) {
+  if (!configure()) {
+    element.textContent = text;
+    element.classList.add('plain');
+    return;
+  }
+  const html = window.marked.parse(text);
+  if (typeof element.setHTML === 'function') {
+    element.setHTML(html);
+  } else {
+    element.innerHTML = html;
+    for (const bad of element.querySelectorAll('script, iframe, object, embed, style')) bad.remove();
+    for (const node of element.querySelectorAll('*')) {
+      for (const attribute of [...node.attributes]) {
+        if (attribute.name.startsWith('on') || (['href', 'src'].includes(attribute.name) && !SAFE_URL.test(attribute.value))) node.removeAttribute(attribute.name);
+      }
+    }
+  }
+  for (const link of element.querySelectorAll('a[href]')) {
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer';
+  }
+  if (!final) return;
+  if (window.hljs) {
+    for (const block of element.querySelectorAll('pre code')) {
+      if (window.hljs.highlightElement) window.hljs.highlightElement(block);
+      else window.hljs.highlightBlock(block);
+    }
+  }
+  if (window.renderMathInElement) {
+    window.renderMathInElement(element, {
+      delimiters: [
+        { left: '$$', right: '$$', display: true },
+        { left: '\\[', right: '\\]', display: true },
+        { left: '\\(', right: '\\)', display: false },
+      ],
+      throwOnError: false,
+    });
+  }
+}

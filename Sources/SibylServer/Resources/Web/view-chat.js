@@ -1,0 +1,432 @@
+// The chat: the conversation list (search, open, rename, export, delete) beside one conversation,
+// whose answers stream in as Markdown, can be stopped, retried and copied, and cite the user's
+// documents when the documents switch is on.
+
+import { api, ApiError, serverEvents } from './api.js';
+import { h } from './dom.js';
+import { formatDate, t, translate } from './i18n.js';
+import { renderMarkdown } from './markdown.js';
+
+/**
+ * Shows the chat, with conversation `id` open (or a new one when null).
+ * @param {{show: Function, who: any, id: string | null, toast: Function}} page
+ */
+export async function renderChat({ show, who, id, toast }) {
+  const state = { conversation: null, streaming: null, personas: [] };
+
+  // The conversation list.
+  const search = h('input', { type: 'search', id: 'conversation-search', i18nPlaceholder: 'chat.search', i18nLabel: 'chat.search' });
+  const list = h('ul', { class: 'conversation-list' });
+  const sidebar = h('aside', { class: 'conversations', 'aria-labelledby': 'conversations-title' },
+    h('div', { class: 'row' },
+      h('h2', { id: 'conversations-title', i18n: 'chat.conversations' }),
+      h('a', { class: 'button', href: '#/chat', i18n: 'chat.new' })),
+    search, list);
+
+  // The open conversation.
+  const title = h('h1', { id: 'thread-title' });
+  const renameButton = h('button', { type: 'button', class: 'quiet', i18n: 'chat.rename', onclick: rename });
+  const exportLink = h('a', { class: 'button quiet', i18n: 'chat.export', download: '' });
+  const deleteButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'chat.delete', onclick: remove });
+  const actions = h('div', { class: 'thread-actions' }, renameButton, exportLink, deleteButton);
+  const persona = h('select', { id: 'persona', onchange: saveOptions });
+  const mode = h('select', { id: 'mode', onchange: () => { showTarget(); saveOptions(); } },
+    h('option', { value: 'chat', i18n: 'chat.modeChat' }), h('option', { value: 'translator', i18n: 'chat.modeTranslator' }));
+  const target = h('input', { id: 'translate-to', type: 'text', i18nPlaceholder: 'chat.targetExample', onchange: saveOptions });
+  const targetField = h('div', { class: 'compact-field' }, h('label', { htmlFor: 'translate-to', i18n: 'chat.translateTo' }), target);
+  const documents = h('input', { id: 'use-documents', type: 'checkbox', checked: localStorage.getItem('sibyl.documents') === 'on' });
+  documents.addEventListener('change', () => localStorage.setItem('sibyl.documents', documents.checked ? 'on' : 'off'));
+  const options = h('div', { class: 'thread-options' },
+    h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
+    h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
+    targetField,
+    h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })));
+  const messages = h('ol', { class: 'messages', 'aria-labelledby': 'thread-title' });
+  const empty = h('div', { class: 'empty' },
+    h('p', { class: 'greeting' }, who.local ? t('chat.greetingLocal') : t('chat.greeting', { name: who.name })),
+    h('p', { class: 'hint', i18n: 'chat.emptyHint' }));
+  const question = h('textarea', { id: 'question', rows: '2', i18nPlaceholder: 'chat.placeholder', required: true });
+  const sendButton = h('button', { type: 'submit', i18n: 'chat.send' });
+  const stopButton = h('button', { type: 'button', class: 'danger', i18n: 'chat.stop', hidden: true, onclick: stop });
+  const composer = h('form', { class: 'composer', onsubmit: (event) => { event.preventDefault(); ask(); } },
+    h('label', { class: 'visually-hidden', htmlFor: 'question', i18n: 'chat.question' }), question, sendButton, stopButton);
+  question.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      composer.requestSubmit();
+    }
+  });
+  const thread = h('section', { class: 'thread', 'aria-labelledby': 'thread-title' },
+    h('header', { class: 'thread-head' }, h('div', { class: 'row' }, title, actions), options),
+    empty, messages, composer);
+  const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'dialog-title' });
+
+  show(h('div', { class: 'chat' }, sidebar, thread), dialog);
+
+  let searchTimer = null;
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(loadList, 250);
+  });
+
+  function showTarget() {
+    targetField.hidden = mode.value !== 'translator';
+  }
+
+  function setBusy(busy) {
+    sendButton.hidden = busy;
+    stopButton.hidden = !busy;
+    question.disabled = false;
+  }
+
+  function showConversation() {
+    const conversation = state.conversation;
+    title.textContent = conversation?.title || t('chat.untitled');
+    actions.hidden = !conversation;
+    if (conversation) {
+      exportLink.href = `/api/v1/conversations/${encodeURIComponent(conversation.id)}/export?format=markdown`;
+      persona.value = conversation.persona;
+      mode.value = conversation.mode;
+      target.value = conversation.translateTo ?? '';
+    }
+    showTarget();
+    empty.hidden = messages.childElementCount > 0;
+    document.title = conversation?.title ? `${conversation.title} · Sibyl` : 'Sibyl';
+  }
+
+  async function loadList() {
+    const query = search.value.trim();
+    try {
+      const page = await api(`/conversations?limit=100${query ? `&search=${encodeURIComponent(query)}` : ''}`);
+      list.replaceChildren(...page.items.map((item) => h('li', {},
+        h('a', { href: `#/chat/${item.id}`, 'aria-current': item.id === state.conversation?.id ? 'page' : null },
+          h('span', { class: 'conversation-title' }, item.title || t('chat.untitled')),
+          h('small', {}, formatDate(item.updatedAt), item.preview ? ` · ${item.preview}` : '')))));
+      if (page.items.length === 0) list.replaceChildren(h('li', { class: 'hint' }, query ? t('chat.noMatches') : t('chat.noConversations')));
+    } catch (error) {
+      list.replaceChildren(h('li', { class: 'error' }, error.message));
+    }
+  }
+
+  async function loadPersonas() {
+    try {
+      state.personas = await api('/personas');
+    } catch {
+      state.personas = [{ name: 'assistant' }];
+    }
+    persona.replaceChildren(...state.personas.map((p) => h('option', { value: p.name }, p.summary ? `${p.name}: ${p.summary}` : p.name)));
+    persona.value = state.conversation?.persona ?? 'assistant';
+  }
+
+  /** The options a new conversation starts with, or a change saves. */
+  function chosenOptions() {
+    const body = { persona: persona.value, mode: mode.value };
+    if (mode.value === 'translator' && target.value.trim()) body.translateTo = target.value.trim();
+    return body;
+  }
+
+  async function saveOptions() {
+    if (!state.conversation) return;
+    if (mode.value === 'translator' && !target.value.trim()) return;
+    try {
+      state.conversation = await api(`/conversations/${state.conversation.id}`, { method: 'PATCH', body: chosenOptions() });
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  // Messages.
+
+  function bubble(message) {
+    const own = message.role === 'user';
+    const body = h('div', { class: 'body' });
+    const meta = h('div', { class: 'meta' });
+    const item = h('li', { class: `bubble ${own ? 'own' : 'answer'}`, 'data-id': message.id ?? '' }, body, meta);
+    fill(item, message);
+    return item;
+  }
+
+  /** Puts a message's text, citations, status and buttons in its bubble. */
+  function fill(item, message) {
+    const own = message.role === 'user';
+    const body = item.querySelector('.body');
+    item.dataset.status = message.status;
+    item.dataset.id = message.id ?? '';
+    item.setAttribute('aria-busy', message.status === 'pending' ? 'true' : 'false');
+    if (own) body.textContent = message.text;
+    else renderMarkdown(body, message.text, { final: message.status !== 'pending' });
+    item.querySelector('.citations')?.remove();
+    if (!own && message.citations?.length) {
+      item.insertBefore(citations(item, message), item.querySelector('.meta'));
+      linkCitations(body, item);
+    }
+    for (const image of message.attachments?.filter((a) => a.kind === 'image' && a.url) ?? []) {
+      body.append(h('img', { src: image.url, alt: image.filename || t('chat.image'), class: 'attached-image', loading: 'lazy' }));
+    }
+    const meta = item.querySelector('.meta');
+    const parts = [h('time', { datetime: message.createdAt ?? new Date().toISOString() }, formatDate(message.createdAt ?? Date.now()))];
+    const status = statusText(message);
+    if (status) parts.push(h('span', { class: `status ${message.status}` }, status));
+    if (!own && message.status !== 'pending') {
+      parts.push(h('button', { type: 'button', class: 'quiet small', i18n: 'chat.copy', onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(message.text);
+          toast(t('chat.copied'));
+        } catch {
+          toast(t('chat.copyFailed'));
+        }
+      } }));
+    }
+    if (!own && ['failed', 'cancelled'].includes(message.status) && item === messages.lastElementChild) {
+      parts.push(h('button', { type: 'button', class: 'small', i18n: 'chat.retry', onclick: retry }));
+    }
+    meta.replaceChildren(...parts);
+    translate(meta);
+  }
+
+  function statusText(message) {
+    switch (message.status) {
+      case 'pending': return t('chat.writing');
+      case 'sending': return t('chat.sending');
+      case 'failed': return message.error ? t('chat.failedWith', { error: message.error }) : t('chat.failed');
+      case 'cancelled': return t('chat.stopped');
+      case 'declined': return t('chat.declined');
+      default: return '';
+    }
+  }
+
+  function citations(item, message) {
+    return h('ol', { class: 'citations', 'aria-label': t('chat.sources') }, message.citations.map((citation) => {
+      const where = [citation.document, citation.page ? t('chat.page', { page: citation.page }) : null, citation.section?.length ? citation.section.join(' › ') : null]
+        .filter(Boolean).join(' · ');
+      return h('li', {}, h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
+        h('summary', {}, `[${citation.number}] ${where}`),
+        h('blockquote', {}, citation.quote)));
+    }));
+  }
+
+  /** Turns `[n]` in an answer into buttons that open source n. */
+  function linkCitations(body, item) {
+    const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    while (walker.nextNode()) if (/\[\d+\]/.test(walker.currentNode.nodeValue)) nodes.push(walker.currentNode);
+    for (const node of nodes) {
+      if (node.parentElement?.closest('code, pre')) continue;
+      const parts = node.nodeValue.split(/(\[\d+\])/);
+      node.replaceWith(...parts.map((part) => {
+        const match = /^\[(\d+)\]$/.exec(part);
+        const details = match && item.querySelector(`[id="${item.dataset.id}-cite-${match[1]}"]`);
+        if (!details) return part;
+        return h('button', { type: 'button', class: 'cite', 'aria-label': t('chat.openSource', { number: match[1] }), onclick: () => {
+          details.open = true;
+          details.querySelector('summary').focus();
+        } }, `[${match[1]}]`);
+      }));
+    }
+  }
+
+  function showMessages(list) {
+    messages.replaceChildren(...list.filter((m) => m.role !== 'system').map(bubble));
+    showConversation();
+    messages.lastElementChild?.scrollIntoView({ block: 'end' });
+  }
+
+  // Answers.
+
+  /** Streams an answer's events into `item` until the answer ends. */
+  async function follow(response, item) {
+    let text = '';
+    let frame = null;
+    const body = item.querySelector('.body');
+    setBusy(true);
+    try {
+      for await (const { type, data } of serverEvents(response)) {
+        switch (type) {
+          case 'started':
+            if (data.answerId) item.dataset.id = data.answerId;
+            markSent(data.questionId);
+            break;
+          case 'delta':
+            text += data.text ?? '';
+            if (!frame) {
+              frame = requestAnimationFrame(() => {
+                frame = null;
+                renderMarkdown(body, text, { final: false });
+                item.scrollIntoView({ block: 'end' });
+              });
+            }
+            break;
+          case 'finished':
+          case 'failed':
+          case 'cancelled':
+            if (frame) cancelAnimationFrame(frame);
+            frame = null;
+            if (data.message) fill(item, data.message);
+            else fill(item, { role: 'assistant', text, status: type === 'finished' ? 'complete' : type, error: data.error, citations: [] });
+            break;
+          case 'declined':
+            fill(item, { role: 'assistant', text: data.answer, status: 'declined', citations: [] });
+            break;
+          case 'titled':
+            if (state.conversation) state.conversation.title = data.title;
+            showConversation();
+            loadList();
+            break;
+          case 'transcript':
+          case 'usage':
+          case 'historyTrimmed':
+          default:
+            break;
+        }
+      }
+    } finally {
+      if (frame) cancelAnimationFrame(frame);
+      setBusy(false);
+      state.streaming = null;
+      refreshRetry();
+    }
+  }
+
+  /** The question the server took: no longer "sending". */
+  function markSent(id) {
+    for (const item of messages.querySelectorAll('.bubble.own[data-status="sending"]')) {
+      fill(item, { id, role: 'user', text: item.querySelector('.body').textContent, status: 'complete', createdAt: item.querySelector('time')?.getAttribute('datetime') });
+    }
+  }
+
+  /** Only the last answer offers Retry. */
+  function refreshRetry() {
+    for (const item of messages.querySelectorAll('.bubble.answer')) {
+      const last = item === messages.lastElementChild;
+      const hasRetry = item.querySelector('.meta button:not(.quiet)');
+      if (!last && hasRetry) hasRetry.remove();
+    }
+  }
+
+  async function ensureConversation() {
+    if (state.conversation) return state.conversation;
+    if (mode.value === 'translator' && !target.value.trim()) throw new Error(t('chat.needTarget'));
+    state.conversation = await api('/conversations', { method: 'POST', body: chosenOptions() });
+    history.replaceState(null, '', `#/chat/${state.conversation.id}`);
+    showConversation();
+    return state.conversation;
+  }
+
+  function failedBubble(item, error) {
+    fill(item, { role: 'assistant', text: '', status: 'failed', error: error.message, citations: [] });
+    setBusy(false);
+  }
+
+  async function ask() {
+    const text = question.value.trim();
+    if (!text || state.streaming) return;
+    const own = bubble({ role: 'user', text, status: 'sending', createdAt: new Date().toISOString() });
+    const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+    messages.append(own, answer);
+    empty.hidden = true;
+    question.value = '';
+    answer.scrollIntoView({ block: 'end' });
+    state.streaming = answer;
+    setBusy(true);
+    try {
+      const conversation = await ensureConversation();
+      const body = { text };
+      if (documents.checked) body.documents = {};
+      const response = await api(`/conversations/${conversation.id}/turns`, { method: 'POST', body, raw: true });
+      await follow(response, answer);
+      loadList();
+    } catch (error) {
+      markSent();
+      failedBubble(answer, error);
+      if (error instanceof ApiError && error.status === 401) location.reload();
+    } finally {
+      state.streaming = null;
+      question.focus();
+    }
+  }
+
+  async function retry() {
+    if (!state.conversation || state.streaming) return;
+    const last = messages.lastElementChild;
+    if (last?.classList.contains('answer')) last.remove();
+    const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+    messages.append(answer);
+    state.streaming = answer;
+    try {
+      const body = documents.checked ? { documents: {} } : {};
+      const response = await api(`/conversations/${state.conversation.id}/retry`, { method: 'POST', body, raw: true });
+      await follow(response, answer);
+    } catch (error) {
+      failedBubble(answer, error);
+    } finally {
+      state.streaming = null;
+    }
+  }
+
+  async function stop() {
+    if (!state.conversation) return;
+    try {
+      await api(`/conversations/${state.conversation.id}/turns/current`, { method: 'DELETE' });
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) toast(error.message);
+    }
+  }
+
+  // Rename and delete, in a dialog.
+
+  function openDialog(titleKey, content, confirmKey, onConfirm, danger = false) {
+    const error = h('p', { class: 'error', role: 'alert' });
+    const confirm = h('button', { type: 'submit', class: danger ? 'danger' : null, i18n: confirmKey });
+    const form = h('form', { method: 'dialog', onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        await onConfirm();
+        dialog.close();
+      } catch (failure) {
+        error.textContent = failure.message;
+      }
+    } }, content, error, h('div', { class: 'row end' },
+      h('button', { type: 'button', class: 'quiet', i18n: 'dialog.cancel', onclick: () => dialog.close() }), confirm));
+    dialog.replaceChildren(h('h2', { id: 'dialog-title', i18n: titleKey }), form);
+    translate(dialog);
+    dialog.showModal();
+  }
+
+  function rename() {
+    const input = h('input', { id: 'new-title', type: 'text', value: state.conversation?.title ?? '' });
+    openDialog('chat.renameTitle', h('div', { class: 'field' }, h('label', { htmlFor: 'new-title', i18n: 'chat.newTitle' }), input), 'chat.save', async () => {
+      state.conversation = await api(`/conversations/${state.conversation.id}`, { method: 'PATCH', body: { title: input.value } });
+      showConversation();
+      loadList();
+    });
+    input.select();
+  }
+
+  function remove() {
+    openDialog('chat.deleteTitle', h('p', {}, t('chat.deleteWarning', { title: state.conversation?.title || t('chat.untitled') })), 'chat.delete', async () => {
+      await api(`/conversations/${state.conversation.id}`, { method: 'DELETE' });
+      location.hash = '#/chat';
+    }, true);
+  }
+
+  // Start.
+  await loadPersonas();
+  if (id) {
+    try {
+      const detail = await api(`/conversations/${encodeURIComponent(id)}`);
+      state.conversation = detail.conversation;
+      showMessages(detail.messages);
+      if (detail.conversation.answering) {
+        const pending = [...messages.querySelectorAll('.bubble.answer')].pop() ?? messages.appendChild(bubble({ role: 'assistant', text: '', status: 'pending', citations: [] }));
+        api(`/conversations/${id}/turns/current`, { raw: true }).then((response) => follow(response, pending)).catch(() => {});
+      }
+    } catch (error) {
+      toast(error.message);
+      history.replaceState(null, '', '#/chat');
+    }
+  }
+  showConversation();
+  loadList();
+  question.focus();
+}
+

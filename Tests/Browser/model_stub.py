@@ -1,0 +1,80 @@
+"""A scriptable OpenAI-compatible chat server for the browser tests: it streams a set answer word
+by word, slowly when asked (to press Stop), or fails with a 500 (to see the error and Retry)."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class ModelStub:
+    def __init__(self):
+        self.answer = "Hello from the stub."
+        self.delay = 0.0
+        self.fail_next = 0
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path.endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": "stub-model", "object": "model", "created": 0, "owned_by": "test"}]})
+                else:
+                    self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+                stub.requests.append(body)
+                if not self.path.endswith("/chat/completions"):
+                    return self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
+                if stub.fail_next > 0:
+                    stub.fail_next -= 1
+                    return self._json(500, {"error": {"message": "the stub model is down", "type": "server_error"}})
+                if not body.get("stream"):
+                    return self._json(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "stub-model",
+                                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Stub title"}}],
+                                            "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for index, word in enumerate(stub.answer.split(" ")):
+                        piece = word if index == 0 else " " + word
+                        self._chunk({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
+                                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+                        time.sleep(stub.delay)
+                    self._chunk({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
+                                 "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                    self._raw(b"data: [DONE]\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _chunk(self, value):
+                self._raw(b"data: " + json.dumps(value).encode() + b"\n\n")
+
+            def _raw(self, data: bytes):
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def _json(self, status, value):
+                data = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()

@@ -1,0 +1,122 @@
+"""The chat in a browser: answers stream into bubbles and survive a reload; Stop, Retry and a failed
+upstream; Markdown, code and maths rendered, and model output that cannot run anything;
+conversations renamed, searched and deleted."""
+
+
+from playwright.sync_api import expect
+
+from conftest import axe_problems, screenshot
+
+
+def ask(page, text: str):
+    page.get_by_label("Your question").fill(text)
+    page.get_by_label("Your question").press("Enter")
+
+
+def last_answer(page):
+    return page.locator(".bubble.answer").last
+
+
+def test_an_answer_streams_in_and_survives_a_reload(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "The capital of France is **Paris**.", 0.05
+    page = context.new_page()
+    page.goto(stub_server.url + "/")
+    expect(page.get_by_text("Hello. What would you like to know?")).to_be_visible()
+    ask(page, "What is the capital of France?")
+    expect(page.locator(".bubble.own").last.locator(".body")).to_have_text("What is the capital of France?")
+    expect(page.locator(".bubble.own .status")).to_have_count(0)
+    answer = last_answer(page)
+    expect(answer.locator(".body")).to_have_text("The capital of France is Paris.")
+    expect(answer.locator("strong")).to_have_text("Paris")
+    expect(answer).to_have_attribute("data-status", "complete")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Stub title")
+    expect(page.locator(".conversation-list a[aria-current=page]")).to_contain_text("Stub title")
+    screenshot(page, "chat-light")
+    assert axe_problems(page) == []
+    page.reload()
+    expect(last_answer(page).locator(".body")).to_have_text("The capital of France is Paris.")
+    expect(page.locator(".bubble.own")).to_have_count(1)
+    for theme in ["dark", "midnight", "forest"]:
+        page.get_by_label("Theme").select_option(theme)
+        assert axe_problems(page) == [], theme
+        screenshot(page, f"chat-{theme}")
+
+
+def test_stop_keeps_what_was_written_and_retry_answers_again(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = " ".join(f"word{i}" for i in range(200)), 0.1
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    ask(page, "Count slowly.")
+    answer = last_answer(page)
+    expect(answer.locator(".body")).to_contain_text("word3")
+    page.get_by_role("button", name="Stop").click()
+    expect(answer).to_have_attribute("data-status", "cancelled")
+    expect(answer.locator(".status")).to_have_text("Stopped")
+    assert "word199" not in answer.locator(".body").inner_text()
+    model_stub.answer, model_stub.delay = "A fresh answer.", 0.0
+    answer.get_by_role("button", name="Retry").click()
+    expect(last_answer(page).locator(".body")).to_have_text("A fresh answer.")
+    expect(page.locator(".bubble.answer")).to_have_count(1)
+    expect(page.get_by_role("button", name="Send")).to_be_visible()
+
+
+def test_a_failed_upstream_shows_the_error_and_retry_works(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay, model_stub.fail_next = "Back again.", 0.0, 1
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    ask(page, "Are you there?")
+    answer = last_answer(page)
+    expect(answer).to_have_attribute("data-status", "failed")
+    expect(answer.locator(".status")).to_contain_text("Failed")
+    expect(answer.locator(".status")).to_contain_text("stub model is down")
+    screenshot(page, "chat-failed")
+    answer.get_by_role("button", name="Retry").click()
+    expect(last_answer(page).locator(".body")).to_have_text("Back again.")
+    expect(last_answer(page)).to_have_attribute("data-status", "complete")
+
+
+def test_model_output_runs_nothing_and_code_and_maths_are_typeset(stub_server, model_stub, context):
+    model_stub.delay = 0.0
+    model_stub.answer = ('Look: <img src=x onerror="document.title=\'pwned\'"> <script>document.title=\'pwned\'</script> '
+                         '[click](javascript:document.title=\'pwned\') and [docs](https://example.org).\n\n'
+                         '```python\nprint("hi")\n```\n\n$$x^2 + 1$$')
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    ask(page, "Show me everything.")
+    body = last_answer(page).locator(".body")
+    expect(body.locator("pre code")).to_contain_text('print("hi")')
+    assert page.title() != "pwned"
+    assert body.locator("img").count() == 0, "raw HTML from a model never becomes an element"
+    assert body.locator("script").count() == 0
+    expect(body).to_contain_text("<img src=x onerror=")
+    expect(body.get_by_role("link", name="docs")).to_have_attribute("href", "https://example.org")
+    assert body.get_by_role("link", name="click").count() == 0, "javascript: URLs are not links"
+    expect(body.locator("pre code.hljs, pre code[class*=language-]")).to_have_count(1)
+    expect(body.locator(".katex")).to_have_count(1)
+    page.wait_for_timeout(300)
+    assert page.title() != "pwned"
+    screenshot(page, "chat-markdown")
+
+
+def test_conversations_are_renamed_searched_and_deleted(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "Noted.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    ask(page, "Remember the lighthouse.")
+    expect(last_answer(page)).to_have_attribute("data-status", "complete")
+    page.get_by_role("button", name="Rename").click()
+    page.get_by_role("textbox", name="Title").fill("Lighthouse notes")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Lighthouse notes")
+    page.get_by_label("Search conversations").fill("lighthouse")
+    expect(page.locator(".conversation-list li")).to_have_count(1)
+    expect(page.locator(".conversation-list")).to_contain_text("Lighthouse notes")
+    page.get_by_label("Search conversations").fill("zebra-unicorn")
+    expect(page.locator(".conversation-list")).to_contain_text("No conversation matches.")
+    page.get_by_role("button", name="Delete").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Lighthouse notes")
+    dialog.get_by_role("button", name="Delete").click()
+    expect(page.get_by_text("Hello. What would you like to know?")).to_be_visible()
+    page.get_by_label("Search conversations").fill("lighthouse")
+    expect(page.locator(".conversation-list")).to_contain_text("No conversation matches.")
