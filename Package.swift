@@ -26,7 +26,7 @@ let avx2Settings: [SwiftSetting] = optimizedInDebug
 let deviceAppFiles = ["main.py"]
 /// The browser UI's files, compiled into `sibyl serve` (listed in `WebAssets.files` too; a test checks the two agree).
 let webFiles = [
-    "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js",
+    "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js",
     "i18n-en.json", "i18n-ko.json", "i18n-id.json",
 ]
 /// The emulated firmware modules the virtual Monocle's interpreter imports.

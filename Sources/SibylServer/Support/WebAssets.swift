@@ -10,6 +10,7 @@ enum WebAssets {
         "dom.js": PackageResources.dom_js,
         "markdown.js": PackageResources.markdown_js,
         "view-chat.js": PackageResources.view_chat_js,
+        "view-documents.js": PackageResources.view_documents_js,
         "i18n.js": PackageResources.i18n_js,
         "view-auth.js": PackageResources.view_auth_js,
         "i18n-en.json": PackageResources.i18n_en_json,

@@ -87,3 +87,8 @@ export async function* serverEvents(response) {
     if (done) return;
   }
 }
+
+/** The CSRF header for a request made outside `api()` (an upload with progress). */
+export function csrfHeader() {
+  return csrfToken ? { 'X-CSRF-Token': csrfToken } : {};
+}

@@ -5,6 +5,7 @@ import { api, ApiError, setCsrfToken } from './api.js';
 import { preferredLanguage, setLanguage, t, translate } from './i18n.js';
 import { renderSetup, renderSignIn } from './view-auth.js';
 import { renderChat } from './view-chat.js';
+import { renderDocuments } from './view-documents.js';
 
 const main = document.getElementById('main');
 const themes = ['system', 'light', 'dark', 'midnight', 'forest'];
@@ -46,6 +47,7 @@ function showAccount() {
 /** The signed-in pages, by the address's hash: `#/chat` (the start page), `#/chat/ID`. */
 const views = [
   { name: 'chat', key: 'nav.chat' },
+  { name: 'documents', key: 'nav.documents' },
 ];
 
 function showNav(current) {
@@ -68,6 +70,7 @@ function route() {
   const view = views.find((candidate) => candidate.name === name) ? name : 'chat';
   showNav(view);
   if (view === 'chat') renderChat({ show, who, id: id ? decodeURIComponent(id) : null, toast });
+  else if (view === 'documents') renderDocuments({ show, toast });
 }
 
 function signedIn(session) {

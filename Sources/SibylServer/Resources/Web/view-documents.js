@@ -1,0 +1,334 @@
+// Documents: drop files or folders (each file's progress and result shown), the list with its
+// numbers, one document's statistics (phase timings, tokens, a chart of passage sizes), search
+// with ranked passages, remove and re-embed, collections, and the files that failed.
+
+import { api, ApiError, csrfHeader } from './api.js';
+import { h } from './dom.js';
+import { formatDate, formatNumber, t, translate } from './i18n.js';
+
+const FORMATS = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.png,.jpg,.jpeg,.tif,.tiff,.webp,.gif,.bmp';
+
+/** Loads Debian's Chart.js once, when a chart is first drawn; resolves false without it. */
+let chartLibrary = null;
+function loadCharts() {
+  chartLibrary ??= new Promise((resolve) => {
+    if (window.Chart) return resolve(true);
+    const script = h('script', { src: '/vendor/chart.min.js' });
+    script.addEventListener('load', () => resolve(Boolean(window.Chart)));
+    script.addEventListener('error', () => resolve(false));
+    document.head.append(script);
+  });
+  return chartLibrary;
+}
+
+/**
+ * Shows the documents page.
+ * @param {{show: Function, toast: Function}} page
+ */
+export async function renderDocuments({ show, toast }) {
+  const collection = h('input', { id: 'collection', type: 'text', list: 'collections', value: localStorage.getItem('sibyl.collection') || 'default', autocomplete: 'off' });
+  const collections = h('datalist', { id: 'collections' });
+  const fileInput = h('input', { type: 'file', multiple: true, accept: FORMATS, hidden: true, id: 'file-input' });
+  const folderInput = h('input', { type: 'file', multiple: true, hidden: true, id: 'folder-input', webkitdirectory: '' });
+  const dropZone = h('div', { class: 'drop-zone', id: 'drop-zone' },
+    h('p', { i18n: 'docs.drop' }),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', i18n: 'docs.chooseFiles', onclick: () => fileInput.click() }),
+      h('button', { type: 'button', class: 'quiet', i18n: 'docs.chooseFolder', onclick: () => folderInput.click() })),
+    h('p', { class: 'hint', i18n: 'docs.formats' }));
+  const uploads = h('ul', { class: 'uploads', 'aria-live': 'polite' });
+  const table = h('tbody');
+  const summary = h('p', { class: 'hint' });
+  const details = h('section', { class: 'card document-details', hidden: true, 'aria-labelledby': 'details-title', tabindex: '-1' });
+  const query = h('input', { id: 'search-query', type: 'search', i18nPlaceholder: 'docs.searchExample' });
+  const results = h('ol', { class: 'passages' });
+  const failures = h('ul', { class: 'failures' });
+
+  show(
+    h('h1', { i18n: 'docs.title' }),
+    h('div', { class: 'row' }, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'collection', i18n: 'docs.collection' }), collection), collections,
+      h('button', { type: 'button', class: 'quiet', i18n: 'docs.reindex', onclick: reindex })),
+    h('section', { class: 'card', 'aria-labelledby': 'add-title' }, h('h2', { id: 'add-title', i18n: 'docs.add' }), dropZone, fileInput, folderInput, uploads),
+    h('section', { class: 'card', 'aria-labelledby': 'search-title' },
+      h('h2', { id: 'search-title', i18n: 'docs.search' }),
+      h('form', { class: 'row', role: 'search', onsubmit: (event) => { event.preventDefault(); search(); } },
+        h('label', { class: 'visually-hidden', htmlFor: 'search-query', i18n: 'docs.search' }), query, h('button', { type: 'submit', i18n: 'docs.searchButton' })),
+      results),
+    h('section', { class: 'card', 'aria-labelledby': 'list-title' },
+      h('h2', { id: 'list-title', i18n: 'docs.list' }), summary,
+      h('div', { class: 'table-scroll' }, h('table', { class: 'documents' },
+        h('thead', {}, h('tr', {}, ...['docs.name', 'docs.format', 'docs.pages', 'docs.tokens', 'docs.passages', 'docs.added', 'docs.actions']
+          .map((key) => h('th', { scope: 'col', i18n: key })))),
+        table))),
+    details,
+    h('section', { class: 'card', 'aria-labelledby': 'failures-title' }, h('h2', { id: 'failures-title', i18n: 'docs.failures' }), failures));
+
+  collection.addEventListener('change', () => {
+    localStorage.setItem('sibyl.collection', collection.value.trim() || 'default');
+    details.hidden = true;
+    refresh();
+  });
+  fileInput.addEventListener('change', () => upload([...fileInput.files]));
+  folderInput.addEventListener('change', () => upload([...folderInput.files]));
+  for (const type of ['dragenter', 'dragover']) {
+    dropZone.addEventListener(type, (event) => {
+      event.preventDefault();
+      dropZone.classList.add('over');
+    });
+  }
+  dropZone.addEventListener('dragleave', () => dropZone.classList.remove('over'));
+  dropZone.addEventListener('drop', async (event) => {
+    event.preventDefault();
+    dropZone.classList.remove('over');
+    upload(await droppedFiles(event.dataTransfer));
+  });
+
+  function name() {
+    return collection.value.trim() || 'default';
+  }
+
+  async function refresh() {
+    const inCollection = `collection=${encodeURIComponent(name())}`;
+    try {
+      const [documents, stats, failed] = await Promise.all([
+        api(`/documents?${inCollection}`).catch((error) => (error instanceof ApiError && error.status === 404 ? [] : Promise.reject(error))),
+        api('/collections'),
+        api(`/documents/failures?${inCollection}`).catch(() => []),
+      ]);
+      collections.replaceChildren(...stats.map((c) => h('option', { value: c.collection })));
+      const mine = stats.find((c) => c.collection === name());
+      summary.textContent = mine?.documents
+        ? t('docs.summary', { documents: formatNumber(mine.documents), pages: formatNumber(mine.pages), tokens: formatNumber(mine.tokens), passages: formatNumber(mine.passages) })
+        : t('docs.emptyCollection');
+      table.replaceChildren(...documents.map((document) => h('tr', {},
+        h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => showDetails(document.id) }, document.title || document.path)),
+        h('td', {}, document.format.toUpperCase()),
+        h('td', { class: 'number' }, document.pages ? formatNumber(document.pages) : '—'),
+        h('td', { class: 'number' }, formatNumber(document.tokens)),
+        h('td', { class: 'number' }, formatNumber(document.passages)),
+        h('td', {}, formatDate(document.addedAt)),
+        h('td', {}, h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('docs.removeNamed', { name: document.title || document.path }), onclick: () => removeDocument(document) }, t('docs.remove'))))));
+      failures.replaceChildren(...(failed.length ? failed.map((f) => h('li', {}, h('strong', {}, f.path), ': ', f.error, ' ', h('small', {}, formatDate(f.failedAt))))
+        : [h('li', { class: 'hint', i18n: 'docs.noFailures' })]));
+      translate(failures);
+    } catch (error) {
+      summary.textContent = error.message;
+    }
+  }
+
+  /** Uploads files, one row each: bytes sent, then each phase the server reports, then the outcome. */
+  async function upload(files) {
+    if (!files.length) return;
+    const rows = new Map();
+    for (const file of files) {
+      const label = file.webkitRelativePath || file.name;
+      const status = h('span', { class: 'upload-status' }, t('docs.waiting'));
+      const bar = h('progress', { max: '100', value: '0', 'aria-label': label });
+      const row = h('li', { 'data-file': label }, h('span', { class: 'upload-name' }, label), bar, status);
+      rows.set(label, { row, bar, status });
+      uploads.append(row);
+    }
+    const form = new FormData();
+    form.append('collection', name());
+    for (const file of files) form.append('files', file, file.webkitRelativePath || file.name);
+    const byIndex = [...rows.values()];
+    const set = (entry, text, value, state) => {
+      entry.status.textContent = text;
+      if (value !== undefined) entry.bar.value = value;
+      if (state) entry.row.dataset.state = state;
+    };
+    try {
+      await streamUpload(form, (sent) => {
+        for (const entry of byIndex) if (!entry.row.dataset.state) set(entry, t('docs.uploading', { percent: Math.round(sent * 100) }), Math.round(sent * 40));
+      }, (type, event) => {
+        if (type === 'progress') {
+          const entry = rows.get(event.file) ?? byIndex[event.index];
+          if (!entry) return;
+          if (event.type === 'phase') set(entry, t(`docs.phase.${event.phase}`), { hashing: 45, extracting: 55, chunking: 70, embedding: 80, indexing: 95 }[event.phase] ?? 50);
+          if (event.type === 'fileDone') {
+            const failed = event.outcome === 'failed';
+            set(entry, failed ? t('docs.failedWith', { error: event.error ?? '' }) : t(`docs.outcome.${event.outcome}`), 100, failed ? 'failed' : 'done');
+          }
+        } else if (type === 'done') {
+          for (const problem of event.problems ?? []) toast(`${problem.input}: ${problem.reason}`);
+          toast(t('docs.uploaded', { added: event.added.length, failed: event.failed.length }));
+        } else if (type === 'error') {
+          throw new Error(event.error?.message ?? event.message ?? t('docs.uploadFailed'));
+        }
+      });
+    } catch (error) {
+      for (const entry of byIndex) if (entry.row.dataset.state !== 'done') set(entry, t('docs.failedWith', { error: error.message }), undefined, 'failed');
+    }
+    fileInput.value = '';
+    folderInput.value = '';
+    refresh();
+  }
+
+  async function showDetails(id) {
+    try {
+      const { document, passageSizes } = await api(`/documents/${id}`);
+      const timings = document.timingsMs;
+      const chartBox = h('div', { class: 'chart-box' });
+      const rowsTable = h('table', { class: 'histogram' },
+        h('caption', { i18n: 'docs.sizesTable' }),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col', i18n: 'docs.sizeRange' }), h('th', { scope: 'col', i18n: 'docs.passages' }))),
+        h('tbody', {}, passageSizes.map((bin) => h('tr', {}, h('td', {}, `${bin.from}–${bin.to}`), h('td', { class: 'number' }, formatNumber(bin.count))))));
+      details.replaceChildren(
+        h('div', { class: 'row' }, h('h2', { id: 'details-title' }, document.title || document.path),
+          h('button', { type: 'button', class: 'quiet small', i18n: 'dialog.close', onclick: () => { details.hidden = true; } })),
+        h('dl', { class: 'stats' },
+          h('dt', { i18n: 'docs.file' }), h('dd', {}, document.path),
+          h('dt', { i18n: 'docs.format' }), h('dd', {}, document.format.toUpperCase()),
+          document.pages ? [h('dt', { i18n: 'docs.pages' }), h('dd', {}, formatNumber(document.pages))] : null,
+          h('dt', { i18n: 'docs.tokens' }), h('dd', {}, formatNumber(document.tokens)),
+          h('dt', { i18n: 'docs.passages' }), h('dd', {}, formatNumber(document.passages)),
+          h('dt', { i18n: 'docs.size' }), h('dd', {}, t('docs.bytes', { bytes: formatNumber(document.bytes) })),
+          document.ocrConfidence ? [h('dt', { i18n: 'docs.ocr' }), h('dd', {}, `${Math.round(document.ocrConfidence)} %`)] : null,
+          h('dt', { i18n: 'docs.timings' }), h('dd', {}, t('docs.timingsValue', { extract: timings.extract, chunk: timings.chunk, embed: timings.embed, index: timings.index })),
+          document.warnings.length ? [h('dt', { i18n: 'docs.warnings' }), h('dd', {}, document.warnings.join('; '))] : null),
+        h('h3', { i18n: 'docs.sizes' }), chartBox, h('details', {}, h('summary', { i18n: 'docs.sizesTable' }), rowsTable));
+      translate(details);
+      details.hidden = false;
+      details.focus();
+      drawChart(chartBox, passageSizes);
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  async function drawChart(box, bins) {
+    if (!(await loadCharts()) || !bins.length) {
+      box.replaceChildren(h('p', { class: 'hint', i18n: 'docs.noChart' }));
+      translate(box);
+      return;
+    }
+    const canvas = h('canvas', { role: 'img', 'aria-label': t('docs.chartLabel', { summary: bins.map((b) => `${b.from}–${b.to}: ${b.count}`).join(', ') }) });
+    box.replaceChildren(canvas);
+    const style = getComputedStyle(document.documentElement);
+    const text = style.getPropertyValue('--text').trim();
+    const grid = style.getPropertyValue('--border').trim();
+    new window.Chart(canvas, {
+      type: 'bar',
+      data: { labels: bins.map((b) => `${b.from}–${b.to}`), datasets: [{ label: t('docs.passages'), data: bins.map((b) => b.count), backgroundColor: style.getPropertyValue('--accent').trim() }] },
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: { legend: { display: false } },
+        scales: {
+          x: { title: { display: true, text: t('docs.tokensPerPassage'), color: text }, ticks: { color: text }, grid: { color: grid } },
+          y: { beginAtZero: true, ticks: { color: text, precision: 0 }, grid: { color: grid } },
+        },
+      },
+    });
+  }
+
+  async function search() {
+    const text = query.value.trim();
+    if (!text) return;
+    results.replaceChildren(h('li', { class: 'hint' }, t('loading')));
+    try {
+      const passages = await api(`/search?q=${encodeURIComponent(text)}&collection=${encodeURIComponent(name())}&limit=10`);
+      results.replaceChildren(...(passages.length ? passages.map((p) => h('li', {},
+        h('div', { class: 'passage-head' }, h('strong', {}, p.document), p.page ? ` · ${t('chat.page', { page: p.page })}` : '', p.section?.length ? ` · ${p.section.join(' › ')}` : '',
+          h('span', { class: 'score' }, t('docs.score', { score: p.score.toFixed(3) }))),
+        h('blockquote', {}, p.text))) : [h('li', { class: 'hint' }, t('docs.noResults'))]));
+    } catch (error) {
+      results.replaceChildren(h('li', { class: 'error' }, error.message));
+    }
+  }
+
+  async function removeDocument(document) {
+    try {
+      await api(`/documents/${document.id}`, { method: 'DELETE' });
+      toast(t('docs.removed', { name: document.title || document.path }));
+      details.hidden = true;
+      refresh();
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  async function reindex() {
+    try {
+      toast(t('docs.reindexing'));
+      const report = await api('/documents/reindex', { method: 'POST', body: { collection: name() } });
+      toast(t('docs.reindexed', { documents: report.documents, passages: report.passages }));
+      refresh();
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  refresh();
+}
+
+/** Every file dropped, folders read through (Chromium and Firefox give folders as entries). */
+async function droppedFiles(transfer) {
+  const entries = [...transfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length) return [...transfer.files];
+  const files = [];
+  async function walk(entry, prefix) {
+    if (entry.isFile) {
+      const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+      files.push(prefix ? new File([file], `${prefix}${file.name}`, { type: file.type }) : file);
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child, `${prefix}${entry.name}/`);
+      }
+    }
+  }
+  for (const entry of entries) await walk(entry, '');
+  return files;
+}
+
+/**
+ * Sends the form with XMLHttpRequest (fetch cannot report upload progress) and reads the
+ * server's progress events as they come.
+ */
+function streamUpload(form, onSent, onEvent) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', '/api/v1/documents');
+    for (const [key, value] of Object.entries(csrfHeader())) request.setRequestHeader(key, value);
+    request.setRequestHeader('Accept', 'text/event-stream');
+    let seen = 0;
+    let failure = null;
+    const drain = () => {
+      const text = request.responseText;
+      let end;
+      while ((end = text.indexOf('\n\n', seen)) >= 0) {
+        const block = text.slice(seen, end);
+        seen = end + 2;
+        let type = 'message';
+        const data = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) type = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+        }
+        if (!data.length) continue;
+        try {
+          onEvent(type, JSON.parse(data.join('\n')));
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    };
+    request.upload.addEventListener('progress', (event) => { if (event.lengthComputable) onSent(event.loaded / event.total); });
+    request.addEventListener('progress', () => { if (request.status === 200) drain(); });
+    request.addEventListener('load', () => {
+      if (request.status !== 200) {
+        let message = request.statusText;
+        try { message = JSON.parse(request.responseText).error?.message ?? message; } catch { /* not JSON */ }
+        return reject(new ApiError(request.status, 'upload_failed', message));
+      }
+      drain();
+      return failure ? reject(failure) : resolve();
+    });
+    request.addEventListener('error', () => reject(new ApiError(0, 'unreachable', t('error.unreachable'))));
+    request.send(form);
+  });
+}

@@ -1,0 +1,100 @@
+"""Documents in a browser: a PDF dropped on the page shows its progress and then its statistics
+chart; a question with the documents switch on is answered with a citation that opens the
+passage on the right page; search ranks passages; a document can be removed."""
+
+import base64
+
+from playwright.sync_api import expect
+
+from conftest import axe_problems, screenshot
+from pdf import make_pdf
+
+HANDBOOK = make_pdf([
+    ["Staff handbook", "Welcome to the company. This handbook explains how we work together."],
+    ["Offices", "The Kestrel Lane office is open from 8:00 to 18:00 on weekdays.", "The staff wifi password at Kestrel Lane is violet-harbor-42."],
+    ["Holidays", "Every employee has 25 days of paid holiday each year."],
+])
+
+
+def drop(page, target: str, name: str, data: bytes, mime: str):
+    """Drops a file on an element the way a browser does when a user drags one from the desktop."""
+    page.evaluate(
+        """([selector, name, data, mime]) => {
+            const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type: mime }));
+            const zone = document.querySelector(selector);
+            for (const type of ['dragenter', 'dragover', 'drop']) {
+                zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+            }
+        }""",
+        [target, name, base64.b64encode(data).decode(), mime],
+    )
+
+
+def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, model_stub, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/documents")
+    expect(page.get_by_role("heading", name="Documents", level=1)).to_be_visible()
+    drop(page, "#drop-zone", "handbook.pdf", HANDBOOK, "application/pdf")
+    row = page.locator(".uploads li[data-file='handbook.pdf']")
+    expect(row).to_have_attribute("data-state", "done", timeout=120_000)
+    expect(row.locator(".upload-status")).to_have_text("Added")
+    expect(row.locator("progress")).to_have_attribute("value", "100")
+    table_row = page.locator("table.documents tbody tr").filter(has_text="handbook")
+    expect(table_row).to_have_count(1)
+    expect(table_row.locator("td").nth(0)).to_have_text("PDF")
+    expect(table_row.locator("td").nth(1)).to_have_text("3")
+    expect(page.locator(".hint").filter(has_text="documents ·")).to_contain_text("1 documents · 3 pages")
+    table_row.get_by_role("button").first.click()
+    details = page.locator(".document-details")
+    expect(details.get_by_role("heading", name="Passage sizes")).to_be_visible()
+    expect(details.locator("canvas[role=img]")).to_have_count(1)
+    expect(details.locator("dl")).to_contain_text("Time per phase")
+    screenshot(page, "documents-light")
+    assert axe_problems(page) == []
+    page.get_by_label("Theme").select_option("dark")
+    assert axe_problems(page) == []
+    screenshot(page, "documents-dark")
+    page.get_by_label("Theme").select_option("light")
+
+    page.get_by_role("searchbox").fill("wifi password")
+    page.get_by_role("button", name="Search", exact=True).click()
+    first = page.locator(".passages li").first
+    expect(first).to_contain_text("violet-harbor-42")
+    expect(first).to_contain_text("page 2")
+
+    # A grounded question: the answer cites the handbook, and [1] opens the passage on page 2.
+    model_stub.answer, model_stub.delay = "The staff wifi password is violet-harbor-42 [1].", 0.0
+    page.get_by_role("link", name="Chat").click()
+    page.get_by_label("Answer from my documents").check()
+    page.get_by_label("Your question").fill("What is the staff wifi password at the Kestrel Lane office?")
+    page.get_by_label("Your question").press("Enter")
+    answer = page.locator(".bubble.answer").last
+    expect(answer).to_have_attribute("data-status", "complete", timeout=60_000)
+    sent = [request for request in model_stub.requests if request.get("stream")][-1]
+    assert "violet-harbor-42" in str(sent["messages"]), "the passage was given to the model"
+    source = answer.locator(".citations details").first
+    expect(source.locator("summary")).to_contain_text("[1] handbook")
+    expect(source.locator("summary")).to_contain_text("page 2")
+    answer.get_by_role("button", name="Open source 1").click()
+    expect(source.locator("blockquote")).to_be_visible()
+    expect(source.locator("blockquote")).to_contain_text("violet-harbor-42")
+    screenshot(page, "chat-citation")
+    page.get_by_label("Answer from my documents").uncheck()
+
+    page.get_by_role("link", name="Documents").click()
+    page.get_by_role("button", name="Remove handbook").click()
+    expect(page.locator("table.documents tbody tr")).to_have_count(0)
+    expect(page.get_by_text("No documents in this collection yet.")).to_be_visible()
+
+
+def test_a_file_that_cannot_be_read_says_why(stub_server, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/documents")
+    expect(page.locator("#drop-zone")).to_be_visible()
+    drop(page, "#drop-zone", "broken.pdf", b"%PDF-1.4 this is not really a PDF", "application/pdf")
+    row = page.locator(".uploads li[data-file='broken.pdf']")
+    expect(row).to_have_attribute("data-state", "failed", timeout=60_000)
+    expect(row.locator(".upload-status")).to_contain_text("Failed")
+    expect(page.locator(".failures")).to_contain_text("broken.pdf")
