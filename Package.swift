@@ -26,7 +26,8 @@ let avx2Settings: [SwiftSetting] = optimizedInDebug
 let deviceAppFiles = ["main.py"]
 /// The browser UI's files, compiled into `sibyl serve` (listed in `WebAssets.files` too; a test checks the two agree).
 let webFiles = [
-    "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js",
+    "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js", "view-glasses.js",
+    "view-images.js", "view-logs.js", "view-settings.js", "voice.js",
     "i18n-en.json", "i18n-ko.json", "i18n-id.json",
 ]
 /// The emulated firmware modules the virtual Monocle's interpreter imports.
@@ -68,6 +69,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // Value types and capability protocols; no I/O. Optimised in debug builds too: its audio
@@ -227,6 +229,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ".build-ui"
 CHROMIUM = os.environ.get("SIBYL_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"]
+QUESTION = "What is the capital of France?"
 PASSWORD = "correct horse battery"
 
 
@@ -98,16 +99,36 @@ def stub_server(model_stub):
     """An open (loopback, no accounts) server whose chat provider is the scriptable stub."""
     home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
     server = Server(home, {"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_EMBEDDINGS_PROVIDER": "local",
-                           "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "model"})
+                           "SIBYL_STT_PROVIDER": "local", "SIBYL_TTS_PROVIDER": "local", "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "model"})
     yield server
     server.stop()
     shutil.rmtree(home, ignore_errors=True)
 
 
+def spoken_question(folder: Path) -> Path:
+    """The fake microphone's sound: 1.5 s of silence, a spoken question (espeak-ng), 3.5 s of silence."""
+    import wave
+    speech = folder / "speech.wav"
+    subprocess.run(["espeak-ng", "-s", "140", "-w", str(speech), QUESTION], check=True)
+    with wave.open(str(speech)) as source:
+        rate, width, channels = source.getframerate(), source.getsampwidth(), source.getnchannels()
+        frames = source.readframes(source.getnframes())
+    silence = lambda seconds: b"\0" * int(rate * seconds) * width * channels
+    out = folder / "utterance.wav"
+    with wave.open(str(out), "wb") as target:
+        target.setnchannels(channels)
+        target.setsampwidth(width)
+        target.setframerate(rate)
+        target.writeframes(silence(1.5) + frames + silence(3.5))
+    return out
+
+
 @pytest.fixture(scope="session")
-def browser():
+def browser(tmp_path_factory):
+    utterance = spoken_question(tmp_path_factory.mktemp("audio"))
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        args = CHROMIUM_ARGS + [f"--use-file-for-fake-audio-capture={utterance}%noloop"]
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
         yield browser
         browser.close()
 

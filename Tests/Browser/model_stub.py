@@ -1,10 +1,21 @@
 """A scriptable OpenAI-compatible chat server for the browser tests: it streams a set answer word
 by word, slowly when asked (to press Stop), or fails with a 500 (to see the error and Retry)."""
 
+import base64
 import json
+import struct
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def png(width: int = 64, height: int = 64, colour=(61, 90, 254)) -> bytes:
+    """A plain PNG of one colour."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\0" + bytes(colour) * width for _ in range(height))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 class ModelStub:
@@ -30,6 +41,9 @@ class ModelStub:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
                 stub.requests.append(body)
+                if self.path.endswith("/images/generations"):
+                    image = base64.b64encode(png()).decode()
+                    return self._json(200, {"created": 0, "data": [{"b64_json": image, "revised_prompt": body.get("prompt")}]})
                 if not self.path.endswith("/chat/completions"):
                     return self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
                 if stub.fail_next > 0:

@@ -48,7 +48,7 @@ def test_stop_keeps_what_was_written_and_retry_answers_again(stub_server, model_
     page.goto(stub_server.url + "/#/chat")
     ask(page, "Count slowly.")
     answer = last_answer(page)
-    expect(answer.locator(".body")).to_contain_text("word3")
+    expect(answer.locator(".body")).to_contain_text("word3", timeout=30_000)
     page.get_by_role("button", name="Stop").click()
     expect(answer).to_have_attribute("data-status", "cancelled")
     expect(answer.locator(".status")).to_have_text("Stopped")

@@ -94,3 +94,36 @@ struct WebRoutesTests {
         }
     }
 }
+
+extension WebRoutesTests {
+    /// Browsers that take gzip get the page's text files gzipped (once, then from memory), with
+    /// their own tag; others, and small files, get them as they are.
+    @Test func textIsGzippedForBrowsersThatTakeIt() async throws {
+        try await withServerFixture { fixture in
+            let plain = try await fixture.client.execute(uri: "/assets/view-chat.js", method: .get) { response in
+                #expect(response.headers[.contentEncoding] == nil)
+                #expect(response.headers[.vary] == "Accept-Encoding")
+                return response.body.readableBytes
+            }
+            for _ in 0..<2 {
+                try await fixture.client.execute(uri: "/assets/view-chat.js", method: .get, headers: [.acceptEncoding: "br, gzip;q=0.8"]) { response in
+                    #expect(response.headers[.contentEncoding] == "gzip")
+                    #expect(response.headers[.eTag]?.hasSuffix("-gz\"") == true)
+                    #expect(Array(response.body.readableBytesView.prefix(2)) == [0x1F, 0x8B])
+                    #expect(response.body.readableBytes * 2 < plain, "\(response.body.readableBytes) of \(plain) bytes")
+                }
+            }
+            try await fixture.client.execute(uri: "/assets/view-chat.js", method: .get, headers: [.acceptEncoding: "gzip;q=0"]) { response in
+                #expect(response.headers[.contentEncoding] == nil)
+            }
+            try await fixture.client.execute(uri: "/assets/icon.svg", method: .get, headers: [.acceptEncoding: "gzip"]) { response in
+                #expect(response.headers[.contentEncoding] == nil, "a file under 1 KB is not worth it")
+            }
+        }
+        #expect(WebRoutes.acceptsGzip("gzip, deflate"))
+        #expect(WebRoutes.acceptsGzip("*"))
+        #expect(!WebRoutes.acceptsGzip("br"))
+        #expect(!WebRoutes.acceptsGzip("gzip; q=0"))
+        #expect(!WebRoutes.acceptsGzip(nil))
+    }
+}

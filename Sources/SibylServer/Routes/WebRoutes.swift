@@ -1,7 +1,9 @@
+import CompressNIO
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// The browser UI: one page (`/`, and `/setup` for the first administrator's one-time link), its
 /// scripts, styles and message catalogs compiled into Sibyl (`/assets/NAME`), and the JavaScript
@@ -11,6 +13,8 @@ import Hummingbird
 struct WebRoutes: Sendable {
     /// Where Debian's `libjs-*` packages put their files.
     let libraryRoot: URL
+    /// Each file gzipped once, by its content's tag.
+    private static let gzipped = Mutex<[String: [UInt8]]>([:])
 
     init(libraryRoot: URL = URL(fileURLWithPath: "/usr/share/javascript", isDirectory: true)) {
         self.libraryRoot = libraryRoot
@@ -64,16 +68,46 @@ struct WebRoutes: Sendable {
     }
 
     /// The file, revalidated by its content's hash on every load (so a new Sibyl is never mixed with
-    /// an old cached script), or 304 when the browser has it.
+    /// an old cached script), or 304 when the browser has it; gzipped for browsers that take it
+    /// (the page, its scripts and Debian's libraries are text that shrinks to a fifth or less).
     static func response(_ bytes: [UInt8], name: String, request: Request) -> Response {
-        let tag = "\"" + SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
-        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: contentType(name)]
+        let hash = SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let type = contentType(name)
+        let compressible = bytes.count > 1024 && (type.hasPrefix("text/") || type.hasPrefix("application/json") || type.hasPrefix("image/svg"))
+        let gzip = compressible && acceptsGzip(request.headers[.acceptEncoding])
+        let tag = "\"\(hash)\(gzip ? "-gz" : "")\""
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: type]
+        if compressible { headers[.vary] = "Accept-Encoding" }
         if request.headers[.ifNoneMatch] == tag {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentLength] = String(bytes.count)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        var body = bytes
+        if gzip, let packed = gzipped(bytes, hash: hash) {
+            body = packed
+            headers[.contentEncoding] = "gzip"
+        }
+        headers[.contentLength] = String(body.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0).
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { part in
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = pieces.first, coding == "gzip" || coding == "*" else { return false }
+            return !pieces.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" || $0 == "q=0.0" || $0 == "q=0.00" || $0 == "q=0.000" }
+        }
+    }
+
+    private static func gzipped(_ bytes: [UInt8], hash: String) -> [UInt8]? {
+        if let known = gzipped.withLock({ $0[hash] }) { return known }
+        var input = ByteBuffer(bytes: bytes)
+        guard var output = try? input.compress(with: .gzip(configuration: .init(compressionLevel: 9))),
+              let packed = output.readBytes(length: output.readableBytes) else { return nil }
+        gzipped.withLock { $0[hash] = packed }
+        return packed
     }
 
     static func contentType(_ name: String) -> String {

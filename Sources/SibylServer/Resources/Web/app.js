@@ -6,6 +6,10 @@ import { preferredLanguage, setLanguage, t, translate } from './i18n.js';
 import { renderSetup, renderSignIn } from './view-auth.js';
 import { renderChat } from './view-chat.js';
 import { renderDocuments } from './view-documents.js';
+import { renderGlasses } from './view-glasses.js';
+import { renderImages } from './view-images.js';
+import { renderLogs } from './view-logs.js';
+import { renderSettings } from './view-settings.js';
 
 const main = document.getElementById('main');
 const themes = ['system', 'light', 'dark', 'midnight', 'forest'];
@@ -18,8 +22,10 @@ function applyTheme(theme) {
   document.documentElement.dataset.theme = theme;
   localStorage.setItem('sibyl.theme', theme);
   document.getElementById('theme').value = theme;
+  // Code colours follow the theme once highlight.js's style sheet has been loaded.
   const dark = theme === 'dark' || theme === 'midnight' || (theme === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
-  document.getElementById('code-theme').href = `/vendor/highlight-${dark ? 'dark' : 'light'}.css`;
+  const codeStyle = document.querySelector('link[href^="/vendor/highlight-"]');
+  if (codeStyle) codeStyle.href = `/vendor/highlight-${dark ? 'dark' : 'light'}.css`;
 }
 
 /** Shows a short message at the bottom of the page. */
@@ -48,6 +54,10 @@ function showAccount() {
 const views = [
   { name: 'chat', key: 'nav.chat' },
   { name: 'documents', key: 'nav.documents' },
+  { name: 'images', key: 'nav.images' },
+  { name: 'glasses', key: 'nav.glasses' },
+  { name: 'logs', key: 'nav.logs' },
+  { name: 'settings', key: 'nav.settings' },
 ];
 
 function showNav(current) {
@@ -71,6 +81,10 @@ function route() {
   showNav(view);
   if (view === 'chat') renderChat({ show, who, id: id ? decodeURIComponent(id) : null, toast });
   else if (view === 'documents') renderDocuments({ show, toast });
+  else if (view === 'images') renderImages({ show, toast });
+  else if (view === 'glasses') renderGlasses({ show, toast });
+  else if (view === 'logs') renderLogs({ show, toast });
+  else if (view === 'settings') renderSettings({ show, who, toast });
 }
 
 function signedIn(session) {

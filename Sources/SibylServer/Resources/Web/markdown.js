@@ -6,6 +6,37 @@
 const SAFE_URL = /^(https?:|mailto:|#|\/(?!\/))/i;
 let configured = false;
 
+/** Loads a script or style sheet of Debian's libraries once; resolves whether it loaded. */
+const loading = new Map();
+function load(path) {
+  if (!loading.has(path)) {
+    loading.set(path, new Promise((resolve) => {
+      const element = path.endsWith('.css')
+        ? Object.assign(document.createElement('link'), { rel: 'stylesheet', href: path })
+        : Object.assign(document.createElement('script'), { src: path });
+      element.addEventListener('load', () => resolve(true));
+      element.addEventListener('error', () => resolve(false));
+      document.head.append(element);
+    }));
+  }
+  return loading.get(path);
+}
+
+/** highlight.js (846 KB) and KaTeX are loaded only when an answer has code or maths. */
+async function loadHighlighter() {
+  const dark = document.documentElement.dataset.theme === 'dark' || document.documentElement.dataset.theme === 'midnight'
+    || (document.documentElement.dataset.theme === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
+  load(`/vendor/highlight-${dark ? 'dark' : 'light'}.css`);
+  return load('/vendor/highlight.min.js');
+}
+
+async function loadMaths() {
+  load('/vendor/katex.min.css');
+  return (await load('/vendor/katex.min.js')) && load('/vendor/katex-auto-render.js');
+}
+
+const MATHS = /\$\$|\\\(|\\\[/;
+
 export function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
@@ -54,12 +85,20 @@ export function renderMarkdown(element, text, { final = true } = {}) {
     link.rel = 'noopener noreferrer';
   }
   if (!final) return;
-  if (window.hljs) {
-    for (const block of element.querySelectorAll('pre code')) {
-      if (window.hljs.highlightElement) window.hljs.highlightElement(block);
-      else window.hljs.highlightBlock(block);
-    }
+  const blocks = element.querySelectorAll('pre code');
+  if (blocks.length) {
+    loadHighlighter().then((loaded) => {
+      if (!loaded || !window.hljs) return;
+      for (const block of blocks) {
+        if (window.hljs.highlightElement) window.hljs.highlightElement(block);
+        else window.hljs.highlightBlock(block);
+      }
+    });
   }
+  if (MATHS.test(text)) loadMaths().then(() => typeset(element));
+}
+
+function typeset(element) {
   if (window.renderMathInElement) {
     window.renderMathInElement(element, {
       delimiters: [

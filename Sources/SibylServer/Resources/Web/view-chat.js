@@ -6,6 +6,7 @@ import { api, ApiError, serverEvents } from './api.js';
 import { h } from './dom.js';
 import { formatDate, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { SpeechRecorder, extensionFor } from './voice.js';
 
 /**
  * Shows the chat, with conversation `id` open (or a new one when null).
@@ -36,11 +37,14 @@ export async function renderChat({ show, who, id, toast }) {
   const targetField = h('div', { class: 'compact-field' }, h('label', { htmlFor: 'translate-to', i18n: 'chat.translateTo' }), target);
   const documents = h('input', { id: 'use-documents', type: 'checkbox', checked: localStorage.getItem('sibyl.documents') === 'on' });
   documents.addEventListener('change', () => localStorage.setItem('sibyl.documents', documents.checked ? 'on' : 'off'));
+  const autoplay = h('input', { id: 'speak-answers', type: 'checkbox', checked: localStorage.getItem('sibyl.autoplay') === 'on' });
+  autoplay.addEventListener('change', () => localStorage.setItem('sibyl.autoplay', autoplay.checked ? 'on' : 'off'));
   const options = h('div', { class: 'thread-options' },
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
     targetField,
-    h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })));
+    h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })),
+    h('label', { class: 'switch', htmlFor: 'speak-answers' }, autoplay, h('span', { i18n: 'chat.speakAnswers' })));
   const messages = h('ol', { class: 'messages', 'aria-labelledby': 'thread-title' });
   const empty = h('div', { class: 'empty' },
     h('p', { class: 'greeting' }, who.local ? t('chat.greetingLocal') : t('chat.greeting', { name: who.name })),
@@ -48,8 +52,10 @@ export async function renderChat({ show, who, id, toast }) {
   const question = h('textarea', { id: 'question', rows: '2', i18nPlaceholder: 'chat.placeholder', required: true });
   const sendButton = h('button', { type: 'submit', i18n: 'chat.send' });
   const stopButton = h('button', { type: 'button', class: 'danger', i18n: 'chat.stop', hidden: true, onclick: stop });
+  const micButton = h('button', { type: 'button', class: 'quiet mic', i18n: 'chat.speak', 'aria-pressed': 'false', onclick: toggleVoice });
+  const level = h('meter', { class: 'level', min: '-80', max: '0', low: '-45', high: '-10', value: '-80', hidden: true, 'aria-label': t('chat.level') });
   const composer = h('form', { class: 'composer', onsubmit: (event) => { event.preventDefault(); ask(); } },
-    h('label', { class: 'visually-hidden', htmlFor: 'question', i18n: 'chat.question' }), question, sendButton, stopButton);
+    h('label', { class: 'visually-hidden', htmlFor: 'question', i18n: 'chat.question' }), question, level, micButton, sendButton, stopButton);
   question.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -177,6 +183,11 @@ export async function renderChat({ show, who, id, toast }) {
         }
       } }));
     }
+    if (!own && message.status === 'complete' && message.id && state.conversation) {
+      parts.push(h('button', { type: 'button', class: 'quiet small', i18n: 'chat.listen', onclick: () => {
+        play(`/api/v1/conversations/${encodeURIComponent(state.conversation.id)}/messages/${encodeURIComponent(message.id)}/speech`, item);
+      } }));
+    }
     if (!own && ['failed', 'cancelled'].includes(message.status) && item === messages.lastElementChild) {
       parts.push(h('button', { type: 'button', class: 'small', i18n: 'chat.retry', onclick: retry }));
     }
@@ -233,8 +244,17 @@ export async function renderChat({ show, who, id, toast }) {
 
   // Answers.
 
+  /** Plays spoken audio in the answer's bubble, with the player's own controls. */
+  function play(url, item) {
+    item.querySelector('audio')?.remove();
+    const audio = h('audio', { src: url, controls: true, autoplay: true, 'aria-label': t('chat.spokenAnswer') });
+    item.append(audio);
+    audio.play().catch(() => {});
+    return audio;
+  }
+
   /** Streams an answer's events into `item` until the answer ends. */
-  async function follow(response, item) {
+  async function follow(response, item, voice = null) {
     let text = '';
     let frame = null;
     const body = item.querySelector('.body');
@@ -247,6 +267,7 @@ export async function renderChat({ show, who, id, toast }) {
             markSent(data.questionId);
             break;
           case 'delta':
+            if (voice && !voice.firstTokenAt) voice.firstTokenAt = performance.now();
             text += data.text ?? '';
             if (!frame) {
               frame = requestAnimationFrame(() => {
@@ -273,6 +294,15 @@ export async function renderChat({ show, who, id, toast }) {
             loadList();
             break;
           case 'transcript':
+            if (voice) {
+              voice.transcribedAt = performance.now();
+              voice.own.querySelector('.body').textContent = data.text;
+            }
+            break;
+          case 'speech':
+            if (voice) voice.speechURL = data.url;
+            if (autoplay.checked && data.url) play(data.url, item);
+            break;
           case 'usage':
           case 'historyTrimmed':
           default:
@@ -369,6 +399,88 @@ export async function renderChat({ show, who, id, toast }) {
       await api(`/conversations/${state.conversation.id}/turns/current`, { method: 'DELETE' });
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 404)) toast(error.message);
+    }
+  }
+
+  // Speaking a question.
+
+  let recorder = null;
+
+  async function voiceOptions() {
+    const options = { thresholdDb: -45, hangoverMs: 1200, onsetMs: 120, waitMs: 10000, maxMs: 30000 };
+    try {
+      const settings = Object.fromEntries((await api('/settings')).map((s) => [s.key, s.value ?? s.defaultValue]));
+      const number = (key, fallback) => (Number.isFinite(Number(settings[key])) ? Number(settings[key]) : fallback);
+      options.thresholdDb = number('voice.threshold_db', options.thresholdDb);
+      options.onsetMs = number('voice.onset_ms', options.onsetMs);
+      options.hangoverMs = number('voice.hangover_ms', options.hangoverMs);
+      options.waitMs = number('voice.wait_seconds', 10) * 1000;
+      options.maxMs = number('voice.max_seconds', 30) * 1000;
+    } catch {
+      // The defaults do.
+    }
+    return options;
+  }
+
+  function recording(on) {
+    micButton.textContent = on ? t('chat.stopRecording') : t('chat.speak');
+    micButton.setAttribute('aria-pressed', on ? 'true' : 'false');
+    micButton.classList.toggle('recording', on);
+    level.hidden = !on;
+    question.disabled = on;
+    sendButton.disabled = on;
+  }
+
+  async function toggleVoice() {
+    if (recorder) {
+      recorder.stop();
+      return;
+    }
+    if (state.streaming) return;
+    recorder = new SpeechRecorder(await voiceOptions(), (db) => { level.value = Math.max(-80, Math.min(0, db)); });
+    recording(true);
+    try {
+      const result = await recorder.record();
+      recorder = null;
+      recording(false);
+      if (!result.spoke) {
+        toast(t('chat.noSpeech'));
+        return;
+      }
+      await askByVoice(result);
+    } catch (error) {
+      toast(error.name === 'NotAllowedError' ? t('chat.micDenied') : error.message);
+    } finally {
+      recorder = null;
+      recording(false);
+    }
+  }
+
+  async function askByVoice(result) {
+    const stoppedAt = performance.now();
+    const own = bubble({ role: 'user', text: t('chat.transcribing'), status: 'sending', createdAt: new Date().toISOString() });
+    const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+    messages.append(own, answer);
+    empty.hidden = true;
+    state.streaming = answer;
+    setBusy(true);
+    const voice = { own, speechEndedAt: result.speechEndedAt, stoppedAt, mimeType: result.mimeType, bytes: result.blob.size };
+    try {
+      const conversation = await ensureConversation();
+      const form = new FormData();
+      form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
+      if (documents.checked) form.append('documents', 'true');
+      const response = await api(`/conversations/${conversation.id}/voice`, { method: 'POST', body: form, raw: true });
+      voice.respondedAt = performance.now();
+      await follow(response, answer, voice);
+      loadList();
+    } catch (error) {
+      markSent();
+      failedBubble(answer, error);
+    } finally {
+      state.streaming = null;
+      // For the page's tests and the curious: where the time went after the speaker stopped.
+      window.sibylLastVoice = voice;
     }
   }
 

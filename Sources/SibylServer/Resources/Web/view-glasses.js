@@ -1,0 +1,217 @@
+// Glasses: connect a Monocle through Web Bluetooth, this page carrying its bytes to sibyl serve
+// over the relay WebSocket (binary frames: first byte 1 = serial, 2 = data; text frames: JSON
+// control messages), and see what the server reports (state, firmware and FPGA versions, update
+// progress, the last question and answer); or start the virtual Monocle and see its display here.
+
+import { api } from './api.js';
+import { h } from './dom.js';
+import { formatDate, t, translate } from './i18n.js';
+
+const SERIAL = { service: '6e400001-b5a3-f393-e0a9-e50e24dcca9e', rx: '6e400002-b5a3-f393-e0a9-e50e24dcca9e', tx: '6e400003-b5a3-f393-e0a9-e50e24dcca9e' };
+const DATA = { service: 'e5700001-7bac-429a-b4ce-57ff900f479d', rx: 'e5700002-7bac-429a-b4ce-57ff900f479d', tx: 'e5700003-7bac-429a-b4ce-57ff900f479d' };
+
+/** One browser-to-glasses link: Bluetooth on one side, the relay WebSocket on the other. */
+class BluetoothRelay {
+  constructor(onState) {
+    this.onState = onState;
+    this.queue = Promise.resolve();
+  }
+
+  async connect() {
+    if (!navigator.bluetooth) throw new Error(t('glasses.noBluetooth'));
+    this.onState(t('glasses.choosing'));
+    this.device = await navigator.bluetooth.requestDevice({ filters: [{ services: [SERIAL.service] }, { namePrefix: 'monocle' }], optionalServices: [SERIAL.service, DATA.service] });
+    this.device.addEventListener('gattserverdisconnected', () => this.lost(t('glasses.bluetoothLost')));
+    this.onState(t('glasses.connectingBluetooth'));
+    const server = await this.device.gatt.connect();
+    const serial = await server.getPrimaryService(SERIAL.service);
+    const data = await server.getPrimaryService(DATA.service);
+    this.rx = { 1: await serial.getCharacteristic(SERIAL.rx), 2: await data.getCharacteristic(DATA.rx) };
+    const notify = async (service, uuid, channel) => {
+      const characteristic = await service.getCharacteristic(uuid);
+      characteristic.addEventListener('characteristicvaluechanged', (event) => {
+        const bytes = new Uint8Array(event.target.value.buffer, event.target.value.byteOffset, event.target.value.byteLength);
+        this.send(channel, bytes);
+      });
+      await characteristic.startNotifications();
+    };
+    await notify(serial, SERIAL.tx, 1);
+    await notify(data, DATA.tx, 2);
+    this.onState(t('glasses.connectingSibyl'));
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay`);
+    this.socket.binaryType = 'arraybuffer';
+    this.socket.addEventListener('open', () => {
+      this.socket.send(JSON.stringify({ type: 'connected', maxWriteLength: 253 }));
+      this.onState(t('glasses.relaying'));
+    });
+    this.socket.addEventListener('message', (event) => this.fromSibyl(event.data));
+    this.socket.addEventListener('close', () => this.lost(t('glasses.sibylLost')));
+  }
+
+  /** Glasses → Sibyl. */
+  send(channel, bytes) {
+    if (this.socket?.readyState !== WebSocket.OPEN) return;
+    const frame = new Uint8Array(bytes.length + 1);
+    frame[0] = channel;
+    frame.set(bytes, 1);
+    this.socket.send(frame);
+  }
+
+  /** Sibyl → glasses: writes go out one at a time, in order. */
+  fromSibyl(message) {
+    if (typeof message === 'string') {
+      const control = JSON.parse(message);
+      if (control.type === 'disconnect') this.disconnect();
+      return;
+    }
+    const frame = new Uint8Array(message);
+    const characteristic = this.rx?.[frame[0]];
+    if (!characteristic) return;
+    const payload = frame.slice(1);
+    this.queue = this.queue.then(() => characteristic.writeValueWithoutResponse(payload)).catch((error) => this.onState(error.message));
+  }
+
+  lost(reason) {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'disconnected', reason }));
+    this.socket?.close();
+    if (this.device?.gatt?.connected) this.device.gatt.disconnect();
+    this.onState(reason);
+  }
+
+  disconnect() {
+    this.lost(t('glasses.disconnected'));
+  }
+}
+
+/**
+ * Shows the glasses page.
+ * @param {{show: Function, toast: Function}} page
+ */
+export async function renderGlasses({ show, toast }) {
+  const relayState = h('p', { class: 'status-line', role: 'status' }, t('glasses.notConnected'));
+  const connectButton = h('button', { type: 'button', i18n: 'glasses.connect', onclick: connect });
+  const disconnectButton = h('button', { type: 'button', class: 'quiet', i18n: 'glasses.disconnect', hidden: true, onclick: () => relay?.disconnect() });
+  const links = h('div', { class: 'links' });
+  const persona = h('select', { id: 'glasses-persona' });
+  const mode = h('select', { id: 'glasses-mode' }, h('option', { value: 'assistant', i18n: 'chat.modeChat' }), h('option', { value: 'translator', i18n: 'chat.modeTranslator' }));
+  const target = h('input', { id: 'glasses-target', type: 'text', value: 'English' });
+  const startButton = h('button', { type: 'button', i18n: 'glasses.startVirtual', onclick: startEmulator });
+  const stopButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'glasses.stopVirtual', hidden: true, onclick: stopEmulator });
+  const screen = h('div', { class: 'monocle-screen', role: 'img', 'aria-label': t('glasses.screenEmpty') });
+  const wearer = h('div', { class: 'row', hidden: true },
+    h('button', { type: 'button', i18n: 'glasses.tap', onclick: () => act('tap') }),
+    h('button', { type: 'button', class: 'quiet', i18n: 'glasses.hold', onclick: () => act('hold') }));
+  let relay = null;
+
+  show(h('h1', { i18n: 'glasses.title' }),
+    h('section', { class: 'card', 'aria-labelledby': 'relay-title' },
+      h('h2', { id: 'relay-title', i18n: 'glasses.real' }), h('p', { class: 'hint', i18n: 'glasses.realHint' }),
+      relayState, h('div', { class: 'row' }, connectButton, disconnectButton)),
+    h('section', { class: 'card', 'aria-labelledby': 'virtual-title' },
+      h('h2', { id: 'virtual-title', i18n: 'glasses.virtual' }), h('p', { class: 'hint', i18n: 'glasses.virtualHint' }),
+      h('div', { class: 'row' },
+        h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-persona', i18n: 'chat.persona' }), persona),
+        h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-mode', i18n: 'chat.mode' }), mode),
+        h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-target', i18n: 'chat.translateTo' }), target)),
+      h('div', { class: 'row' }, startButton, stopButton), screen, wearer),
+    h('section', { class: 'card', 'aria-labelledby': 'links-title', 'aria-live': 'polite' }, h('h2', { id: 'links-title', i18n: 'glasses.linked' }), links));
+
+  async function connect() {
+    connectButton.disabled = true;
+    try {
+      relay = new BluetoothRelay((text) => { relayState.textContent = text; });
+      await relay.connect();
+      disconnectButton.hidden = false;
+    } catch (error) {
+      relayState.textContent = error.name === 'NotFoundError' ? t('glasses.noneChosen') : error.message;
+      relay = null;
+    } finally {
+      connectButton.disabled = false;
+    }
+  }
+
+  async function startEmulator() {
+    startButton.disabled = true;
+    try {
+      const body = { persona: persona.value };
+      if (mode.value === 'translator') body.translateTo = target.value.trim() || 'English';
+      await api('/glasses/emulator', { method: 'POST', body });
+      refresh();
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      startButton.disabled = false;
+    }
+  }
+
+  async function stopEmulator() {
+    try {
+      await api('/glasses/emulator', { method: 'DELETE' });
+    } catch (error) {
+      toast(error.message);
+    }
+    refresh();
+  }
+
+  async function act(action) {
+    try {
+      await api(`/glasses/emulator/${action}`, { method: 'POST' });
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  function describe(link) {
+    return h('article', { class: 'link-card', 'data-kind': link.kind },
+      h('h3', {}, link.kind === 'emulator' ? t('glasses.virtualMonocle') : t('glasses.realMonocle')),
+      h('dl', { class: 'stats' },
+        h('dt', { i18n: 'glasses.state' }), h('dd', { class: 'link-state' }, link.state),
+        link.firmware ? [h('dt', { i18n: 'glasses.firmware' }), h('dd', {}, link.firmware)] : null,
+        link.fpga ? [h('dt', { i18n: 'glasses.fpga' }), h('dd', {}, link.fpga)] : null,
+        link.notice ? [h('dt', { i18n: 'glasses.notice' }), h('dd', {}, link.notice)] : null,
+        link.lastQuestion ? [h('dt', { i18n: 'glasses.lastQuestion' }), h('dd', { class: 'last-question' }, link.lastQuestion)] : null,
+        link.lastAnswer ? [h('dt', { i18n: 'glasses.lastAnswer' }), h('dd', { class: 'last-answer' }, link.lastAnswer)] : null,
+        link.lastError ? [h('dt', { i18n: 'glasses.lastError' }), h('dd', { class: 'error' }, link.lastError)] : null,
+        h('dt', { i18n: 'glasses.since' }), h('dd', {}, formatDate(link.startedAt))));
+  }
+
+  let timer = null;
+  async function refresh() {
+    if (!document.body.contains(links)) {
+      clearInterval(timer);
+      return;
+    }
+    try {
+      const all = await api('/glasses');
+      links.replaceChildren(...(all.length ? all.map(describe) : [h('p', { class: 'hint', i18n: 'glasses.none' })]));
+      translate(links);
+      const emulator = all.find((link) => link.kind === 'emulator');
+      startButton.hidden = Boolean(emulator);
+      stopButton.hidden = !emulator;
+      wearer.hidden = !emulator;
+      if (emulator) {
+        const frame = await api('/glasses/emulator/screen');
+        screen.replaceChildren(...frame.lines.map((line) => h('p', {}, line)));
+        screen.classList.toggle('error', frame.error);
+        screen.setAttribute('aria-label', frame.lines.length ? t('glasses.screenShows', { text: frame.lines.join(' ') }) : t('glasses.screenEmpty'));
+      } else {
+        screen.replaceChildren();
+      }
+    } catch {
+      // The next tick tries again.
+    }
+  }
+
+  try {
+    const personas = await api('/personas');
+    persona.replaceChildren(...personas.map((p) => h('option', { value: p.name }, p.name)));
+    persona.value = personas.some((p) => p.name === 'concise') ? 'concise' : personas[0]?.name;
+  } catch {
+    persona.replaceChildren(h('option', { value: 'concise' }, 'concise'));
+  }
+  refresh();
+  timer = setInterval(refresh, 1000);
+}

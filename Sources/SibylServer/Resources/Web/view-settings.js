@@ -1,0 +1,245 @@
+// Settings: connect a provider (a key, and for administrators a base URL) and see plainly what
+// works; keys (write-only: only their last characters are ever shown); which engine serves each
+// capability; the local models, installed with progress; personas.
+
+import { api, serverEvents } from './api.js';
+import { h } from './dom.js';
+import { formatNumber, t, translate } from './i18n.js';
+
+const CAPABILITIES = ['chat', 'embeddings', 'stt', 'tts', 'images'];
+const STATES = ['available', 'present', 'unavailable', 'unauthorized', 'unreachable', 'failed'];
+
+/**
+ * Shows the settings page.
+ * @param {{show: Function, who: any, toast: Function}} page
+ */
+export async function renderSettings({ show, who, toast }) {
+  const admin = who.local || who.role === 'admin';
+
+  // Connect: a key (and a base URL) checked with the provider probe.
+  const keyInput = h('input', { id: 'api-key', type: 'password', autocomplete: 'off', spellcheck: 'false', i18nPlaceholder: 'settings.keyExample' });
+  const baseInput = h('input', { id: 'base-url', type: 'url', i18nPlaceholder: 'settings.baseExample' });
+  const shared = h('input', { id: 'key-shared', type: 'checkbox', checked: admin && !who.local });
+  const connectError = h('p', { class: 'error', role: 'alert' });
+  const connect = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); save(); } },
+    h('div', { class: 'field' }, h('label', { htmlFor: 'api-key', i18n: 'settings.key' }), keyInput, h('p', { class: 'hint', i18n: 'settings.keyHint' })),
+    admin ? h('div', { class: 'field' }, h('label', { htmlFor: 'base-url', i18n: 'settings.baseUrl' }), baseInput, h('p', { class: 'hint', i18n: 'settings.baseHint' })) : null,
+    admin && !who.local ? h('label', { class: 'switch', htmlFor: 'key-shared' }, shared, h('span', { i18n: 'settings.keyForEveryone' })) : null,
+    connectError,
+    h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.saveAndCheck' }), h('button', { type: 'button', class: 'quiet', i18n: 'settings.checkOnly', onclick: check })));
+
+  // What works.
+  const checkBody = h('tbody');
+  const checkSummary = h('p', { class: 'summary', role: 'status' });
+  // Keys.
+  const keyList = h('ul', { class: 'plain-list' });
+  // Providers per capability (administrators).
+  const providerRows = h('div', { class: 'stack' });
+  // Models.
+  const modelBody = h('tbody');
+  // Personas.
+  const personaList = h('ul', { class: 'plain-list' });
+  const personaName = h('input', { id: 'persona-name', type: 'text', required: true, pattern: '[a-z0-9][a-z0-9-]*' });
+  const personaSummary = h('input', { id: 'persona-summary', type: 'text' });
+  const personaPrompt = h('textarea', { id: 'persona-prompt', rows: '4', required: true });
+  const personaForm = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); savePersona(); } },
+    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-name', i18n: 'settings.personaName' }), personaName, h('p', { class: 'hint', i18n: 'settings.personaNameHint' })),
+    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-summary', i18n: 'settings.personaSummary' }), personaSummary),
+    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-prompt', i18n: 'settings.personaPrompt' }), personaPrompt),
+    h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.personaSave' })));
+
+  show(
+    h('h1', { i18n: 'settings.title' }),
+    h('section', { class: 'card', 'aria-labelledby': 'connect-title' },
+      h('h2', { id: 'connect-title', i18n: 'settings.connect' }),
+      h('p', { i18n: 'settings.offline' }), connect),
+    h('section', { class: 'card', 'aria-labelledby': 'works-title' },
+      h('h2', { id: 'works-title', i18n: 'settings.works' }), checkSummary,
+      h('div', { class: 'table-scroll' }, h('table', {},
+        h('thead', {}, h('tr', {}, ...['settings.capability', 'settings.using', 'settings.model', 'settings.keySource', 'settings.state'].map((key) => h('th', { scope: 'col', i18n: key })))),
+        checkBody))),
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', i18n: 'settings.keys' }), keyList),
+    admin ? h('section', { class: 'card', 'aria-labelledby': 'providers-title' },
+      h('h2', { id: 'providers-title', i18n: 'settings.providers' }), h('p', { class: 'hint', i18n: 'settings.providersHint' }), providerRows) : null,
+    h('section', { class: 'card', 'aria-labelledby': 'models-title' },
+      h('h2', { id: 'models-title', i18n: 'settings.models' }),
+      h('div', { class: 'table-scroll' }, h('table', {},
+        h('thead', {}, h('tr', {}, ...['settings.component', 'settings.installed', 'settings.onDisk', 'settings.actions'].map((key) => h('th', { scope: 'col', i18n: key })))),
+        modelBody))),
+    h('section', { class: 'card', 'aria-labelledby': 'personas-title' },
+      h('h2', { id: 'personas-title', i18n: 'settings.personas' }), personaList, h('h3', { i18n: 'settings.personaNew' }), personaForm));
+
+  async function save() {
+    connectError.textContent = '';
+    try {
+      const key = keyInput.value.trim();
+      if (key) {
+        const scope = shared.checked ? 'shared' : 'own';
+        await api(`/keys/openai?scope=${scope}`, { method: 'PUT', body: { key } });
+        keyInput.value = '';
+      }
+      const base = baseInput.value.trim();
+      if (admin && base) await api('/settings/base_url', { method: 'PUT', body: { value: base } });
+      toast(t('settings.saved'));
+      await Promise.all([loadKeys(), check()]);
+    } catch (error) {
+      connectError.textContent = error.message;
+    }
+  }
+
+  async function check() {
+    checkSummary.textContent = t('settings.checking');
+    checkBody.replaceChildren();
+    try {
+      const rows = await api('/providers/check');
+      checkBody.replaceChildren(...rows.map((row) => h('tr', { 'data-state': row.state },
+        h('th', { scope: 'row' }, row.capability),
+        h('td', {}, row.using === 'local' ? t('settings.local') : t('settings.remote', { url: row.baseUrl })),
+        h('td', {}, row.model || '—'),
+        h('td', {}, row.key),
+        h('td', { class: `state ${row.state}` }, STATES.includes(row.state) ? t(`settings.state.${row.state}`) : row.state,
+          row.detail ? h('small', {}, ` · ${row.detail}`) : null))));
+      const working = rows.filter((row) => row.state === 'available' || row.state === 'present');
+      const broken = rows.filter((row) => !(row.state === 'available' || row.state === 'present'));
+      checkSummary.textContent = broken.length === 0
+        ? t('settings.allWork')
+        : t('settings.someWork', { working: [...new Set(working.map((r) => r.capability))].join(', ') || '—', broken: [...new Set(broken.map((r) => r.capability))].join(', ') });
+    } catch (error) {
+      checkSummary.textContent = error.message;
+    }
+  }
+
+  async function loadKeys() {
+    try {
+      const keys = await api('/keys');
+      keyList.replaceChildren(...(keys.length ? keys.map((key) => {
+        const removable = key.scope === 'own' || (key.scope === 'shared' && admin);
+        return h('li', { class: 'row' },
+          h('strong', {}, key.name), h('span', {}, t(`settings.scope.${key.scope}`)), h('code', {}, key.masked),
+          removable ? h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('settings.removeKey', { name: key.name }), onclick: async () => {
+            try {
+              await api(`/keys/${encodeURIComponent(key.name)}?scope=${key.scope}`, { method: 'DELETE' });
+              loadKeys();
+            } catch (error) {
+              toast(error.message);
+            }
+          } }, t('docs.remove')) : null);
+      }) : [h('li', { class: 'hint', i18n: 'settings.noKeys' })]));
+      translate(keyList);
+    } catch (error) {
+      keyList.replaceChildren(h('li', { class: 'error' }, error.message));
+    }
+  }
+
+  async function loadProviders() {
+    if (!admin) return;
+    try {
+      const settings = await api('/settings');
+      const byKey = Object.fromEntries(settings.map((s) => [s.key, s]));
+      providerRows.replaceChildren(...CAPABILITIES.filter((c) => byKey[`${c}.provider`]).map((capability) => {
+        const setting = byKey[`${capability}.provider`];
+        const select = h('select', { id: `provider-${capability}` }, setting.choices.map((choice) => h('option', { value: choice }, t(`settings.provider.${choice}`))));
+        select.value = setting.value ?? setting.defaultValue ?? 'auto';
+        select.addEventListener('change', async () => {
+          try {
+            await api(`/settings/${capability}.provider`, { method: 'PUT', body: { value: select.value } });
+            toast(t('settings.saved'));
+            check();
+          } catch (error) {
+            toast(error.message);
+          }
+        });
+        return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
+      }));
+    } catch (error) {
+      providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
+    }
+  }
+
+  async function loadModels() {
+    try {
+      const components = await api('/models');
+      modelBody.replaceChildren(...components.map((component) => {
+        const progress = h('progress', { max: '1', value: '0', hidden: true, 'aria-label': component.title });
+        const status = h('span', { class: 'install-status' });
+        const button = admin && !component.installed
+          ? h('button', { type: 'button', class: 'small', onclick: () => install(component, button, progress, status) }, t('settings.install'))
+          : null;
+        return h('tr', { 'data-component': component.name },
+          h('th', { scope: 'row' }, component.title),
+          h('td', {}, component.installed ? t('settings.yes') : t('settings.missing', { what: component.missing.join(', ') })),
+          h('td', { class: 'number' }, component.bytesOnDisk ? `${formatNumber(Math.round(component.bytesOnDisk / 1e6))} MB` : '—'),
+          h('td', {}, button, progress, status));
+      }));
+    } catch (error) {
+      modelBody.replaceChildren(h('tr', {}, h('td', { class: 'error', colspan: '4' }, error.message)));
+    }
+  }
+
+  async function install(component, button, progress, status) {
+    button.disabled = true;
+    progress.hidden = false;
+    try {
+      const response = await api('/models/install', { method: 'POST', body: { components: [component.name] }, raw: true });
+      for await (const { type, data } of serverEvents(response)) {
+        if (type === 'progress') {
+          if (typeof data.fraction === 'number') progress.value = data.fraction;
+          if (data.text) status.textContent = data.text;
+        } else if (type === 'done') {
+          status.textContent = t('settings.installedNow');
+        } else if (type === 'error') {
+          status.textContent = data.error?.message ?? data.message ?? '';
+        }
+      }
+    } catch (error) {
+      status.textContent = error.message;
+    }
+    loadModels();
+  }
+
+  async function loadPersonas() {
+    try {
+      const personas = await api('/personas');
+      personaList.replaceChildren(...personas.map((persona) => h('li', { class: 'row' },
+        h('strong', {}, persona.name), persona.summary ? h('span', { class: 'hint' }, persona.summary) : null,
+        persona.builtIn ? h('span', { class: 'badge', i18n: 'settings.builtIn' }) : [
+          h('button', { type: 'button', class: 'quiet small', 'aria-label': t('settings.editPersona', { name: persona.name }), onclick: () => {
+            personaName.value = persona.name;
+            personaSummary.value = persona.summary ?? '';
+            personaPrompt.value = persona.systemPrompt;
+            personaPrompt.focus();
+          } }, t('settings.edit')),
+          h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('settings.removePersona', { name: persona.name }), onclick: async () => {
+            try {
+              await api(`/personas/${encodeURIComponent(persona.name)}`, { method: 'DELETE' });
+              loadPersonas();
+            } catch (error) {
+              toast(error.message);
+            }
+          } }, t('docs.remove')),
+        ])));
+      translate(personaList);
+    } catch (error) {
+      personaList.replaceChildren(h('li', { class: 'error' }, error.message));
+    }
+  }
+
+  async function savePersona() {
+    try {
+      const body = { systemPrompt: personaPrompt.value.trim() };
+      if (personaSummary.value.trim()) body.summary = personaSummary.value.trim();
+      await api(`/personas/${encodeURIComponent(personaName.value.trim())}`, { method: 'PUT', body });
+      toast(t('settings.saved'));
+      personaForm.reset();
+      loadPersonas();
+    } catch (error) {
+      toast(error.message);
+    }
+  }
+
+  loadKeys();
+  loadProviders();
+  loadModels();
+  loadPersonas();
+  check();
+}

@@ -1,0 +1,114 @@
+// Recording a spoken question: the microphone through MediaRecorder (each browser records its own
+// format: WebM/Opus in Chromium, Ogg/Opus in Firefox; the server converts), stopped when the
+// speaker falls silent. An energy detector polls the loudness every 50 ms: speech has begun after
+// `onsetMs` above the threshold, and the recording stops after `hangoverMs` below it.
+
+/** Loudness of a block of samples in dB relative to full scale. */
+export function decibels(samples) {
+  let sum = 0;
+  for (const sample of samples) sum += sample * sample;
+  const rms = Math.sqrt(sum / Math.max(1, samples.length));
+  return rms > 0 ? 20 * Math.log10(rms) : -120;
+}
+
+/**
+ * The silence detector on its own (no browser APIs), fed one loudness reading at a time.
+ * Returns what happened: 'waiting', 'speaking', 'stop-silence', 'stop-no-speech' or 'stop-max'.
+ */
+export class SilenceDetector {
+  constructor({ thresholdDb = -45, onsetMs = 120, hangoverMs = 1200, waitMs = 10000, maxMs = 30000 } = {}) {
+    Object.assign(this, { thresholdDb, onsetMs, hangoverMs, waitMs, maxMs });
+    this.loudFor = 0;
+    this.quietFor = 0;
+    this.elapsed = 0;
+    this.speaking = false;
+    /** When, in ms since the start, the last loud reading came (the end of speech, once stopped). */
+    this.lastLoudAt = null;
+  }
+
+  /** @param {number} db @param {number} stepMs */
+  feed(db, stepMs) {
+    this.elapsed += stepMs;
+    const loud = db >= this.thresholdDb;
+    if (loud) {
+      this.loudFor += stepMs;
+      this.quietFor = 0;
+      this.lastLoudAt = this.elapsed;
+      if (!this.speaking && this.loudFor >= this.onsetMs) this.speaking = true;
+    } else {
+      this.loudFor = 0;
+      this.quietFor += stepMs;
+    }
+    if (this.elapsed >= this.maxMs) return 'stop-max';
+    if (this.speaking && this.quietFor >= this.hangoverMs) return 'stop-silence';
+    if (!this.speaking && this.elapsed >= this.waitMs) return 'stop-no-speech';
+    return this.speaking ? 'speaking' : 'waiting';
+  }
+}
+
+/**
+ * Records until the speaker falls silent or `stop()` is called.
+ * `onLevel(db, state)` is called every 50 ms for a level meter.
+ */
+export class SpeechRecorder {
+  constructor(options = {}, onLevel = () => {}) {
+    this.options = options;
+    this.onLevel = onLevel;
+    this.stepMs = 50;
+  }
+
+  /** Starts recording; resolves with `{blob, mimeType, reason, speechEndedAt}` when it ends. */
+  async record() {
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
+    const recorder = new MediaRecorder(stream);
+    const chunks = [];
+    recorder.addEventListener('dataavailable', (event) => { if (event.data.size) chunks.push(event.data); });
+    const context = new AudioContext();
+    const analyser = context.createAnalyser();
+    analyser.fftSize = 2048;
+    context.createMediaStreamSource(stream).connect(analyser);
+    const samples = new Float32Array(analyser.fftSize);
+    const detector = new SilenceDetector(this.options);
+    const startedAt = performance.now();
+    let reason = 'stopped';
+    const finished = new Promise((resolve) => recorder.addEventListener('stop', resolve, { once: true }));
+    recorder.start(250);
+    this.stopNow = (why = 'stopped') => {
+      reason = why;
+      if (recorder.state !== 'inactive') recorder.stop();
+    };
+    const timer = setInterval(() => {
+      analyser.getFloatTimeDomainData(samples);
+      const db = decibels(samples);
+      const state = detector.feed(db, this.stepMs);
+      this.onLevel(db, state);
+      if (state.startsWith('stop-')) this.stopNow(state.slice(5));
+    }, this.stepMs);
+    await finished;
+    clearInterval(timer);
+    for (const track of stream.getTracks()) track.stop();
+    context.close();
+    const mimeType = recorder.mimeType || chunks[0]?.type || 'audio/webm';
+    return {
+      blob: new Blob(chunks, { type: mimeType }),
+      mimeType,
+      reason,
+      spoke: detector.speaking,
+      /** performance.now() of the end of speech (the last loud reading), for timing the answer. */
+      speechEndedAt: detector.lastLoudAt === null ? null : startedAt + detector.lastLoudAt,
+    };
+  }
+
+  /** Stops a recording under way (the user pressed stop). */
+  stop() {
+    this.stopNow?.('stopped');
+  }
+}
+
+/** The file name extension for a recording's type. */
+export function extensionFor(mimeType) {
+  if (mimeType.includes('ogg')) return 'ogg';
+  if (mimeType.includes('mp4')) return 'm4a';
+  if (mimeType.includes('wav')) return 'wav';
+  return 'webm';
+}

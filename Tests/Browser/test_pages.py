@@ -1,0 +1,101 @@
+"""The other pages in a browser: settings (connect a provider and see what works, keys shown only
+by their last characters, personas), the log (filters, export, following live), images (drawn,
+kept, in the gallery) and the virtual Monocle mirrored in the page; every page checked by axe in
+every theme and photographed."""
+
+from playwright.sync_api import expect
+
+from conftest import axe_problems, screenshot
+
+THEMES = ["light", "dark", "midnight", "forest"]
+
+
+def every_theme(page, name: str):
+    for theme in THEMES:
+        page.get_by_label("Theme").select_option(theme)
+        problems = axe_problems(page)
+        assert problems == [], f"{name} in {theme}: {problems}"
+        screenshot(page, f"{name}-{theme}")
+    page.get_by_label("Theme").select_option("light")
+
+
+def test_settings_connect_a_provider_and_say_what_works(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "OK", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/settings")
+    expect(page.get_by_role("heading", name="Settings", level=1)).to_be_visible()
+    expect(page.get_by_text("Sibyl works offline")).to_be_visible()
+    page.get_by_label("API key").fill("sk-test-browser-0123456789WXYZ")
+    page.get_by_label("Server address (base URL)").fill(model_stub.url)
+    page.get_by_role("button", name="Save and check").click()
+    chat_row = page.locator("table tbody tr").filter(has_text="chat").first
+    expect(chat_row).to_have_attribute("data-state", "available", timeout=60_000)
+    expect(chat_row).to_contain_text(model_stub.url)
+    keys = page.locator("section").filter(has=page.get_by_role("heading", name="Keys")).locator("li")
+    expect(keys.first).to_contain_text("WXYZ")
+    assert "0123456789" not in page.content(), "a key is never shown whole"
+    expect(page.locator("tr[data-component]").first).to_be_visible()
+    page.get_by_label("Name").fill("pirate")
+    page.get_by_label("Summary").fill("talks like a pirate")
+    page.get_by_label("System prompt").fill("Answer like a pirate.")
+    page.get_by_role("button", name="Save the persona").click()
+    expect(page.get_by_role("button", name="Edit pirate")).to_be_visible()
+    every_theme(page, "settings")
+    page.get_by_role("button", name="Remove the key openai").click()
+    expect(keys.first).to_contain_text("No keys")
+    page.get_by_role("button", name="Remove pirate").click()
+    expect(page.get_by_role("button", name="Edit pirate")).to_have_count(0)
+
+
+def test_the_log_filters_exports_and_follows(stub_server, model_stub, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/logs")
+    expect(page.get_by_role("heading", name="Operations log")).to_be_visible()
+    expect(page.locator("table.log tbody tr").first).to_be_visible()
+    page.get_by_label("Operation").fill("config")
+    page.get_by_role("button", name="Show").click()
+    for operation in page.locator("table.log tbody td code").all_inner_texts():
+        assert operation.startswith("config"), operation
+    export = page.get_by_role("link", name="Export CSV")
+    assert "format=csv" in export.get_attribute("href") and "operation=config" in export.get_attribute("href")
+    with page.expect_download() as download:
+        export.click()
+    exported = download.value.path().read_text()
+    assert exported.splitlines()[0] == "at,level,operation,message,details", exported[:200]
+    assert len(exported.splitlines()) > 1 and all(",config." in line for line in exported.splitlines()[1:]), exported[:400]
+    page.get_by_label("Operation").fill("")
+    page.get_by_role("button", name="Show").click()
+    page.get_by_label("Follow live").check()
+    # Something new to log: a setting changed through the API.
+    page.evaluate("fetch('/api/v1/settings/docs.passages', {method: 'PUT', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({value: '4'})})")
+    expect(page.locator("table.log tbody tr").first).to_contain_text("docs.passages set", timeout=10_000)
+    every_theme(page, "logs")
+
+
+def test_images_are_drawn_kept_and_shown(stub_server, model_stub, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/images")
+    expect(page.get_by_text("No images yet")).to_be_visible()
+    page.get_by_label("What to draw").fill("a lighthouse at dawn")
+    page.get_by_role("button", name="Draw").click()
+    tile = page.locator(".gallery .tile").first
+    expect(tile.get_by_role("img", name="a lighthouse at dawn")).to_be_visible()
+    assert tile.locator("img").evaluate("img => img.naturalWidth") == 64, "the image is served from Sibyl's storage"
+    assert tile.get_by_role("link", name="Download").get_attribute("download").startswith("sibyl-")
+    every_theme(page, "images")
+
+
+def test_the_virtual_monocle_is_mirrored_in_the_page(stub_server, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/glasses")
+    expect(page.get_by_role("heading", name="Glasses", level=1)).to_be_visible()
+    expect(page.get_by_text("No glasses linked.")).to_be_visible()
+    page.get_by_role("button", name="Start the virtual Monocle").click()
+    card = page.locator(".link-card[data-kind=emulator]")
+    expect(card).to_be_visible(timeout=60_000)
+    expect(card.locator(".link-state")).to_contain_text("running", timeout=120_000)
+    expect(page.locator(".monocle-screen")).to_contain_text("tap", ignore_case=True, timeout=60_000)
+    expect(card).to_contain_text("Firmware")
+    every_theme(page, "glasses")
+    page.get_by_role("button", name="Stop it").click()
+    expect(page.get_by_text("No glasses linked.")).to_be_visible(timeout=30_000)

@@ -1,0 +1,32 @@
+"""Speaking a question in the browser: the fake microphone plays 1.5 s of silence, a spoken
+question and 3.5 s of silence; the silence detector (not a timeout) stops the recording, the
+local Whisper transcribes it, the answer streams in and is spoken back."""
+
+from playwright.sync_api import expect
+
+from conftest import screenshot
+
+
+def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "Paris is the capital of France.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    page.get_by_label("Speak answers aloud").check()
+    page.get_by_role("button", name="Speak").click()
+    expect(page.get_by_role("button", name="Stop recording")).to_be_visible()
+    expect(page.locator("meter.level")).to_be_visible()
+    # The detector stops by itself after the speech; nobody presses stop.
+    own = page.locator(".bubble.own").last
+    expect(own.locator(".body")).to_contain_text("capital", timeout=120_000, ignore_case=True)
+    answer = page.locator(".bubble.answer").last
+    expect(answer.locator(".body")).to_have_text("Paris is the capital of France.", timeout=120_000)
+    expect(answer.locator("audio")).to_have_count(1, timeout=60_000)
+    voice = page.evaluate("window.sibylLastVoice && {ended: window.sibylLastVoice.speechEndedAt, stopped: window.sibylLastVoice.stoppedAt, responded: window.sibylLastVoice.respondedAt, transcribed: window.sibylLastVoice.transcribedAt, first: window.sibylLastVoice.firstTokenAt, type: window.sibylLastVoice.mimeType, bytes: window.sibylLastVoice.bytes}")
+    assert voice and voice["ended"] is not None, "speech was heard"
+    hangover = voice["stopped"] - voice["ended"]
+    assert hangover >= 900, f"stopped {hangover:.0f} ms after the speech: by the detector's hang-over, not before"
+    assert voice["stopped"] - voice["ended"] < 3000, "stopped by silence, long before the 3.5 s of silence ran out"
+    print(f"[voice] {voice['type']}, {voice['bytes']} bytes; after the end of speech: hang-over {hangover:.0f} ms, "
+          f"upload and server start {voice['responded'] - voice['stopped']:.0f} ms, transcript at {voice['transcribed'] - voice['stopped']:.0f} ms, "
+          f"first answer token at {voice['first'] - voice['ended']:.0f} ms")
+    screenshot(page, "chat-voice")
