@@ -21,12 +21,22 @@ def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played
     answer = page.locator(".bubble.answer").last
     expect(answer.locator(".body")).to_have_text("Paris is the capital of France.", timeout=120_000)
     expect(answer.locator("audio")).to_have_count(1, timeout=60_000)
-    voice = page.evaluate("window.sibylLastVoice && {ended: window.sibylLastVoice.speechEndedAt, stopped: window.sibylLastVoice.stoppedAt, responded: window.sibylLastVoice.respondedAt, transcribed: window.sibylLastVoice.transcribedAt, first: window.sibylLastVoice.firstTokenAt, type: window.sibylLastVoice.mimeType, bytes: window.sibylLastVoice.bytes}")
+    voice = page.evaluate("""() => {
+        const v = window.sibylLastVoice;
+        return v && {ended: v.speechEndedAt, stopped: v.stoppedAt, responded: v.respondedAt, first: v.firstTokenAt, server: v.server, type: v.mimeType, bytes: v.bytes};
+    }""")
     assert voice and voice["ended"] is not None, "speech was heard"
     hangover = voice["stopped"] - voice["ended"]
     assert hangover >= 900, f"stopped {hangover:.0f} ms after the speech: by the detector's hang-over, not before"
-    assert voice["stopped"] - voice["ended"] < 3000, "stopped by silence, long before the 3.5 s of silence ran out"
-    print(f"[voice] {voice['type']}, {voice['bytes']} bytes; after the end of speech: hang-over {hangover:.0f} ms, "
-          f"upload and server start {voice['responded'] - voice['stopped']:.0f} ms, transcript at {voice['transcribed'] - voice['stopped']:.0f} ms, "
-          f"first answer token at {voice['first'] - voice['ended']:.0f} ms")
+    assert hangover < 3000, "stopped by silence, long before the 3.5 s of silence ran out"
+    server = voice["server"]
+    assert server and server["transcribe"] > 0, f"the server reports its timings: {server}"
+    upload = voice["responded"] - voice["stopped"] - server["decode"] - server["transcribe"]
+    model = voice["first"] - voice["responded"]
+    total = voice["first"] - voice["ended"]
+    own = total - hangover - server["transcribe"] - model
+    print(f"[voice] {voice['type']}, {voice['bytes']} bytes. From the end of speech to the first answer token: {total:.0f} ms = "
+          f"silence hang-over {hangover:.0f} + upload and request {upload:.0f} (server read {server['receive']}) + decode {server['decode']} "
+          f"+ transcription {server['transcribe']} + model to first token {model:.0f} ms (a scripted stub here). "
+          f"Sibyl's own share (all but the hang-over, Whisper and the model): {own:.0f} ms (goal 150)")
     screenshot(page, "chat-voice")

@@ -6,6 +6,10 @@ import SibylCore
 public struct VoiceTurn: Sendable {
     public var transcript: Transcription
     public var ask: AskResult
+    /// Decoding the recording and finding the speech in it (ffmpeg and the voice detector).
+    public var decoding: Duration = .zero
+    /// Speech to text.
+    public var transcribing: Duration = .zero
 }
 
 extension SibylRuntime {
@@ -27,8 +31,12 @@ extension SibylRuntime {
     /// text is replaced by what was heard). Speak the answer with `speak(message:in:)`.
     public func voiceTurn(_ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions()) async throws -> VoiceTurn {
         guard !audio.data.isEmpty else { throw AssistantError.emptyAudio }
+        let clock = ContinuousClock()
+        let started = clock.now
         let speech = try await speechOnly(audio)
+        let decoded = clock.now
         let heard = try await transcribe(speech, options: transcription)
+        let transcribed = clock.now
         let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard GlassesAssistant.hasWords(text) else {
             log(.info, "voice", "speech-to-text heard no words")
@@ -36,7 +44,7 @@ extension SibylRuntime {
         }
         var request = request
         request.question = text
-        return VoiceTurn(transcript: heard, ask: try await ask(request))
+        return VoiceTurn(transcript: heard, ask: try await ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
     }
 
     /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.

@@ -185,11 +185,31 @@ extension Wire {
         public var language: String?
         /// Seconds.
         public var duration: Double?
+        /// For a spoken question: where the server's time went before the answer began.
+        public var timingsMs: VoiceTimings?
 
-        public init(_ transcription: SibylCore.Transcription) {
+        public init(_ transcription: SibylCore.Transcription, timings: VoiceTimings? = nil) {
             text = transcription.text
             language = transcription.language
             duration = transcription.duration
+            timingsMs = timings
+        }
+    }
+
+    /// The server's share of a spoken question, in milliseconds.
+    public struct VoiceTimings: Sendable, Hashable, Codable {
+        /// Reading the upload.
+        public var receive: Int
+        /// Decoding the recording and finding the speech in it.
+        public var decode: Int
+        /// Speech to text.
+        public var transcribe: Int
+
+        public init(receive: Duration, decode: Duration, transcribe: Duration) {
+            func ms(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+            self.receive = ms(receive)
+            self.decode = ms(decode)
+            self.transcribe = ms(transcribe)
         }
     }
 

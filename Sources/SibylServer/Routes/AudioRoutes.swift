@@ -50,7 +50,9 @@ struct AudioRoutes: RouteCollectionAdding {
             let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try runtime.conversation(id: id)
+            let receiving = ContinuousClock.now
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
+            let received = ContinuousClock.now - receiving
             let audio = try Self.audio(in: form)
             var documents: DocumentScope?
             if form.field("documents") == "true" || form.field("collection") != nil {
@@ -65,7 +67,7 @@ struct AudioRoutes: RouteCollectionAdding {
                 release()
                 throw error
             }
-            let transcript = Wire.Transcription(turn.transcript)
+            let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
             if form.field("stream") == "false" {
                 let answer = await TurnRoutes(state: state).respondWhole(turn.ask, release: release, runtime: runtime)
                 let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil

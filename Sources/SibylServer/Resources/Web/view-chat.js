@@ -296,6 +296,7 @@ export async function renderChat({ show, who, id, toast }) {
           case 'transcript':
             if (voice) {
               voice.transcribedAt = performance.now();
+              voice.server = data.timingsMs ?? null;
               voice.own.querySelector('.body').textContent = data.text;
             }
             break;

@@ -98,6 +98,8 @@ export async function renderGlasses({ show, toast }) {
   const persona = h('select', { id: 'glasses-persona' });
   const mode = h('select', { id: 'glasses-mode' }, h('option', { value: 'assistant', i18n: 'chat.modeChat' }), h('option', { value: 'translator', i18n: 'chat.modeTranslator' }));
   const target = h('input', { id: 'glasses-target', type: 'text', value: 'English' });
+  const targetField = h('div', { class: 'compact-field', hidden: true }, h('label', { htmlFor: 'glasses-target', i18n: 'chat.translateTo' }), target);
+  mode.addEventListener('change', () => { targetField.hidden = mode.value !== 'translator'; });
   const startButton = h('button', { type: 'button', i18n: 'glasses.startVirtual', onclick: startEmulator });
   const stopButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'glasses.stopVirtual', hidden: true, onclick: stopEmulator });
   const screen = h('div', { class: 'monocle-screen', role: 'img', 'aria-label': t('glasses.screenEmpty') });
@@ -115,7 +117,7 @@ export async function renderGlasses({ show, toast }) {
       h('div', { class: 'row' },
         h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-persona', i18n: 'chat.persona' }), persona),
         h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-mode', i18n: 'chat.mode' }), mode),
-        h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-target', i18n: 'chat.translateTo' }), target)),
+        targetField),
       h('div', { class: 'row' }, startButton, stopButton), screen, wearer),
     h('section', { class: 'card', 'aria-labelledby': 'links-title', 'aria-live': 'polite' }, h('h2', { id: 'links-title', i18n: 'glasses.linked' }), links));
 

@@ -87,11 +87,15 @@ export async function renderSettings({ show, who, toast }) {
     }
   }
 
+  // Only the newest check may fill the table: an older one may have run while a key was being saved.
+  let checks = 0;
   async function check() {
+    const mine = ++checks;
     checkSummary.textContent = t('settings.checking');
     checkBody.replaceChildren();
     try {
       const rows = await api('/providers/check');
+      if (mine !== checks) return;
       checkBody.replaceChildren(...rows.map((row) => h('tr', { 'data-state': row.state },
         h('th', { scope: 'row' }, row.capability),
         h('td', {}, row.using === 'local' ? t('settings.local') : t('settings.remote', { url: row.baseUrl })),
@@ -105,7 +109,7 @@ export async function renderSettings({ show, who, toast }) {
         ? t('settings.allWork')
         : t('settings.someWork', { working: [...new Set(working.map((r) => r.capability))].join(', ') || '—', broken: [...new Set(broken.map((r) => r.capability))].join(', ') });
     } catch (error) {
-      checkSummary.textContent = error.message;
+      if (mine === checks) checkSummary.textContent = error.message;
     }
   }
 
