@@ -120,3 +120,27 @@ def test_conversations_are_renamed_searched_and_deleted(stub_server, model_stub,
     expect(page.get_by_text("Hello. What would you like to know?")).to_be_visible()
     page.get_by_label("Search conversations").fill("lighthouse")
     expect(page.locator(".conversation-list")).to_contain_text("No conversation matches.")
+
+
+def test_first_run_onboarding_and_an_attached_image(stub_server, model_stub, context):
+    from model_stub import png
+    model_stub.answer, model_stub.delay = "A blue square.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    expect(page.get_by_role("heading", name="Welcome to Sibyl")).to_be_visible()
+    expect(page.get_by_role("link", name="Connect a provider")).to_have_attribute("href", "#/settings")
+    page.get_by_role("button", name="Stay offline").click()
+    expect(page.get_by_role("heading", name="Welcome to Sibyl")).to_have_count(0)
+    page.reload()
+    expect(page.get_by_label("Your question")).to_be_visible()
+    expect(page.get_by_role("heading", name="Welcome to Sibyl")).to_have_count(0)
+
+    page.locator("#attach-image").set_input_files(files=[{"name": "square.png", "mimeType": "image/png", "buffer": png()}])
+    expect(page.get_by_text("Image attached: square.png")).to_be_visible()
+    ask(page, "What is in this picture?")
+    expect(last_answer(page).locator(".body")).to_have_text("A blue square.")
+    expect(page.locator(".bubble.own").last.locator("img")).to_have_count(1)
+    sent = [request for request in model_stub.requests if request.get("stream")][-1]
+    assert "image_url" in str(sent["messages"][-1]), "the image went to the model with the question"
+    page.reload()
+    expect(page.locator(".bubble.own").last.locator("img")).to_have_count(1)

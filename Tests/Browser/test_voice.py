@@ -23,7 +23,8 @@ def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played
     expect(answer.locator("audio")).to_have_count(1, timeout=60_000)
     voice = page.evaluate("""() => {
         const v = window.sibylLastVoice;
-        return v && {ended: v.speechEndedAt, stopped: v.stoppedAt, responded: v.respondedAt, first: v.firstTokenAt, server: v.server, type: v.mimeType, bytes: v.bytes};
+        return v && {ended: v.speechEndedAt, stopped: v.stoppedAt, prepared: v.preparedAt, responded: v.respondedAt, first: v.firstTokenAt,
+                     server: v.server, type: v.mimeType, bytes: v.bytes, sent: v.sent, sentBytes: v.sentBytes};
     }""")
     assert voice and voice["ended"] is not None, "speech was heard"
     hangover = voice["stopped"] - voice["ended"]
@@ -31,12 +32,14 @@ def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played
     assert hangover < 3000, "stopped by silence, long before the 3.5 s of silence ran out"
     server = voice["server"]
     assert server and server["transcribe"] > 0, f"the server reports its timings: {server}"
-    upload = voice["responded"] - voice["stopped"] - server["decode"] - server["transcribe"]
+    prepare = voice["prepared"] - voice["stopped"]
+    upload = voice["responded"] - voice["prepared"] - server["decode"] - server["transcribe"]
     model = voice["first"] - voice["responded"]
     total = voice["first"] - voice["ended"]
     own = total - hangover - server["transcribe"] - model
-    print(f"[voice] {voice['type']}, {voice['bytes']} bytes. From the end of speech to the first answer token: {total:.0f} ms = "
-          f"silence hang-over {hangover:.0f} + upload and request {upload:.0f} (server read {server['receive']}) + decode {server['decode']} "
+    print(f"[voice] recorded {voice['type']} ({voice['bytes']} bytes), sent {voice['sent']} ({voice['sentBytes']} bytes). "
+          f"From the end of speech to the first answer token: {total:.0f} ms = "
+          f"silence hang-over {hangover:.0f} + cutting to 16 kHz WAV in the page {prepare:.0f} + upload and request {upload:.0f} (server read {server['receive']}) + decode {server['decode']} "
           f"+ transcription {server['transcribe']} + model to first token {model:.0f} ms (a scripted stub here). "
           f"Sibyl's own share (all but the hang-over, Whisper and the model): {own:.0f} ms (goal 150)")
     screenshot(page, "chat-voice")

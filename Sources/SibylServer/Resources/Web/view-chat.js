@@ -6,7 +6,7 @@ import { api, ApiError, serverEvents } from './api.js';
 import { h } from './dom.js';
 import { formatDate, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
-import { SpeechRecorder, extensionFor } from './voice.js';
+import { SpeechRecorder, extensionFor, speechWAV } from './voice.js';
 
 /**
  * Shows the chat, with conversation `id` open (or a new one when null).
@@ -46,16 +46,48 @@ export async function renderChat({ show, who, id, toast }) {
     h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })),
     h('label', { class: 'switch', htmlFor: 'speak-answers' }, autoplay, h('span', { i18n: 'chat.speakAnswers' })));
   const messages = h('ol', { class: 'messages', 'aria-labelledby': 'thread-title' });
+  const onboarding = localStorage.getItem('sibyl.onboarded') ? null : h('section', { class: 'card onboarding', 'aria-labelledby': 'onboarding-title' },
+    h('h2', { id: 'onboarding-title', i18n: 'onboarding.title' }),
+    h('p', { i18n: 'onboarding.offline' }),
+    h('p', { i18n: 'onboarding.online' }),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', i18n: 'onboarding.stayOffline', onclick: () => { localStorage.setItem('sibyl.onboarded', 'yes'); onboarding.remove(); question.focus(); } }),
+      h('a', { class: 'button quiet', href: '#/settings', i18n: 'onboarding.connect', onclick: () => localStorage.setItem('sibyl.onboarded', 'yes') })));
   const empty = h('div', { class: 'empty' },
+    onboarding,
     h('p', { class: 'greeting' }, who.local ? t('chat.greetingLocal') : t('chat.greeting', { name: who.name })),
     h('p', { class: 'hint', i18n: 'chat.emptyHint' }));
   const question = h('textarea', { id: 'question', rows: '2', i18nPlaceholder: 'chat.placeholder', required: true });
   const sendButton = h('button', { type: 'submit', i18n: 'chat.send' });
   const stopButton = h('button', { type: 'button', class: 'danger', i18n: 'chat.stop', hidden: true, onclick: stop });
   const micButton = h('button', { type: 'button', class: 'quiet mic', i18n: 'chat.speak', 'aria-pressed': 'false', onclick: toggleVoice });
+  const imageInput = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', hidden: true, id: 'attach-image' });
+  const attachButton = h('button', { type: 'button', class: 'quiet', i18n: 'chat.attach', onclick: () => imageInput.click() });
+  const attached = h('div', { class: 'attached', hidden: true });
+  let attachment = null;
+  imageInput.addEventListener('change', async () => {
+    const file = imageInput.files[0];
+    imageInput.value = '';
+    if (!file) return;
+    if (file.size > 20 * 1024 * 1024) {
+      toast(t('chat.imageTooLarge'));
+      return;
+    }
+    const data = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.addEventListener('load', () => resolve(String(reader.result).split(',')[1] ?? ''));
+      reader.addEventListener('error', () => reject(reader.error));
+      reader.readAsDataURL(file);
+    });
+    attachment = { mimeType: file.type, filename: file.name, data };
+    attached.replaceChildren(h('span', {}, t('chat.attached', { name: file.name })),
+      h('button', { type: 'button', class: 'quiet small', i18n: 'chat.detach', onclick: () => { attachment = null; attached.hidden = true; } }));
+    translate(attached);
+    attached.hidden = false;
+  });
   const level = h('meter', { class: 'level', min: '-80', max: '0', low: '-45', high: '-10', value: '-80', hidden: true, 'aria-label': t('chat.level') });
   const composer = h('form', { class: 'composer', onsubmit: (event) => { event.preventDefault(); ask(); } },
-    h('label', { class: 'visually-hidden', htmlFor: 'question', i18n: 'chat.question' }), question, level, micButton, sendButton, stopButton);
+    h('label', { class: 'visually-hidden', htmlFor: 'question', i18n: 'chat.question' }), question, level, imageInput, attachButton, micButton, sendButton, stopButton);
   question.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -64,7 +96,7 @@ export async function renderChat({ show, who, id, toast }) {
   });
   const thread = h('section', { class: 'thread', 'aria-labelledby': 'thread-title' },
     h('header', { class: 'thread-head' }, h('div', { class: 'row' }, title, actions), options),
-    empty, messages, composer);
+    empty, messages, attached, composer);
   const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'dialog-title' });
 
   show(h('div', { class: 'chat' }, sidebar, thread), dialog);
@@ -154,6 +186,7 @@ export async function renderChat({ show, who, id, toast }) {
 
   /** Puts a message's text, citations, status and buttons in its bubble. */
   function fill(item, message) {
+    item.message = message;
     const own = message.role === 'user';
     const body = item.querySelector('.body');
     item.dataset.status = message.status;
@@ -321,7 +354,7 @@ export async function renderChat({ show, who, id, toast }) {
   /** The question the server took: no longer "sending". */
   function markSent(id) {
     for (const item of messages.querySelectorAll('.bubble.own[data-status="sending"]')) {
-      fill(item, { id, role: 'user', text: item.querySelector('.body').textContent, status: 'complete', createdAt: item.querySelector('time')?.getAttribute('datetime') });
+      fill(item, { ...item.message, text: item.querySelector('.body').textContent, id: id ?? item.message?.id, status: 'complete' });
     }
   }
 
@@ -351,7 +384,11 @@ export async function renderChat({ show, who, id, toast }) {
   async function ask() {
     const text = question.value.trim();
     if (!text || state.streaming) return;
-    const own = bubble({ role: 'user', text, status: 'sending', createdAt: new Date().toISOString() });
+    const image = attachment;
+    attachment = null;
+    attached.hidden = true;
+    const own = bubble({ role: 'user', text, status: 'sending', createdAt: new Date().toISOString(),
+      attachments: image ? [{ kind: 'image', url: `data:${image.mimeType};base64,${image.data}`, filename: image.filename }] : [] });
     const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
     messages.append(own, answer);
     empty.hidden = true;
@@ -363,6 +400,7 @@ export async function renderChat({ show, who, id, toast }) {
       const conversation = await ensureConversation();
       const body = { text };
       if (documents.checked) body.documents = {};
+      if (image) body.attachments = [image];
       const response = await api(`/conversations/${conversation.id}/turns`, { method: 'POST', body, raw: true });
       await follow(response, answer);
       loadList();
@@ -467,9 +505,13 @@ export async function renderChat({ show, who, id, toast }) {
     setBusy(true);
     const voice = { own, speechEndedAt: result.speechEndedAt, stoppedAt, mimeType: result.mimeType, bytes: result.blob.size };
     try {
-      const conversation = await ensureConversation();
+      const [conversation, wav] = await Promise.all([ensureConversation(), speechWAV(result.blob, result.speech)]);
+      voice.preparedAt = performance.now();
+      voice.sent = wav ? 'audio/wav' : result.mimeType;
+      voice.sentBytes = wav ? wav.size : result.blob.size;
       const form = new FormData();
-      form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
+      if (wav) form.append('file', wav, 'question.wav');
+      else form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
       if (documents.checked) form.append('documents', 'true');
       const response = await api(`/conversations/${conversation.id}/voice`, { method: 'POST', body: form, raw: true });
       voice.respondedAt = performance.now();

@@ -1,6 +1,7 @@
 // Recording a spoken question: the microphone through MediaRecorder (each browser records its own
-// format: WebM/Opus in Chromium, Ogg/Opus in Firefox; the server converts), stopped when the
-// speaker falls silent. An energy detector polls the loudness every 50 ms: speech has begun after
+// format: WebM/Opus in Chromium, Ogg/Opus in Firefox), stopped when the speaker falls silent, and
+// turned into 16 kHz WAV of just the speech before it is sent (the server reads the original
+// formats too, through ffmpeg, which costs it a few hundred milliseconds). An energy detector polls the loudness every 50 ms: speech has begun after
 // `onsetMs` above the threshold, and the recording stops after `hangoverMs` below it.
 
 /** Loudness of a block of samples in dB relative to full scale. */
@@ -24,6 +25,8 @@ export class SilenceDetector {
     this.speaking = false;
     /** When, in ms since the start, the last loud reading came (the end of speech, once stopped). */
     this.lastLoudAt = null;
+    /** When, in ms since the start, the speech began. */
+    this.speechStartedAt = null;
   }
 
   /** @param {number} db @param {number} stepMs */
@@ -34,7 +37,10 @@ export class SilenceDetector {
       this.loudFor += stepMs;
       this.quietFor = 0;
       this.lastLoudAt = this.elapsed;
-      if (!this.speaking && this.loudFor >= this.onsetMs) this.speaking = true;
+      if (!this.speaking && this.loudFor >= this.onsetMs) {
+        this.speaking = true;
+        this.speechStartedAt = this.elapsed - this.loudFor;
+      }
     } else {
       this.loudFor = 0;
       this.quietFor += stepMs;
@@ -94,6 +100,8 @@ export class SpeechRecorder {
       mimeType,
       reason,
       spoke: detector.speaking,
+      /** Where the speech is in the recording, in ms (for trimming before the upload). */
+      speech: detector.speaking ? { from: detector.speechStartedAt, to: detector.lastLoudAt } : null,
       /** performance.now() of the end of speech (the last loud reading), for timing the answer. */
       speechEndedAt: detector.lastLoudAt === null ? null : startedAt + detector.lastLoudAt,
     };
@@ -102,6 +110,45 @@ export class SpeechRecorder {
   /** Stops a recording under way (the user pressed stop). */
   stop() {
     this.stopNow?.('stopped');
+  }
+}
+
+/**
+ * The recording as 16 kHz mono 16-bit WAV, cut to the speech with a margin: what the server's
+ * speech-to-text reads anyway, so it needs no decoder (ffmpeg) there, and the upload is only the
+ * words. Resolves null when the browser cannot decode its own recording (then send it as it is).
+ */
+export async function speechWAV(blob, speech, marginMs = 400) {
+  try {
+    const rate = 16000;
+    const context = new OfflineAudioContext({ numberOfChannels: 1, length: 1, sampleRate: rate });
+    const audio = await context.decodeAudioData(await blob.arrayBuffer());
+    const samples = audio.getChannelData(0);
+    const from = speech ? Math.max(0, Math.floor(((speech.from - marginMs) / 1000) * rate)) : 0;
+    const to = speech ? Math.min(samples.length, Math.ceil(((speech.to + marginMs) / 1000) * rate)) : samples.length;
+    const count = Math.max(0, to - from);
+    const bytes = new DataView(new ArrayBuffer(44 + count * 2));
+    const text = (offset, value) => { for (let i = 0; i < value.length; i += 1) bytes.setUint8(offset + i, value.charCodeAt(i)); };
+    text(0, 'RIFF');
+    bytes.setUint32(4, 36 + count * 2, true);
+    text(8, 'WAVE');
+    text(12, 'fmt ');
+    bytes.setUint32(16, 16, true);
+    bytes.setUint16(20, 1, true);
+    bytes.setUint16(22, 1, true);
+    bytes.setUint32(24, rate, true);
+    bytes.setUint32(28, rate * 2, true);
+    bytes.setUint16(32, 2, true);
+    bytes.setUint16(34, 16, true);
+    text(36, 'data');
+    bytes.setUint32(40, count * 2, true);
+    for (let i = 0; i < count; i += 1) {
+      const sample = Math.max(-1, Math.min(1, samples[from + i]));
+      bytes.setInt16(44 + i * 2, sample < 0 ? sample * 0x8000 : sample * 0x7fff, true);
+    }
+    return new Blob([bytes.buffer], { type: 'audio/wav' });
+  } catch {
+    return null;
   }
 }
 
