@@ -159,6 +159,8 @@ public final class ConversationEngine: Sendable {
     private func plan(for conversation: Conversation, history: [Message], grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) throws -> Plan {
         var persona = try persona(for: conversation)
         if let grounding { persona.systemPrompt += "\n\n" + grounding.instructions }
+        // A translator's target language is its own; any other conversation may be asked for one.
+        if case .chat = conversation.mode, let instruction = turn.languageInstruction { persona.systemPrompt += "\n\n" + instruction }
         var chatHistory = history.map(\.chatMessage)
         // A translator translates each message on its own: earlier turns would only invite the
         // model to answer them or to continue a dialogue.

@@ -151,6 +151,21 @@ def axe_problems(page) -> list[str]:
     return [f"{v['id']} ({v['impact']}): {v['help']}" for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
+THEMES = ["light", "dark", "midnight", "forest"]
+
+
+def every_theme(page, name: str, themes=THEMES):
+    """Switches the page through the themes: axe finds no serious or critical problem in any, and
+    each is photographed; the page is left in the light theme."""
+    for theme in themes:
+        page.get_by_label("Theme").select_option(theme)
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        problems = axe_problems(page)
+        assert problems == [], f"{name} in {theme}: {problems}"
+        screenshot(page, f"{name}-{theme}")
+    page.get_by_label("Theme").select_option("light")
+
+
 def screenshot(page, name: str):
     SCREENSHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -5,7 +5,7 @@ conversations renamed, searched and deleted."""
 
 from playwright.sync_api import expect
 
-from conftest import axe_problems, screenshot
+from conftest import every_theme, screenshot
 
 
 def ask(page, text: str):
@@ -31,15 +31,10 @@ def test_an_answer_streams_in_and_survives_a_reload(stub_server, model_stub, con
     expect(answer).to_have_attribute("data-status", "complete")
     expect(page.get_by_role("heading", level=1)).to_have_text("Stub title")
     expect(page.locator(".conversation-list a[aria-current=page]")).to_contain_text("Stub title")
-    screenshot(page, "chat-light")
-    assert axe_problems(page) == []
     page.reload()
     expect(last_answer(page).locator(".body")).to_have_text("The capital of France is Paris.")
     expect(page.locator(".bubble.own")).to_have_count(1)
-    for theme in ["dark", "midnight", "forest"]:
-        page.get_by_label("Theme").select_option(theme)
-        assert axe_problems(page) == [], theme
-        screenshot(page, f"chat-{theme}")
+    every_theme(page, "chat")
 
 
 def test_stop_keeps_what_was_written_and_retry_answers_again(stub_server, model_stub, context):
@@ -144,3 +139,18 @@ def test_first_run_onboarding_and_an_attached_image(stub_server, model_stub, con
     assert "image_url" in str(sent["messages"][-1]), "the image went to the model with the question"
     page.reload()
     expect(page.locator(".bubble.own").last.locator("img")).to_have_count(1)
+
+
+def test_the_answer_language_follows_the_setting(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "서울입니다.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    page.get_by_label("Answer in").select_option("Korean")
+    ask(page, "What is the capital of South Korea?")
+    expect(last_answer(page).locator(".body")).to_have_text("서울입니다.")
+    sent = [request for request in model_stub.requests if request.get("stream")][-1]
+    system = next(message["content"] for message in sent["messages"] if message["role"] == "system")
+    assert "Always write your answer in Korean" in system
+    page.reload()
+    expect(page.get_by_label("Answer in")).to_have_value("Korean")
+    page.get_by_label("Answer in").select_option("")

@@ -6,7 +6,7 @@ import base64
 
 from playwright.sync_api import expect
 
-from conftest import axe_problems, screenshot
+from conftest import every_theme, screenshot
 from pdf import make_pdf
 
 HANDBOOK = make_pdf([
@@ -51,12 +51,7 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     expect(details.get_by_role("heading", name="Passage sizes")).to_be_visible()
     expect(details.locator("canvas[role=img]")).to_have_count(1)
     expect(details.locator("dl")).to_contain_text("Time per phase")
-    screenshot(page, "documents-light")
-    assert axe_problems(page) == []
-    page.get_by_label("Theme").select_option("dark")
-    assert axe_problems(page) == []
-    screenshot(page, "documents-dark")
-    page.get_by_label("Theme").select_option("light")
+    every_theme(page, "documents")
 
     page.get_by_role("searchbox").fill("wifi password")
     page.get_by_role("button", name="Search", exact=True).click()

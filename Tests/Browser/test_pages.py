@@ -5,19 +5,7 @@ every theme and photographed."""
 
 from playwright.sync_api import expect
 
-from conftest import axe_problems, screenshot
-
-THEMES = ["light", "dark", "midnight", "forest"]
-
-
-def every_theme(page, name: str):
-    for theme in THEMES:
-        page.get_by_label("Theme").select_option(theme)
-        problems = axe_problems(page)
-        assert problems == [], f"{name} in {theme}: {problems}"
-        screenshot(page, f"{name}-{theme}")
-    page.get_by_label("Theme").select_option("light")
-
+from conftest import every_theme
 
 def test_settings_connect_a_provider_and_say_what_works(stub_server, model_stub, context):
     model_stub.answer, model_stub.delay = "OK", 0.0

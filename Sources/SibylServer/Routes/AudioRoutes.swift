@@ -58,7 +58,7 @@ struct AudioRoutes: RouteCollectionAdding {
             if form.field("documents") == "true" || form.field("collection") != nil {
                 documents = DocumentScope(collection: form.field("collection"), mode: form.field("searchMode").flatMap(SearchMode.init(rawValue:)) ?? .hybrid)
             }
-            let request = AskRequest("", conversation: .id(id), documents: documents, options: TurnOptions(model: form.field("model")))
+            let request = AskRequest("", conversation: .id(id), documents: documents, options: TurnOptions(model: form.field("model"), answerLanguage: try TurnRoutes.answerLanguage(form.field("answerLanguage"))))
             let release = try state.reserveTurn(for: context.ownerKey)
             let turn: VoiceTurn
             do {

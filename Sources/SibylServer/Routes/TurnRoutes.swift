@@ -39,13 +39,15 @@ struct TurnRoutes: RouteCollectionAdding {
         var model: String?
         var temperature: Double?
         var maxTokens: Int?
+        /// The language to answer in (`Korean`), whatever the question's.
+        var answerLanguage: String?
         /// Stream events (the default), or answer once with the whole result.
         var stream: Bool?
 
         func options() throws -> TurnOptions {
             if let temperature, !(0...2).contains(temperature) { throw APIError.badRequest("'temperature' is between 0 and 2.") }
             if let maxTokens, maxTokens < 1 { throw APIError.badRequest("'maxTokens' is at least 1.") }
-            return TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens)
+            return TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens, answerLanguage: try TurnRoutes.answerLanguage(answerLanguage))
         }
 
         func images(limit: Int) throws -> [Attachment] {
@@ -61,6 +63,16 @@ struct TurnRoutes: RouteCollectionAdding {
                 return Attachment(kind: .image, mimeType: mime, filename: upload.filename, data: data)
             }
         }
+    }
+
+    /// A language's name as a person writes it (letters, spaces, hyphens; up to 40 characters): it
+    /// goes into the system prompt, so nothing else may.
+    static func answerLanguage(_ text: String?) throws -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard text.count <= 40, text.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == " " || $0 == "-" }) else {
+            throw APIError.badRequest("'answerLanguage' is a language's name, such as Korean.")
+        }
+        return text
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {

@@ -37,12 +37,18 @@ export async function renderChat({ show, who, id, toast }) {
   const targetField = h('div', { class: 'compact-field' }, h('label', { htmlFor: 'translate-to', i18n: 'chat.translateTo' }), target);
   const documents = h('input', { id: 'use-documents', type: 'checkbox', checked: localStorage.getItem('sibyl.documents') === 'on' });
   documents.addEventListener('change', () => localStorage.setItem('sibyl.documents', documents.checked ? 'on' : 'off'));
+  const answerLanguage = h('select', { id: 'answer-language' },
+    h('option', { value: '', i18n: 'chat.answerIn.question' }), h('option', { value: 'English' }, 'English'),
+    h('option', { value: 'Korean' }, '한국어 (Korean)'), h('option', { value: 'Indonesian' }, 'Bahasa Indonesia'));
+  answerLanguage.value = localStorage.getItem('sibyl.answerLanguage') ?? '';
+  answerLanguage.addEventListener('change', () => localStorage.setItem('sibyl.answerLanguage', answerLanguage.value));
   const autoplay = h('input', { id: 'speak-answers', type: 'checkbox', checked: localStorage.getItem('sibyl.autoplay') === 'on' });
   autoplay.addEventListener('change', () => localStorage.setItem('sibyl.autoplay', autoplay.checked ? 'on' : 'off'));
   const options = h('div', { class: 'thread-options' },
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
     targetField,
+    h('div', { class: 'compact-field' }, h('label', { htmlFor: 'answer-language', i18n: 'chat.answerIn' }), answerLanguage),
     h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })),
     h('label', { class: 'switch', htmlFor: 'speak-answers' }, autoplay, h('span', { i18n: 'chat.speakAnswers' })));
   const messages = h('ol', { class: 'messages', 'aria-labelledby': 'thread-title' });
@@ -401,6 +407,7 @@ export async function renderChat({ show, who, id, toast }) {
       const body = { text };
       if (documents.checked) body.documents = {};
       if (image) body.attachments = [image];
+      if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
       const response = await api(`/conversations/${conversation.id}/turns`, { method: 'POST', body, raw: true });
       await follow(response, answer);
       loadList();
@@ -423,6 +430,7 @@ export async function renderChat({ show, who, id, toast }) {
     state.streaming = answer;
     try {
       const body = documents.checked ? { documents: {} } : {};
+      if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
       const response = await api(`/conversations/${state.conversation.id}/retry`, { method: 'POST', body, raw: true });
       await follow(response, answer);
     } catch (error) {
@@ -513,6 +521,7 @@ export async function renderChat({ show, who, id, toast }) {
       if (wav) form.append('file', wav, 'question.wav');
       else form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
       if (documents.checked) form.append('documents', 'true');
+      if (answerLanguage.value) form.append('answerLanguage', answerLanguage.value);
       const response = await api(`/conversations/${conversation.id}/voice`, { method: 'POST', body: form, raw: true });
       voice.respondedAt = performance.now();
       await follow(response, answer, voice);
