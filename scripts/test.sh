@@ -30,4 +30,4 @@ done
 say "Checking the emulated Monocle firmware and Sibyl's device app under MicroPython"
 python3 "$ROOT/scripts/monocle/emulator-smoke.py"
 say "Running the browser tests: Debian's Chromium against a real sibyl serve (screenshots in .build-ui/)"
-(cd "$ROOT/Tests/Browser" && SIBYL_BINARY="$(sibyl_binary debug)" "$BROWSER_PYTHON" -m pytest -q -p no:cacheprovider .)
+(cd "$ROOT/Tests/Browser" && SIBYL_BINARY="$(sibyl_binary debug)" "$BROWSER_PYTHON" -m pytest -q -s -p no:cacheprovider .)
