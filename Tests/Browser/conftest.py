@@ -156,7 +156,10 @@ THEMES = ["light", "dark", "midnight", "forest"]
 
 def every_theme(page, name: str, themes=THEMES):
     """Switches the page through the themes: axe finds no serious or critical problem in any, and
-    each is photographed; the page is left in the light theme."""
+    each is photographed; the page is left in the light theme. The page's HTML as the browser
+    holds it is kept for the HTML checker (test_z_html.py)."""
+    (SCREENSHOTS / "html").mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / "html" / f"{name}.html").write_text(page.content())
     for theme in themes:
         page.get_by_label("Theme").select_option(theme)
         assert page.evaluate("document.documentElement.dataset.theme") == theme

@@ -103,7 +103,7 @@ export async function renderChat({ show, who, id, toast }) {
   const thread = h('section', { class: 'thread', 'aria-labelledby': 'thread-title' },
     h('header', { class: 'thread-head' }, h('div', { class: 'row' }, title, actions), options),
     empty, messages, attached, composer);
-  const dialog = h('dialog', { class: 'card', 'aria-labelledby': 'dialog-title' });
+  const dialog = h('dialog', { class: 'card' });
 
   show(h('div', { class: 'chat' }, sidebar, thread), dialog);
 
@@ -552,6 +552,7 @@ export async function renderChat({ show, who, id, toast }) {
     } }, content, error, h('div', { class: 'row end' },
       h('button', { type: 'button', class: 'quiet', i18n: 'dialog.cancel', onclick: () => dialog.close() }), confirm));
     dialog.replaceChildren(h('h2', { id: 'dialog-title', i18n: titleKey }), form);
+    dialog.setAttribute('aria-labelledby', 'dialog-title');
     translate(dialog);
     dialog.showModal();
   }
