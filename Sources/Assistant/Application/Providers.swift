@@ -42,7 +42,7 @@ public final class Providers: Sendable {
     }
 
     /// The same providers, with an account's own keys tried first.
-    func personal(_ secrets: SecretStore) -> Providers {
+    func withOwnKeys(_ secrets: SecretStore) -> Providers {
         Providers(settings: settings, local: local, logger: logger, personal: secrets, caches: caches)
     }
 

@@ -72,7 +72,7 @@ public final class SibylRuntime: Sendable {
         store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
         logger = shared.logger
         local = shared.local
-        providers = shared.providers.personal(SecretStore(file: paths.secretsFile))
+        providers = shared.providers.withOwnKeys(SecretStore(file: paths.secretsFile))
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
         answerLease = AnswerLease(home: paths.home, store: store)
