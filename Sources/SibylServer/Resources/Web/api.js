@@ -62,6 +62,21 @@ export async function api(path, { method = 'GET', body, raw = false, signal } = 
 }
 
 /**
+ * One server-sent event's block (the lines before a blank line) as `{type, data}`, its data
+ * parsed as JSON; null for a block without data (a comment).
+ * @param {string} block
+ */
+export function parseServerEvent(block) {
+  let type = 'message';
+  const data = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) type = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+  }
+  return data.length ? { type, data: JSON.parse(data.join('\n')) } : null;
+}
+
+/**
  * The server-sent events of a streamed answer, as `{type, data}`, until the stream ends.
  * @param {Response} response
  */
@@ -74,15 +89,9 @@ export async function* serverEvents(response) {
     buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
     let end;
     while ((end = buffered.indexOf('\n\n')) >= 0) {
-      const block = buffered.slice(0, end);
+      const event = parseServerEvent(buffered.slice(0, end));
       buffered = buffered.slice(end + 2);
-      let type = 'message';
-      const data = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) type = line.slice(6).trim();
-        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-      }
-      if (data.length) yield { type, data: JSON.parse(data.join('\n')) };
+      if (event) yield event;
     }
     if (done) return;
   }

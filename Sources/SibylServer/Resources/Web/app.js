@@ -22,8 +22,9 @@ function applyTheme(theme) {
   document.documentElement.dataset.theme = theme;
   localStorage.setItem('sibyl.theme', theme);
   document.getElementById('theme').value = theme;
-  // Code colours follow the theme once highlight.js's style sheet has been loaded.
+  // Whether the page is dark now, for what follows the theme outside the style sheet (code colours).
   const dark = theme === 'dark' || theme === 'midnight' || (theme === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.scheme = dark ? 'dark' : 'light';
   const codeStyle = document.querySelector('link[href^="/vendor/highlight-"]');
   if (codeStyle) codeStyle.href = `/vendor/highlight-${dark ? 'dark' : 'light'}.css`;
 }

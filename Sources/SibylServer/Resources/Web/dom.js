@@ -24,6 +24,17 @@ export function h(tag, props = {}, ...children) {
   return element;
 }
 
+/**
+ * A labelled control (the label names it by its id), with an optional hint below it that screen
+ * readers read as the control's description.
+ * @param {string} labelKey @param {HTMLElement} control @param {string} [hintKey]
+ */
+export function field(labelKey, control, hintKey) {
+  const hint = hintKey ? h('p', { class: 'hint', i18n: hintKey, id: `${control.id}-hint` }) : null;
+  if (hint) control.setAttribute('aria-describedby', hint.id);
+  return h('div', { class: 'field' }, h('label', { htmlFor: control.id, i18n: labelKey }), control, hint);
+}
+
 /** A text that only screen readers read. */
 export function hiddenText(text) {
   return h('span', { class: 'visually-hidden' }, text);

@@ -24,9 +24,8 @@ function load(path) {
 
 /** highlight.js (846 KB) and KaTeX are loaded only when an answer has code or maths. */
 async function loadHighlighter() {
-  const dark = document.documentElement.dataset.theme === 'dark' || document.documentElement.dataset.theme === 'midnight'
-    || (document.documentElement.dataset.theme === 'system' && matchMedia('(prefers-color-scheme: dark)').matches);
-  load(`/vendor/highlight-${dark ? 'dark' : 'light'}.css`);
+  // The page's scheme as the theme switcher resolved it (app.js).
+  load(`/vendor/highlight-${document.documentElement.dataset.scheme === 'dark' ? 'dark' : 'light'}.css`);
   return load('/vendor/highlight.min.js');
 }
 

@@ -1,31 +1,11 @@
 // Signing in, and making the first administrator with the one-time link `sibyl serve` printed.
 
 import { api, ApiError } from './api.js';
+import { field, h } from './dom.js';
 import { t } from './i18n.js';
 
-/** A labelled input, with a hint below it that screen readers read as its description. */
-function field(labelKey, input, hintKey) {
-  const box = document.createElement('div');
-  box.className = 'field';
-  const label = document.createElement('label');
-  label.htmlFor = input.id;
-  label.dataset.i18n = labelKey;
-  box.append(label, input);
-  if (hintKey) {
-    const hint = document.createElement('p');
-    hint.className = 'hint';
-    hint.dataset.i18n = hintKey;
-    hint.id = `${input.id}-hint`;
-    input.setAttribute('aria-describedby', hint.id);
-    box.append(hint);
-  }
-  return box;
-}
-
 function input(id, type, autocomplete) {
-  const element = document.createElement('input');
-  Object.assign(element, { id, name: id, type, autocomplete, required: true });
-  return element;
+  return h('input', { id, name: id, type, autocomplete, required: true });
 }
 
 /** The words for a failed sign-in or setup, in the page's language where Sibyl knows the case. */
@@ -45,24 +25,9 @@ function explain(error) {
 
 /** A card with a heading, a form and an error line; `submit` gets the form's values. */
 function authCard(titleKey, introKey, fields, buttonKey, submit) {
-  const card = document.createElement('section');
-  card.className = 'card auth-card';
-  card.setAttribute('aria-labelledby', 'auth-title');
-  const heading = document.createElement('h1');
-  heading.id = 'auth-title';
-  heading.dataset.i18n = titleKey;
-  const intro = document.createElement('p');
-  intro.className = 'hint';
-  intro.dataset.i18n = introKey;
-  const form = document.createElement('form');
-  form.noValidate = false;
-  const error = document.createElement('p');
-  error.className = 'error';
-  error.setAttribute('role', 'alert');
-  const button = document.createElement('button');
-  button.type = 'submit';
-  button.dataset.i18n = buttonKey;
-  form.append(...fields, error, button);
+  const error = h('p', { class: 'error', role: 'alert' });
+  const button = h('button', { type: 'submit', i18n: buttonKey });
+  const form = h('form', {}, fields, error, button);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.textContent = '';
@@ -75,8 +40,8 @@ function authCard(titleKey, introKey, fields, buttonKey, submit) {
       button.disabled = false;
     }
   });
-  card.append(heading, intro, form);
-  return card;
+  return h('section', { class: 'card auth-card', 'aria-labelledby': 'auth-title' },
+    h('h1', { id: 'auth-title', i18n: titleKey }), h('p', { class: 'hint', i18n: introKey }), form);
 }
 
 /** The sign-in form. */
@@ -87,13 +52,7 @@ export function renderSignIn({ onSignedIn, message, show }) {
   ], 'auth.signIn', async (form) => {
     onSignedIn(await api('/auth/session', { method: 'POST', body: { name: form.get('name'), password: form.get('password') } }));
   });
-  if (message) {
-    const note = document.createElement('p');
-    note.className = 'hint';
-    note.setAttribute('role', 'status');
-    note.textContent = message;
-    card.prepend(note);
-  }
+  if (message) card.prepend(h('p', { class: 'hint', role: 'status' }, message));
   show(card);
   card.querySelector('input').focus();
 }

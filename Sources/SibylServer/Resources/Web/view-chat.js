@@ -3,7 +3,7 @@
 // documents when the documents switch is on.
 
 import { api, ApiError, serverEvents } from './api.js';
-import { h } from './dom.js';
+import { field, h } from './dom.js';
 import { formatDate, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
 import { SpeechRecorder, extensionFor, speechWAV } from './voice.js';
@@ -559,7 +559,7 @@ export async function renderChat({ show, who, id, toast }) {
 
   function rename() {
     const input = h('input', { id: 'new-title', type: 'text', value: state.conversation?.title ?? '' });
-    openDialog('chat.renameTitle', h('div', { class: 'field' }, h('label', { htmlFor: 'new-title', i18n: 'chat.newTitle' }), input), 'chat.save', async () => {
+    openDialog('chat.renameTitle', field('chat.newTitle', input), 'chat.save', async () => {
       state.conversation = await api(`/conversations/${state.conversation.id}`, { method: 'PATCH', body: { title: input.value } });
       showConversation();
       loadList();

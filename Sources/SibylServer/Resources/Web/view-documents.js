@@ -2,7 +2,7 @@
 // numbers, one document's statistics (phase timings, tokens, a chart of passage sizes), search
 // with ranked passages, remove and re-embed, collections, and the files that failed.
 
-import { api, ApiError, csrfHeader } from './api.js';
+import { api, ApiError, csrfHeader, parseServerEvent } from './api.js';
 import { h } from './dom.js';
 import { formatDate, formatNumber, t, translate } from './i18n.js';
 
@@ -303,15 +303,9 @@ function streamUpload(form, onSent, onEvent) {
       while ((end = text.indexOf('\n\n', seen)) >= 0) {
         const block = text.slice(seen, end);
         seen = end + 2;
-        let type = 'message';
-        const data = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) type = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-        }
-        if (!data.length) continue;
         try {
-          onEvent(type, JSON.parse(data.join('\n')));
+          const event = parseServerEvent(block);
+          if (event) onEvent(event.type, event.data);
         } catch (error) {
           failure ??= error;
         }

@@ -2,7 +2,7 @@
 // image drawn in a gallery, open its conversation, download it.
 
 import { api } from './api.js';
-import { h } from './dom.js';
+import { field, h } from './dom.js';
 import { formatDate, t } from './i18n.js';
 
 /**
@@ -16,7 +16,7 @@ export async function renderImages({ show }) {
   const button = h('button', { type: 'submit', i18n: 'images.draw' });
   const gallery = h('ul', { class: 'gallery' });
   const form = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); draw(); } },
-    h('div', { class: 'field' }, h('label', { htmlFor: 'image-prompt', i18n: 'images.prompt' }), prompt),
+    field('images.prompt', prompt),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'image-size', i18n: 'images.size' }), size),
     error, h('div', { class: 'row' }, button));
 

@@ -2,7 +2,7 @@
 // fetched every two seconds); export what the filter shows as CSV or JSON.
 
 import { api } from './api.js';
-import { h } from './dom.js';
+import { field, h } from './dom.js';
 import { formatDate, t, translate } from './i18n.js';
 
 const LEVELS = ['debug', 'info', 'warning', 'error'];
@@ -22,10 +22,9 @@ export async function renderLogs({ show }) {
   const json = h('a', { class: 'button quiet', download: 'sibyl-log.json', i18n: 'logs.exportJSON' });
   const body = h('tbody');
   const count = h('p', { class: 'hint', role: 'status' });
-  const field = (id, key, control) => h('div', { class: 'field' }, h('label', { htmlFor: id, i18n: key }), control);
   const filters = h('form', { class: 'filters', onsubmit: (event) => { event.preventDefault(); load(); } },
-    field('log-level', 'logs.level', level), field('log-operation', 'logs.operation', operation), field('log-search', 'logs.words', words),
-    field('log-since', 'logs.since', since), field('log-until', 'logs.until', until),
+    field('logs.level', level), field('logs.operation', operation), field('logs.words', words),
+    field('logs.since', since), field('logs.until', until),
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'logs.apply' }),
       h('label', { class: 'switch', htmlFor: 'log-follow' }, follow, h('span', { i18n: 'logs.follow' })), csv, json));
 

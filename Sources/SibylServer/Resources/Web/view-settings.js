@@ -3,7 +3,7 @@
 // capability; the local models, installed with progress; personas.
 
 import { api, serverEvents } from './api.js';
-import { h } from './dom.js';
+import { field, h } from './dom.js';
 import { formatNumber, t, translate } from './i18n.js';
 
 const CAPABILITIES = ['chat', 'embeddings', 'stt', 'tts', 'images'];
@@ -22,8 +22,8 @@ export async function renderSettings({ show, who, toast }) {
   const shared = h('input', { id: 'key-shared', type: 'checkbox', checked: admin && !who.local });
   const connectError = h('p', { class: 'error', role: 'alert' });
   const connect = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); save(); } },
-    h('div', { class: 'field' }, h('label', { htmlFor: 'api-key', i18n: 'settings.key' }), keyInput, h('p', { class: 'hint', i18n: 'settings.keyHint' })),
-    admin ? h('div', { class: 'field' }, h('label', { htmlFor: 'base-url', i18n: 'settings.baseUrl' }), baseInput, h('p', { class: 'hint', i18n: 'settings.baseHint' })) : null,
+    field('settings.key', keyInput, 'settings.keyHint'),
+    admin ? field('settings.baseUrl', baseInput, 'settings.baseHint') : null,
     admin && !who.local ? h('label', { class: 'switch', htmlFor: 'key-shared' }, shared, h('span', { i18n: 'settings.keyForEveryone' })) : null,
     connectError,
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.saveAndCheck' }), h('button', { type: 'button', class: 'quiet', i18n: 'settings.checkOnly', onclick: check })));
@@ -43,9 +43,9 @@ export async function renderSettings({ show, who, toast }) {
   const personaSummary = h('input', { id: 'persona-summary', type: 'text' });
   const personaPrompt = h('textarea', { id: 'persona-prompt', rows: '4', required: true });
   const personaForm = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); savePersona(); } },
-    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-name', i18n: 'settings.personaName' }), personaName, h('p', { class: 'hint', i18n: 'settings.personaNameHint' })),
-    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-summary', i18n: 'settings.personaSummary' }), personaSummary),
-    h('div', { class: 'field' }, h('label', { htmlFor: 'persona-prompt', i18n: 'settings.personaPrompt' }), personaPrompt),
+    field('settings.personaName', personaName, 'settings.personaNameHint'),
+    field('settings.personaSummary', personaSummary),
+    field('settings.personaPrompt', personaPrompt),
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.personaSave' })));
 
   show(
