@@ -31,18 +31,10 @@ struct ParserFuzzTests {
             let breadcrumb = run.inFlight.appendingPathComponent("input-\(index).multipart")
             try Data((contentType + "\n").utf8 + body).write(to: breadcrumb)
             let finished = await run.run(index: index) {
-                let head = HTTPRequest(
-                    method: .post, scheme: "http", authority: "localhost", path: "/api/v1/documents",
-                    headerFields: [.contentType: contentType, .contentLength: declaredLength]
-                )
-                let request = Request(head: head, body: RequestBody(asyncSequence: Chunks(buffers: chunks)))
-                do {
+                await Self.post("/api/v1/documents", contentType: contentType, length: declaredLength, chunks: chunks) { request in
                     // What the upload routes read after parsing, so a form that parses is also used.
                     let form = try await MultipartForm.read(request, limit: 64 << 10, maxFiles: 3)
                     _ = (form.files.map(\.text), form.file("file")?.data.count, form.field("collection"), form.field("language"))
-                    return .accepted
-                } catch {
-                    return Self.outcome(of: error)
                 }
             }
             guard finished else { break }
@@ -67,22 +59,29 @@ struct ParserFuzzTests {
             let breadcrumb = run.inFlight.appendingPathComponent("input-\(index)-\(target.name.replacingOccurrences(of: "/", with: "-")).json")
             try Data(body).write(to: breadcrumb)
             let finished = await run.run(index: index) {
-                let head = HTTPRequest(
-                    method: .post, scheme: "http", authority: "localhost", path: "/api/v1/\(target.name)",
-                    headerFields: [.contentType: "application/json", .contentLength: String(body.count)]
-                )
-                let request = Request(head: head, body: RequestBody(asyncSequence: Chunks(buffers: chunks)))
-                do {
-                    try await target.read(request)
-                    return .accepted
-                } catch {
-                    return Self.outcome(of: error)
-                }
+                await Self.post("/api/v1/\(target.name)", contentType: "application/json", length: String(body.count), chunks: chunks, read: target.read)
             }
             guard finished else { break }
             try? FileManager.default.removeItem(at: breadcrumb)
         }
         run.finish()
+    }
+
+    /// A POST of `chunks` to `path`, read the way its route reads it: accepted, or the answer the
+    /// error middleware would give.
+    static func post(
+        _ path: String, contentType: String, length: String, chunks: [ByteBuffer], read: (Request) async throws -> Void
+    ) async -> FuzzOutcome {
+        let head = HTTPRequest(
+            method: .post, scheme: "http", authority: "localhost", path: path,
+            headerFields: [.contentType: contentType, .contentLength: length]
+        )
+        do {
+            try await read(Request(head: head, body: RequestBody(asyncSequence: Chunks(buffers: chunks))))
+            return .accepted
+        } catch {
+            return outcome(of: error)
+        }
     }
 
     /// A refusal is right when the error middleware would answer it with a 4xx.
