@@ -94,6 +94,14 @@ def model_stub():
     stub.stop()
 
 
+@pytest.fixture(autouse=True)
+def _no_failure_left_for_the_next_test(request):
+    """A test that scripts a failure the page never triggered must not fail the next test."""
+    yield
+    if "model_stub" in request.fixturenames:
+        request.getfixturevalue("model_stub").fail_next = 0
+
+
 @pytest.fixture(scope="module")
 def stub_server(model_stub):
     """An open (loopback, no accounts) server whose chat provider is the scriptable stub."""

@@ -70,6 +70,19 @@ def test_a_failed_upstream_shows_the_error_and_retry_works(stub_server, model_st
     expect(last_answer(page)).to_have_attribute("data-status", "complete")
 
 
+def test_a_question_asked_before_the_personas_arrive_gets_the_default_persona(stub_server, model_stub, context):
+    # On a busy machine a question can be sent before the persona list has loaded (CI did): the
+    # page then names no persona and the server's default applies. An empty list stands in for it.
+    model_stub.answer, model_stub.delay = "Default persona here.", 0.0
+    page = context.new_page()
+    page.route("**/api/v1/personas", lambda route: route.fulfill(json=[]))
+    page.goto(stub_server.url + "/#/chat")
+    expect(page.get_by_label("Persona")).to_have_value("")
+    ask(page, "Who answers?")
+    expect(last_answer(page).locator(".body")).to_have_text("Default persona here.")
+    expect(last_answer(page)).to_have_attribute("data-status", "complete")
+
+
 def test_model_output_runs_nothing_and_code_and_maths_are_typeset(stub_server, model_stub, context):
     model_stub.delay = 0.0
     model_stub.answer = ('Look: <img src=x onerror="document.title=\'pwned\'"> <script>document.title=\'pwned\'</script> '

@@ -164,7 +164,9 @@ export async function renderChat({ show, who, id, toast }) {
 
   /** The options a new conversation starts with, or a change saves. */
   function chosenOptions() {
-    const body = { persona: persona.value, mode: mode.value };
+    // Until the personas have loaded the list is empty: the server's default persona then applies.
+    const body = { mode: mode.value };
+    if (persona.value) body.persona = persona.value;
     if (mode.value === 'translator' && target.value.trim()) body.translateTo = target.value.trim();
     return body;
   }

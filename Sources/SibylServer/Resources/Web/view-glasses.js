@@ -138,7 +138,8 @@ export async function renderGlasses({ show, toast }) {
   async function startEmulator() {
     startButton.disabled = true;
     try {
-      const body = { persona: persona.value };
+      const body = {};
+      if (persona.value) body.persona = persona.value;
       if (mode.value === 'translator') body.translateTo = target.value.trim() || 'English';
       await api('/glasses/emulator', { method: 'POST', body });
       refresh();
