@@ -69,6 +69,21 @@ struct LlamaServerTests {
         #expect(kill(running, 0) != 0, "the server process must be gone after stop()")
     }
 
+    @Test func callersDuringStartUpShareOneServer() async throws {
+        let server = makeServer()
+        // The first request, and two more arriving while the model loads (a title, a second tab).
+        let urls = try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask { try await server.baseURL() }
+            while await server.launches == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<2 { group.addTask { try await server.baseURL() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(urls.count == 1)
+        #expect(try await server.baseURL() == urls.first)
+        #expect(await server.launches == 1)
+        await server.stop()
+    }
+
     @Test func aMissingBinaryIsAClearError() async throws {
         let server = LlamaServer(configuration: .init(
             executable: URL(fileURLWithPath: "/nonexistent/llama-server"),

@@ -62,13 +62,15 @@ public actor LlamaServer {
     /// The server's OpenAI API root, starting (or restarting) the server when it is not running.
     public func baseURL() async throws -> String {
         if isRunning, let port { return "http://127.0.0.1:\(port)/v1" }
+        // A caller that comes while the server loads its model waits for that launch (it is not
+        // "running" until healthy; taking it for dead once started a second server beside it).
+        if let starting { return "http://127.0.0.1:\(try await starting.value)/v1" }
         if running != nil {
             logger.warning("llama-server exited (\(exitStatus ?? "unknown status")); starting it again")
             running = nil
             pid = nil
             port = nil
         }
-        if let starting { return "http://127.0.0.1:\(try await starting.value)/v1" }
         let task = Task { try await self.launch() }
         starting = task
         defer { starting = nil }
