@@ -1,26 +1,41 @@
 """Speaking a question in the browser: the fake microphone plays 1.5 s of silence, a spoken
 question and 3.5 s of silence; the silence detector (not a timeout) stops the recording, the
-local Whisper transcribes it, the answer streams in and is spoken back."""
+local Whisper transcribes it, the answer streams in and is spoken back. Each test prints where the
+time went from the end of speech to the first answer token: once with a scripted model, once with
+the local chat model (everything offline, as a user without a key has it)."""
 
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
 from playwright.sync_api import expect
 
-from conftest import screenshot
+from conftest import Server, screenshot
 
 
-def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played(stub_server, model_stub, context):
-    model_stub.answer, model_stub.delay = "Paris is the capital of France.", 0.0
-    page = context.new_page()
-    page.goto(stub_server.url + "/#/chat")
-    page.get_by_label("Speak answers aloud").check()
+@pytest.fixture(scope="module")
+def offline_server():
+    """A server on the local engines only: no provider, no key."""
+    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-offline-"))
+    server = Server(home, {"SIBYL_SERVE_AUTH": "none"})
+    yield server
+    server.stop()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def ask_aloud(page):
+    """Presses Speak and waits until the transcript is the question; the recorder stops by itself."""
     page.get_by_role("button", name="Speak").click()
     expect(page.get_by_role("button", name="Stop recording")).to_be_visible()
     expect(page.locator("meter.level")).to_be_visible()
     # The detector stops by itself after the speech; nobody presses stop.
     own = page.locator(".bubble.own").last
     expect(own.locator(".body")).to_contain_text("capital", timeout=120_000, ignore_case=True)
-    answer = page.locator(".bubble.answer").last
-    expect(answer.locator(".body")).to_have_text("Paris is the capital of France.", timeout=120_000)
-    expect(answer.locator("audio")).to_have_count(1, timeout=60_000)
+
+
+def voice_figures(page, model: str) -> dict:
+    """The page's timings of the last spoken question, checked and printed."""
     voice = page.evaluate("""() => {
         const v = window.sibylLastVoice;
         return v && {ended: v.speechEndedAt, stopped: v.stoppedAt, prepared: v.preparedAt, responded: v.respondedAt, first: v.firstTokenAt,
@@ -32,14 +47,44 @@ def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played
     assert hangover < 3000, "stopped by silence, long before the 3.5 s of silence ran out"
     server = voice["server"]
     assert server and server["transcribe"] > 0, f"the server reports its timings: {server}"
+    assert voice["first"] is not None, "the first answer token was seen"
     prepare = voice["prepared"] - voice["stopped"]
     upload = voice["responded"] - voice["prepared"] - server["decode"] - server["transcribe"]
-    model = voice["first"] - voice["responded"]
+    to_first_token = voice["first"] - voice["responded"]
     total = voice["first"] - voice["ended"]
-    own = total - hangover - server["transcribe"] - model
+    own = total - hangover - server["transcribe"] - to_first_token
     print(f"[voice] recorded {voice['type']} ({voice['bytes']} bytes), sent {voice['sent']} ({voice['sentBytes']} bytes). "
           f"From the end of speech to the first answer token: {total:.0f} ms = "
-          f"silence hang-over {hangover:.0f} + cutting to 16 kHz WAV in the page {prepare:.0f} + upload and request {upload:.0f} (server read {server['receive']}) + decode {server['decode']} "
-          f"+ transcription {server['transcribe']} + model to first token {model:.0f} ms (a scripted stub here). "
+          f"silence hang-over {hangover:.0f} + cutting to 16 kHz WAV in the page {prepare:.0f} + upload and request {upload:.0f} "
+          f"(server read {server['receive']}) + decode {server['decode']} + transcription {server['transcribe']} "
+          f"+ model to first token {to_first_token:.0f} ms ({model}). "
           f"Sibyl's own share (all but the hang-over, Whisper and the model): {own:.0f} ms (goal 150)")
+    return voice
+
+
+def test_a_spoken_question_is_stopped_by_silence_transcribed_answered_and_played(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "Paris is the capital of France.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    page.get_by_label("Speak answers aloud").check()
+    ask_aloud(page)
+    answer = page.locator(".bubble.answer").last
+    expect(answer.locator(".body")).to_have_text("Paris is the capital of France.", timeout=120_000)
+    expect(answer.locator("audio")).to_have_count(1, timeout=60_000)
+    voice_figures(page, "a scripted stub")
     screenshot(page, "chat-voice")
+
+
+def test_a_spoken_question_answered_by_the_local_model(offline_server, context):
+    page = context.new_page()
+    page.goto(offline_server.url + "/#/chat")
+    # A typed question first starts the local model, so the figure is an answer's, not a start-up's.
+    page.get_by_label("Your question").fill("Say OK.")
+    page.get_by_label("Your question").press("Enter")
+    expect(page.locator(".bubble.answer").last).to_have_attribute("data-status", "complete", timeout=600_000)
+    expect(page.get_by_role("heading", level=1)).not_to_have_text("New conversation", timeout=600_000)
+    ask_aloud(page)
+    answer = page.locator(".bubble.answer").last
+    expect(answer).to_have_attribute("data-status", "complete", timeout=600_000)
+    expect(answer.locator(".body")).not_to_be_empty()
+    voice_figures(page, "the local chat model on llama.cpp")

@@ -325,9 +325,11 @@ export async function renderChat({ show, who, id, toast }) {
             frame = null;
             if (data.message) fill(item, data.message);
             else fill(item, { role: 'assistant', text, status: type === 'finished' ? 'complete' : type, error: data.error, citations: [] });
+            release(item);
             break;
           case 'declined':
             fill(item, { role: 'assistant', text: data.answer, status: 'declined', citations: [] });
+            release(item);
             break;
           case 'titled':
             if (state.conversation) state.conversation.title = data.title;
@@ -353,10 +355,19 @@ export async function renderChat({ show, who, id, toast }) {
       }
     } finally {
       if (frame) cancelAnimationFrame(frame);
-      setBusy(false);
-      state.streaming = null;
-      refreshRetry();
+      release(item);
     }
+  }
+
+  /**
+   * The answer in `item` is over: the composer is free for the next question, while the rest of
+   * its stream (the title, the spoken answer) still arrives.
+   */
+  function release(item) {
+    if (state.streaming !== item) return;
+    state.streaming = null;
+    setBusy(false);
+    refreshRetry();
   }
 
   /** The question the server took: no longer "sending". */
@@ -384,9 +395,11 @@ export async function renderChat({ show, who, id, toast }) {
     return state.conversation;
   }
 
+  /** A request for an answer failed: shown in its bubble, unless the answer had already ended. */
   function failedBubble(item, error) {
+    if (state.streaming !== item) return;
     fill(item, { role: 'assistant', text: '', status: 'failed', error: error.message, citations: [] });
-    setBusy(false);
+    release(item);
   }
 
   async function ask() {
@@ -418,7 +431,7 @@ export async function renderChat({ show, who, id, toast }) {
       failedBubble(answer, error);
       if (error instanceof ApiError && error.status === 401) location.reload();
     } finally {
-      state.streaming = null;
+      if (state.streaming === answer) state.streaming = null;
       question.focus();
     }
   }
@@ -438,7 +451,7 @@ export async function renderChat({ show, who, id, toast }) {
     } catch (error) {
       failedBubble(answer, error);
     } finally {
-      state.streaming = null;
+      if (state.streaming === answer) state.streaming = null;
     }
   }
 
@@ -532,7 +545,7 @@ export async function renderChat({ show, who, id, toast }) {
       markSent();
       failedBubble(answer, error);
     } finally {
-      state.streaming = null;
+      if (state.streaming === answer) state.streaming = null;
       // For the page's tests and the curious: where the time went after the speaker stopped.
       window.sibylLastVoice = voice;
     }
