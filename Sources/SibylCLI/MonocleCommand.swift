@@ -322,14 +322,33 @@ struct MonocleCommand: AsyncParsableCommand {
             discussion: """
             The app is written to the virtual glasses and started; what it draws, prints and sends appears here. \
             Besides tap, say, hold, wait, screen and quit: `send res:TEXT` sends a data message to the app.
+
+            With --listen PORT the glasses are offered instead to another program, as a Web Bluetooth page \
+            would offer real ones: a WebSocket at ws://127.0.0.1:PORT/monocle speaking the relay's messages \
+            (binary frames: 1 = serial, 2 = data, then the bytes; text frames: JSON connected/disconnected, and \
+            connect/disconnect from the peer). The connecting program is the phone: it installs its own app, \
+            as Sibyl does. PORT 0 picks a free port.
             """
         )
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var emulatorOptions: EmulatorOptions
 
+        @Option(help: "Offer the virtual glasses over a WebSocket on this loopback port instead of running the app here.")
+        var listen: Int?
+
+        func validate() throws {
+            if let listen, !(0...65_535).contains(listen) {
+                throw ValidationError("--listen needs a port between 0 and 65535.")
+            }
+        }
+
         func run() async throws {
             try await global.withRuntime { runtime in
+                if let listen {
+                    try await offer(runtime: runtime, port: listen)
+                    return
+                }
                 let app = try emulatorOptions.app()
                 let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulate")
                 // Written straight to the filesystem: this is the app as it would be after an upload.
@@ -346,6 +365,27 @@ struct MonocleCommand: AsyncParsableCommand {
                 watching.cancel()
                 await glasses.powerOff()
             }
+        }
+
+        /// `--listen`: the glasses wait for a program to connect and carry their bytes.
+        private func offer(runtime: SibylRuntime, port: Int) async throws {
+            let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulate")
+            try await glasses.powerOn()
+            let console = GlassesConsole(emulator: glasses)
+            let link = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
+            let server: RelayGlassesServer
+            do {
+                server = try await RelayGlassesServer.start(glasses: link, port: port)
+            } catch {
+                await glasses.powerOff()
+                throw CLIError("Cannot offer the virtual glasses on port \(port): \(error.localizedDescription)", hint: "Pick another port, or 0 for a free one.")
+            }
+            Terminal.print("The virtual glasses wait at \(server.url)")
+            let watching = Task { await console.watchDisplay(showMessages: true) }
+            await console.readCommands()
+            watching.cancel()
+            await server.stop()
+            await glasses.powerOff()
         }
     }
 }

@@ -17,7 +17,10 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ".build-ui"
 CHROMIUM = os.environ.get("SIBYL_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"]
+# Web Bluetooth is off in Chromium on Linux unless a feature flag turns it on (desktop users of the
+# glasses page need it too); the glasses test then emulates the Monocle through CDP.
+CHROMIUM_ARGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required",
+                 "--enable-features=WebBluetooth,WebBluetoothNewPermissionsBackend"]
 QUESTION = "What is the capital of France?"
 PASSWORD = "correct horse battery"
 

@@ -34,8 +34,8 @@ struct RelayTests {
                 await controller.run()
                 following.cancel()
             }
-            let phone = EmulatorTransport(emulator: glasses)
-            let browser = Task { try await Self.browser(url: server.url, glasses: phone) }
+            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses))
+            let browser = Task { try await Self.bridge(glasses: offered.url, sibyl: server.url) }
 
             // Generous ceilings, only against hangs: on a loaded machine the app upload through the
             // MicroPython REPL alone has taken longer than the 30 s these once were.
@@ -56,6 +56,44 @@ struct RelayTests {
             await controller.stop()
             browser.cancel()
             await server.stop()
+            await offered.stop()
+        }
+    }
+
+    @Test func theOfferedGlassesHaveOnePeerAtATime() async throws {
+        try await TestGlasses.with { glasses in
+            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses))
+            let logger = Logger(label: "test-peer")
+            try await WebSocketClient.connect(url: offered.url, logger: logger) { inbound, outbound, _ in
+                var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+                #expect(try await messages.next() == .text(#"{"maxWriteLength":253,"type":"connected"}"#))
+                // A second peer is told the glasses are taken, and let go.
+                try await WebSocketClient.connect(url: offered.url, logger: logger) { second, _, _ in
+                    var refusal = second.messages(maxSize: 1 << 16).makeAsyncIterator()
+                    let message = try await refusal.next()
+                    guard case .text(let text) = message else { Issue.record("expected a text message, got \(String(describing: message))"); return }
+                    #expect(try RelayMessage(text: text) == .disconnected(reason: "the glasses are already connected to another peer"))
+                    #expect(try await refusal.next() == nil)
+                }
+                // The first peer still has them: the REPL answers a Ctrl-C, Ctrl-A.
+                try await outbound.write(.binary(ByteBuffer(bytes: [1, 0x03, 0x01])))
+                var serial = ""
+                while !serial.contains("raw REPL; CTRL-B to exit"), let message = try await messages.next() {
+                    if case .binary(let buffer) = message, buffer.readableBytesView.first == 1 {
+                        serial += String(decoding: buffer.readableBytesView.dropFirst(), as: UTF8.self)
+                    }
+                }
+                #expect(serial.contains("raw REPL; CTRL-B to exit"))
+                // A frame that is not the relay's is logged and skipped; the link stays up.
+                try await outbound.write(.binary(ByteBuffer(bytes: [7, 1, 2])))
+                try await outbound.write(.binary(ByteBuffer(bytes: [1] + Array("print(6*7)\u{04}".utf8))))
+                serial = ""
+                while !serial.contains("42"), let message = try await messages.next() {
+                    if case .binary(let buffer) = message { serial += String(decoding: buffer.readableBytesView.dropFirst(), as: UTF8.self) }
+                }
+                #expect(serial.contains("42"))
+            }
+            await offered.stop()
         }
     }
 
@@ -66,38 +104,27 @@ struct RelayTests {
         var first: MonocleController? { all.withLock { $0.first } }
     }
 
-    /// What a web page does: relays the glasses' notifications to Sibyl, and Sibyl's writes to the glasses.
-    static func browser(url: String, glasses: EmulatorTransport) async throws {
-        try await WebSocketClient.connect(url: url, logger: Logger(label: "test-browser")) { inbound, outbound, _ in
-            let forwarding = Task {
-                for await event in glasses.events {
-                    let message: RelayMessage
-                    switch event {
-                    case .connected(let length): message = .connected(maximumWriteLength: length)
-                    case .received(let channel, let bytes): message = .bytes(channel, bytes)
-                    case .disconnected(let reason): message = .disconnected(reason: reason)
-                    }
-                    if let binary = message.binary {
-                        try await outbound.write(.binary(ByteBuffer(data: binary)))
-                    } else if let text = message.text {
-                        try await outbound.write(.text(text))
-                    }
+    /// What a web page does, reduced to its bytes: copies every message between the glasses (offered
+    /// by `RelayGlassesServer`, as the page's Bluetooth side) and Sibyl's relay, both ways, unchanged.
+    static func bridge(glasses: String, sibyl: String) async throws {
+        let logger = Logger(label: "test-browser")
+        try await WebSocketClient.connect(url: glasses, logger: logger) { glassesIn, glassesOut, _ in
+            try await WebSocketClient.connect(url: sibyl, logger: logger) { sibylIn, sibylOut, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await copy(glassesIn, to: sibylOut) }
+                    group.addTask { try await copy(sibylIn, to: glassesOut) }
+                    try await group.next()
+                    group.cancelAll()
                 }
             }
-            defer { forwarding.cancel() }
-            for try await frame in inbound.messages(maxSize: 1 << 16) {
-                switch frame {
-                case .text(let text):
-                    switch try RelayMessage(text: text) {
-                    case .connectRequest: try await glasses.connect()
-                    case .disconnectRequest: await glasses.disconnect()
-                    default: break
-                    }
-                case .binary(let buffer):
-                    if case .bytes(let channel, let bytes) = try RelayMessage(binary: Data(buffer: buffer)) {
-                        try await glasses.write(bytes, to: channel)
-                    }
-                }
+        }
+    }
+
+    static func copy(_ inbound: WebSocketInboundStream, to outbound: WebSocketOutboundWriter) async throws {
+        for try await message in inbound.messages(maxSize: 1 << 16) {
+            switch message {
+            case .binary(let buffer): try await outbound.write(.binary(buffer))
+            case .text(let text): try await outbound.write(.text(text))
             }
         }
     }

@@ -12,8 +12,10 @@ const DATA = { service: 'e5700001-7bac-429a-b4ce-57ff900f479d', rx: 'e5700002-7b
 
 /** One browser-to-glasses link: Bluetooth on one side, the relay WebSocket on the other. */
 class BluetoothRelay {
-  constructor(onState) {
+  /** `onState` is told each step in words; `onClosed` once the link has ended, for whatever reason. */
+  constructor(onState, onClosed) {
     this.onState = onState;
+    this.onClosed = onClosed;
     this.queue = Promise.resolve();
   }
 
@@ -79,6 +81,7 @@ class BluetoothRelay {
     this.socket?.close();
     if (this.device?.gatt?.connected) this.device.gatt.disconnect();
     this.onState(reason);
+    this.onClosed();
   }
 
   disconnect() {
@@ -102,7 +105,7 @@ export async function renderGlasses({ show, toast }) {
   mode.addEventListener('change', () => { targetField.hidden = mode.value !== 'translator'; });
   const startButton = h('button', { type: 'button', i18n: 'glasses.startVirtual', onclick: startEmulator });
   const stopButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'glasses.stopVirtual', hidden: true, onclick: stopEmulator });
-  const screen = h('div', { class: 'monocle-screen', role: 'img', 'aria-label': t('glasses.screenEmpty') });
+  const screen = h('div', { class: 'monocle-screen', role: 'img', hidden: true, 'aria-label': t('glasses.screenEmpty') });
   const wearer = h('div', { class: 'row', hidden: true },
     h('button', { type: 'button', i18n: 'glasses.tap', onclick: () => act('tap') }),
     h('button', { type: 'button', class: 'quiet', i18n: 'glasses.hold', onclick: () => act('hold') }));
@@ -123,13 +126,19 @@ export async function renderGlasses({ show, toast }) {
 
   async function connect() {
     connectButton.disabled = true;
+    const link = new BluetoothRelay((text) => { relayState.textContent = text; }, () => {
+      if (relay === link) relay = null;
+      connectButton.hidden = false;
+      disconnectButton.hidden = true;
+    });
     try {
-      relay = new BluetoothRelay((text) => { relayState.textContent = text; });
-      await relay.connect();
-      disconnectButton.hidden = false;
+      relay = link;
+      await link.connect();
+      connectButton.hidden = Boolean(relay);
+      disconnectButton.hidden = !relay;
     } catch (error) {
-      relayState.textContent = error.name === 'NotFoundError' ? t('glasses.noneChosen') : error.message;
-      relay = null;
+      // Let go of the glasses if they were reached before the step that failed.
+      link.lost(error.name === 'NotFoundError' ? t('glasses.noneChosen') : error.message);
     } finally {
       connectButton.disabled = false;
     }
@@ -195,6 +204,7 @@ export async function renderGlasses({ show, toast }) {
       startButton.hidden = Boolean(emulator);
       stopButton.hidden = !emulator;
       wearer.hidden = !emulator;
+      screen.hidden = !emulator;
       if (emulator) {
         const frame = await api('/glasses/emulator/screen');
         screen.replaceChildren(...frame.lines.map((line) => h('p', {}, line)));
@@ -202,6 +212,7 @@ export async function renderGlasses({ show, toast }) {
         screen.setAttribute('aria-label', frame.lines.length ? t('glasses.screenShows', { text: frame.lines.join(' ') }) : t('glasses.screenEmpty'));
       } else {
         screen.replaceChildren();
+        screen.setAttribute('aria-label', t('glasses.screenEmpty'));
       }
     } catch {
       // The next tick tries again.

@@ -1,0 +1,228 @@
+"""The Web Bluetooth relay against emulated glasses. Chromium's Bluetooth emulation (CDP) plays a
+Monocle's two GATT services, and behind them the virtual Monocle (`sibyl monocle emulate --listen`)
+decides what the glasses say. The glasses page connects to them as it would to real glasses and
+carries their bytes to `sibyl serve`, which installs its app through the page, hears a spoken
+question and shows the answer on the glasses.
+
+Chromium's emulation cannot send a notification the page did not ask for (see
+../shared/BROWSER-TESTING.md): what the glasses send waits here until the page reads the TX
+characteristic, and a read fires the same `characteristicvaluechanged` event a notification does,
+so the page's own relay code carries every byte."""
+
+import base64
+import collections
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+from websockets.sync.client import connect
+
+from conftest import QUESTION, screenshot, sibyl_binary, spoken_question
+
+SERIAL = ("6e400001-b5a3-f393-e0a9-e50e24dcca9e", "6e400002-b5a3-f393-e0a9-e50e24dcca9e", "6e400003-b5a3-f393-e0a9-e50e24dcca9e")
+DATA = ("e5700001-7bac-429a-b4ce-57ff900f479d", "e5700002-7bac-429a-b4ce-57ff900f479d", "e5700003-7bac-429a-b4ce-57ff900f479d")
+CCCD = "00002902-0000-1000-8000-00805f9b34fb"
+ADDRESS = "0C:0C:0C:0C:0C:0C"
+ANSWER = "Paris is the capital of France."
+
+
+class VirtualGlasses:
+    """`sibyl monocle emulate --listen 0` in a data directory of its own: the virtual Monocle offered
+    over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it."""
+
+    def __init__(self, env: dict[str, str]):
+        self.home = Path(tempfile.mkdtemp(prefix="sibyl-glasses-"))
+        self.process = subprocess.Popen([sibyl_binary(), "monocle", "emulate", "--listen", "0"], env={**env, "SIBYL_HOME": str(self.home)},
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        threading.Thread(target=self._read_output, daemon=True).start()
+        self.socket = connect(self._wait_for(r"(ws://127\.0\.0\.1:\d+/monocle)", 120), max_size=None)
+        self.pending = {1: collections.deque(), 2: collections.deque()}
+        self.control: list[dict] = []
+        self.written = {1: 0, 2: 0}
+        threading.Thread(target=self._read_socket, daemon=True).start()
+
+    @property
+    def filesystem(self) -> Path:
+        return self.home / "monocle" / "emulate"
+
+    def _read_output(self):
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def _read_socket(self):
+        try:
+            for message in self.socket:
+                if isinstance(message, bytes):
+                    self.pending[message[0]].append(message[1:])
+                else:
+                    self.control.append(json.loads(message))
+        except Exception:
+            pass  # closed at the end of the test
+
+    def _wait_for(self, pattern: str, seconds: float) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            match = re.search(pattern, self.output)
+            if match:
+                return match.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError("sibyl monocle emulate ended:\n" + self.output)
+            time.sleep(0.05)
+        raise TimeoutError(f"sibyl monocle emulate never printed {pattern!r}:\n" + self.output)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def write(self, channel: int, data: bytes):
+        self.written[channel] += len(data)
+        self.socket.send(bytes([channel]) + data)
+
+    def command(self, line: str):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def stop(self):
+        self.socket.close()
+        if self.process.poll() is None:
+            self.command("quit")
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def emulate_monocle(browser, page, glasses: VirtualGlasses):
+    """Makes Chromium's emulated adapter hold a Monocle whose GATT operations go to `glasses`:
+    writes on an RX characteristic become the glasses' input, reads of a TX characteristic take the
+    next piece the glasses sent on that channel. The device chooser picks it."""
+    adapter = browser.new_browser_cdp_session()  # BluetoothEmulation exists only at the browser level
+    prompts = page.context.new_cdp_session(page)
+    adapter.send("BluetoothEmulation.enable", {"state": "powered-on", "leSupported": True})
+    adapter.send("BluetoothEmulation.simulatePreconnectedPeripheral",
+                 {"address": ADDRESS, "name": "monocle", "manufacturerData": [], "knownServiceUuids": [SERIAL[0], DATA[0]]})
+    receiving, sending = {}, {}
+    for channel, (service, rx, tx) in ((1, SERIAL), (2, DATA)):
+        service_id = adapter.send("BluetoothEmulation.addService", {"address": ADDRESS, "serviceUuid": service})["serviceId"]
+        rx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": rx,
+                                                                      "properties": {"write": True, "writeWithoutResponse": True}})["characteristicId"]
+        tx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": tx,
+                                                                      "properties": {"notify": True, "read": True}})["characteristicId"]
+        adapter.send("BluetoothEmulation.addDescriptor", {"characteristicId": tx_id, "descriptorUuid": CCCD})
+        receiving[rx_id], sending[tx_id] = channel, channel
+
+    def on_characteristic(event):
+        characteristic, kind = event["characteristicId"], event["type"]
+        respond = {"characteristicId": characteristic, "type": kind, "code": 0}
+        if kind == "write":
+            glasses.write(receiving[characteristic], base64.b64decode(event.get("data", "")))
+            if event.get("writeType") == "write-without-response":
+                return
+        elif kind == "read":
+            respond["data"] = base64.b64encode(glasses.pending[sending[characteristic]].popleft()).decode()
+        adapter.send("BluetoothEmulation.simulateCharacteristicOperationResponse", respond)
+
+    chosen = set()
+
+    def on_prompt(event):
+        # The prompt is announced twice, and answering it twice crashes the browser.
+        if event["id"] in chosen or not event["devices"]:
+            return
+        chosen.add(event["id"])
+        prompts.send("DeviceAccess.selectPrompt", {"id": event["id"], "deviceId": event["devices"][0]["id"]})
+
+    adapter.on("BluetoothEmulation.gattOperationReceived",
+               lambda event: adapter.send("BluetoothEmulation.simulateGATTOperationResponse", {"address": event["address"], "type": event["type"], "code": 0}))
+    adapter.on("BluetoothEmulation.characteristicOperationReceived", on_characteristic)
+    adapter.on("BluetoothEmulation.descriptorOperationReceived",
+               lambda event: adapter.send("BluetoothEmulation.simulateDescriptorOperationResponse",
+                                          {"descriptorId": event["descriptorId"], "type": event["type"], "code": 0}))
+    prompts.on("DeviceAccess.deviceRequestPrompted", on_prompt)
+    prompts.send("DeviceAccess.enable")
+    return adapter
+
+
+# Reads a TX characteristic `count` times through the page's own device object, so the relay's
+# listener sees each value as it would see a notification.
+READ = """async ([service, tx, count]) => {
+  const device = (await navigator.bluetooth.getDevices()).find((d) => d.gatt.connected);
+  if (!device) return false;
+  const characteristic = await (await device.gatt.getPrimaryService(service)).getCharacteristic(tx);
+  for (let i = 0; i < count; i++) await characteristic.readValue();
+  return true;
+}"""
+
+
+def carry_until(page, glasses: VirtualGlasses, done, seconds: float, what: str):
+    """Delivers what the glasses send until `done()` holds."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds:.0f} s; the virtual glasses printed:\n{glasses.output[-3000:]}")
+        waiting = [(channel, len(queue)) for channel, queue in glasses.pending.items() if queue]
+        if not waiting:
+            page.wait_for_timeout(10)  # CDP events (the page's writes) are handled meanwhile
+        for channel, count in waiting:
+            service, _, tx = SERIAL if channel == 1 else DATA
+            page.evaluate(READ, [service, tx, count])
+
+
+@pytest.fixture()
+def glasses(stub_server):
+    glasses = VirtualGlasses(stub_server.env)
+    yield glasses
+    glasses.stop()
+
+
+def test_the_page_relays_real_glasses_bytes_app_upload_and_answer(browser, stub_server, model_stub, context, glasses, tmp_path):
+    model_stub.answer, model_stub.delay = ANSWER, 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/glasses")
+    expect(page.get_by_role("heading", name="Monocle over Bluetooth")).to_be_visible()
+    adapter = emulate_monocle(browser, page, glasses)
+    try:
+        page.get_by_role("button", name="Connect glasses").click()
+        relay_state = page.locator("section[aria-labelledby=relay-title] [role=status]")
+        card = page.locator(".link-card[data-kind=relay]")
+
+        # Sibyl finds no app on the new glasses and installs its own, every byte through the page.
+        started = time.monotonic()
+        carry_until(page, glasses, lambda: "tap" in glasses.output.lower() and card.count() > 0
+                    and "running" in (card.locator(".link-state").text_content() or ""), 300, "installing the app")
+        installed = time.monotonic() - started
+        expect(relay_state).to_have_text("Connected: Sibyl is talking to your glasses.")
+        expect(page.get_by_role("button", name="Connect glasses")).to_be_hidden()
+        expect(page.locator(".monocle-screen")).to_be_hidden()  # no virtual Monocle runs
+        assert (glasses.filesystem / "main.py").exists(), "the app reached the glasses' filesystem"
+        app_bytes = sum(f.stat().st_size for f in glasses.filesystem.rglob("*.py"))
+        assert glasses.written[1] > app_bytes, f"the app went through the page ({glasses.written[1]} bytes written for {app_bytes} bytes of app)"
+        expect(card).to_contain_text("Firmware")
+        expect(card).to_contain_text("v23.248.0754")
+
+        # The wearer asks aloud; the recording travels through the page; the answer comes back to the glasses.
+        before = len(glasses.output)
+        glasses.command(f"say {spoken_question(tmp_path)}")
+        carry_until(page, glasses, lambda: "Paris" in glasses.output[before:] and card.locator(".last-answer").count() > 0,
+                    240, "a spoken question answered on the glasses")
+        expect(card.locator(".last-question")).to_contain_text("capital of France")
+        expect(card.locator(".last-answer")).to_have_text(ANSWER)
+        print(f"\n[glasses] over emulated Web Bluetooth: app installed in {installed:.1f} s "
+              f"({glasses.written[1]} bytes written through the page), question answered on the glasses")
+        screenshot(page, "glasses-relay")
+
+        page.get_by_role("button", name="Disconnect").click()
+        expect(relay_state).to_have_text("Disconnected.")
+        expect(page.get_by_role("button", name="Connect glasses")).to_be_visible()
+        expect(page.get_by_role("button", name="Disconnect")).to_be_hidden()
+        expect(card).to_have_count(0, timeout=30_000)
+    finally:
+        adapter.send("BluetoothEmulation.disable")
