@@ -72,6 +72,7 @@ def test_images_are_drawn_kept_and_shown(stub_server, model_stub, context):
     page.get_by_role("button", name="Draw").click()
     tile = page.locator(".gallery .tile").first
     expect(tile.get_by_role("img", name="a lighthouse at dawn")).to_be_visible()
+    tile.locator("img").evaluate("img => img.decode()")  # loaded and decoded, however busy the machine
     assert tile.locator("img").evaluate("img => img.naturalWidth") == 64, "the image is served from Sibyl's storage"
     assert tile.get_by_role("link", name="Download").get_attribute("download").startswith("sibyl-")
     every_theme(page, "images")

@@ -36,6 +36,7 @@ def ask_aloud(page):
 
 def voice_figures(page, model: str) -> dict:
     """The page's timings of the last spoken question, checked and printed."""
+    page.wait_for_function("() => window.sibylLastVoice?.firstTokenAt !== undefined")
     voice = page.evaluate("""() => {
         const v = window.sibylLastVoice;
         return v && {ended: v.speechEndedAt, stopped: v.stoppedAt, prepared: v.preparedAt, responded: v.respondedAt, first: v.firstTokenAt,

@@ -527,6 +527,8 @@ export async function renderChat({ show, who, id, toast }) {
     state.streaming = answer;
     setBusy(true);
     const voice = { own, speechEndedAt: result.speechEndedAt, stoppedAt, mimeType: result.mimeType, bytes: result.blob.size };
+    // For the page's tests and the curious: where the time went after the speaker stopped.
+    window.sibylLastVoice = voice;
     try {
       const [conversation, wav] = await Promise.all([ensureConversation(), speechWAV(result.blob, result.speech)]);
       voice.preparedAt = performance.now();
@@ -546,8 +548,6 @@ export async function renderChat({ show, who, id, toast }) {
       failedBubble(answer, error);
     } finally {
       if (state.streaming === answer) state.streaming = null;
-      // For the page's tests and the curious: where the time went after the speaker stopped.
-      window.sibylLastVoice = voice;
     }
   }
 
