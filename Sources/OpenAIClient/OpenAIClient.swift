@@ -40,35 +40,29 @@ public struct OpenAIClient: Sendable {
     /// Error statuses are turned into `OpenAIError.api` with the server's message, also for
     /// streaming requests, whose errors arrive as ordinary JSON bodies.
     func send(_ method: HTTPMethod, _ path: String, body: Body? = nil, accept: String = "application/json") async throws -> HTTPClientResponse {
-        let url = configuration.baseURL + path
+        // With several servers, each attempt goes round them: the next healthy one first, and on
+        // to the others at once when one is down (`EndpointPool`).
+        let pool = configuration.endpoints.count > 1 ? EndpointPool.shared(for: configuration.endpoints, cooldown: configuration.failoverCooldown) : nil
         var attempt = 0
         while true {
             try Task.checkCancellation()
-            var request = HTTPClientRequest(url: url)
-            request.method = method
-            request.headers = headers(accept: accept)
-            if let body {
-                request.headers.replaceOrAdd(name: "Content-Type", value: body.contentType)
-                request.body = .bytes(ByteBuffer(bytes: body.data))
-            }
-            let started = ContinuousClock.now
-            var failure: Failure
-            do {
-                // The read timeout bounds silences; this deadline only stops a request that never ends.
-                let response = try await http.execute(request, timeout: .hours(24), logger: nil)
-                if (200..<300).contains(response.status.code) {
-                    logger.debug("\(method.rawValue) \(path) → \(response.status.code) in \(ContinuousClock.now - started)")
+            let candidates = pool?.order() ?? [configuration.baseURL]
+            var failure = Failure(error: .connection("no server to ask"))
+            servers: for (index, endpoint) in candidates.enumerated() {
+                switch await sendOnce(method, endpoint, path, body: body, accept: accept) {
+                case .success(let response):
+                    pool?.succeeded(endpoint)
                     return response
-                }
-                failure = await Self.apiError(from: response)
-            } catch {
-                failure = Self.map(error)
-                if case .connection(let reason) = failure.error {
-                    failure.error = .connection("\(reason) (\(configuration.baseURL))")
+                case .failure(let failed):
+                    failure = failed
+                    guard let pool, failed.error.meansEndpointDown, !Task.isCancelled else { break servers }
+                    pool.failed(endpoint, http: http, logger: logger)
+                    if index + 1 < candidates.count {
+                        logger.info("\(method.rawValue) \(path) at \(endpoint) failed (\(failed.localizedDescription)); trying \(candidates[index + 1])")
+                    }
                 }
             }
             let responseHeaders = failure.responseHeaders
-            logger.debug("\(method.rawValue) \(path) failed: \(failure.localizedDescription)")
             let serverSays = RetryPolicy.serverDecision(headers: responseHeaders)
             let retryable = serverSays ?? failure.error.isRetryable
             guard retryable, attempt < configuration.retryPolicy.maxRetries, !Task.isCancelled else {
@@ -83,6 +77,35 @@ public struct OpenAIClient: Sendable {
             }
             attempt += 1
         }
+    }
+
+    /// One try at one server: a successful response whose body is not yet read, or why not.
+    private func sendOnce(_ method: HTTPMethod, _ endpoint: String, _ path: String, body: Body?, accept: String) async -> Result<HTTPClientResponse, Failure> {
+        var request = HTTPClientRequest(url: endpoint + path)
+        request.method = method
+        request.headers = headers(accept: accept)
+        if let body {
+            request.headers.replaceOrAdd(name: "Content-Type", value: body.contentType)
+            request.body = .bytes(ByteBuffer(bytes: body.data))
+        }
+        let started = ContinuousClock.now
+        var failure: Failure
+        do {
+            // The read timeout bounds silences; this deadline only stops a request that never ends.
+            let response = try await http.execute(request, timeout: .hours(24), logger: nil)
+            if (200..<300).contains(response.status.code) {
+                logger.debug("\(method.rawValue) \(path) → \(response.status.code) in \(ContinuousClock.now - started)")
+                return .success(response)
+            }
+            failure = await Self.apiError(from: response)
+        } catch {
+            failure = Self.map(error)
+            if case .connection(let reason) = failure.error {
+                failure.error = .connection("\(reason) (\(endpoint))")
+            }
+        }
+        logger.debug("\(method.rawValue) \(path) failed: \(failure.localizedDescription)")
+        return .failure(failure)
     }
 
     /// Sends a request and reads the whole successful body.

@@ -2,8 +2,14 @@ import Foundation
 
 /// Where an OpenAI-compatible server is and how to talk to it.
 public struct OpenAIConfiguration: Sendable, Hashable {
-    /// The API root, such as `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`.
+    /// The API root, such as `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`; with
+    /// several `endpoints`, the first.
     public var baseURL: String
+    /// Every API root requests go to, in turn: one for most providers, several for a pool of
+    /// servers with the same models (written as one string, separated by commas or spaces).
+    public var endpoints: [String]
+    /// How long a server of a pool that failed stays out of the rotation before it is checked again.
+    public var failoverCooldown: Duration
     public var apiKey: String?
     public var organization: String?
     public var project: String?
@@ -29,11 +35,13 @@ public struct OpenAIConfiguration: Sendable, Hashable {
         readTimeout: Duration = .seconds(120),
         retryPolicy: RetryPolicy = RetryPolicy(),
         includeStreamUsage: Bool = true,
-        defaultModels: DefaultModels = DefaultModels()
+        defaultModels: DefaultModels = DefaultModels(),
+        failoverCooldown: Duration = .seconds(10)
     ) {
-        var trimmed = baseURL.trimmingCharacters(in: .whitespacesAndNewlines)
-        while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        self.baseURL = trimmed
+        let endpoints = Self.endpoints(in: baseURL)
+        self.endpoints = endpoints.isEmpty ? [""] : endpoints
+        self.baseURL = self.endpoints[0]
+        self.failoverCooldown = failoverCooldown
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
         self.organization = organization
         self.project = project
@@ -42,6 +50,16 @@ public struct OpenAIConfiguration: Sendable, Hashable {
         self.retryPolicy = retryPolicy
         self.includeStreamUsage = includeStreamUsage
         self.defaultModels = defaultModels
+    }
+
+    /// The API roots in a base URL setting: one, or several separated by commas or white space,
+    /// each without its trailing slashes.
+    public static func endpoints(in baseURL: String) -> [String] {
+        baseURL.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { piece in
+            var endpoint = String(piece)
+            while endpoint.hasSuffix("/") { endpoint.removeLast() }
+            return endpoint
+        }.filter { !$0.isEmpty }
     }
 
     /// Whether this configuration points at OpenAI's own API (which has stricter parameter rules).

@@ -51,10 +51,16 @@ public struct ConfigKey: Sendable, Hashable {
         case .string:
             return .success(value)
         case .url:
-            guard let url = URLComponents(string: value), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host?.isEmpty == false else {
-                return .failure(.invalidValue(key: name, value: value, expected: "an http(s) URL such as http://127.0.0.1:8080/v1"))
+            // One API root, or several servers with the same models, used in turn with failover.
+            let urls = value.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+            let valid = !urls.isEmpty && urls.allSatisfy { text in
+                guard let url = URLComponents(string: text), let scheme = url.scheme else { return false }
+                return ["http", "https"].contains(scheme.lowercased()) && url.host?.isEmpty == false
             }
-            return .success(value)
+            guard valid else {
+                return .failure(.invalidValue(key: name, value: value, expected: "an http(s) URL such as http://127.0.0.1:8080/v1, or several separated by commas"))
+            }
+            return .success(urls.joined(separator: ", "))
         case .integer:
             guard let number = Int(value), number >= 0 else {
                 return .failure(.invalidValue(key: name, value: value, expected: "a whole number"))
