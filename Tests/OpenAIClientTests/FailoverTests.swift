@@ -76,16 +76,16 @@ struct FailoverTests {
     @Test func aServerThatFailsIsSkippedAtOnceAndCheckedUntilItIsBack() async throws {
         try await withTwoServers { first, second, down in
             down.isDown = true
-            // A cool-down long enough that a slow machine's four requests fall inside it.
-            let client = client([first.baseURL, second.baseURL], cooldown: .seconds(1))
+            let client = client([first.baseURL, second.baseURL], cooldown: .milliseconds(100))
             // However the turn falls, every answer comes, without the retry policy (none here).
             for _ in 0..<4 { #expect(try await client.complete(request).text == "from the second") }
             #expect(first.requests(to: chatPath).count == 1, "tried once, then out of the rotation")
+            #expect(!EndpointPool.shared(for: [first.baseURL, second.baseURL], cooldown: .milliseconds(100)).isUp(first.baseURL))
             #expect(second.requests(to: chatPath).count == 4)
             // Back up: the health check notices, and it is in the rotation again.
             down.isDown = false
             let deadline = ContinuousClock.now + .seconds(60)
-            let pool = EndpointPool.shared(for: [first.baseURL, second.baseURL], cooldown: .seconds(1))
+            let pool = EndpointPool.shared(for: [first.baseURL, second.baseURL], cooldown: .milliseconds(100))
             while !pool.isUp(first.baseURL), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(pool.isUp(first.baseURL))
             #expect(first.requests(to: "/v1/models").count >= 1, "a health check asked it")

@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// Sibyl's PostgreSQL: a connection pool (postgres-nio's `PostgresClient`) running for the life of
+/// this value, and the schema brought up to date on start. Several `sibyl serve` instances may
+/// start at once against one database: migrations run under an advisory lock, so one applies them
+/// and the others find them done.
+public final class PostgresDatabase: Sendable {
+    public let url: DatabaseURL
+    public let client: PostgresClient
+    private let running: Task<Void, Never>
+    let logger: Logger
+    /// The same server for one connection of its own, to find out quickly whether it answers (the
+    /// pool would keep trying for a minute before it gave up).
+    private let probe: PostgresConnection.Configuration
+    private let answered = Mutex(false)
+
+    /// Connects (lazily: the pool opens connections as queries need them).
+    public init(url: DatabaseURL, maximumConnections: Int = 20, logger: Logger = Logger(label: "sibyl.postgres")) throws {
+        self.url = url
+        self.logger = logger
+        var configuration: PostgresClient.Configuration
+        switch url.endpoint {
+        case .unixSocket(let path):
+            configuration = .init(unixSocketPath: path, username: url.username, password: url.password, database: url.database)
+            probe = .init(unixSocketPath: path, username: url.username, password: url.password, database: url.database)
+        case .tcp(let host, let port):
+            let tls: PostgresClient.Configuration.TLS = switch url.tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+            let probeTLS: PostgresConnection.Configuration.TLS = switch url.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            configuration = .init(host: host, port: port, username: url.username, password: url.password, database: url.database, tls: tls)
+            probe = .init(host: host, port: port, username: url.username, password: url.password, database: url.database, tls: probeTLS)
+        }
+        configuration.options.maximumConnections = maximumConnections
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+    }
+
+    /// Closes every connection.
+    public func close() async {
+        running.cancel()
+        await running.value
+    }
+
+    /// The server's version and pgvector's, which also proves the database answers.
+    public func serverInfo() async throws -> (server: String, vector: String?) {
+        try await reachable {
+            let rows = try await client.query("SELECT current_setting('server_version'), (SELECT extversion FROM pg_extension WHERE extname = 'vector')", logger: logger)
+            for try await (server, vector) in rows.decode((String, String?).self) { return (server, vector) }
+            throw DatabaseError.unreachable(url: url.description, reason: "the server sent no version")
+        }
+    }
+
+    /// Runs a database call, turning connection failures into a plain message; the first call
+    /// checks with one connection of its own that the server answers.
+    func reachable<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            if !answered.withLock({ $0 }) {
+                var probe = self.probe
+                probe.options.connectTimeout = .seconds(10)
+                let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+                try await connection.close()
+                answered.withLock { $0 = true }
+            }
+            return try await body()
+        } catch let error as DatabaseError {
+            throw error
+        } catch let error as PSQLError {
+            throw DatabaseError.unreachable(url: url.description, reason: Self.describe(error))
+        } catch {
+            throw DatabaseError.unreachable(url: url.description, reason: String(describing: error))
+        }
+    }
+
+    static func describe(_ error: PSQLError) -> String {
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return String(describing: underlying) }
+        return String(describing: error.code)
+    }
+}
