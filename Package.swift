@@ -250,6 +250,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
+                "SibylCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -329,7 +330,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(

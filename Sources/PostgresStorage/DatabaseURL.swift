@@ -69,6 +69,8 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 public enum DatabaseError: Error, Sendable, Equatable, LocalizedError {
     case badURL(String)
     case unreachable(url: String, reason: String)
+    /// The server answered a statement with an error.
+    case refused(String)
     case migrationFailed(version: Int, name: String, reason: String)
     /// The database was migrated by a newer Sibyl.
     case newerSchema(found: Int, known: Int)
@@ -77,6 +79,7 @@ public enum DatabaseError: Error, Sendable, Equatable, LocalizedError {
         switch self {
         case .badURL(let why): "The database URL (SIBYL_DATABASE_URL) is not one Sibyl can use: \(why)."
         case .unreachable(let url, let reason): "Cannot reach the database \(url): \(reason)"
+        case .refused(let reason): "The database refused a statement: \(reason)"
         case .migrationFailed(let version, let name, let reason): "Migration \(version) (\(name)) failed and was rolled back: \(reason)"
         case .newerSchema(let found, let known): "The database's schema is at version \(found), newer than this Sibyl knows (\(known)): upgrade Sibyl."
         }

@@ -28,25 +28,31 @@ extension PostgresDatabase {
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).
     static let migrationLock: Int64 = 0x5359_4259_4C_4D47  // "SYBYLMG"
 
-    /// Applies the steps not applied yet, under the advisory lock; returns the versions it applied
-    /// (empty when another instance had already done them). Fails, rolling the failed step back,
-    /// when a step fails, and refuses a database a newer Sibyl has migrated.
-    @discardableResult
-    public func migrate(_ migrations: [Migration] = PostgresDatabase.schema) async throws -> [Int] {
+    /// Runs `body` on one connection while holding the advisory lock migrations take, so schema
+    /// changes made on first use (a vector table for a new dimension) never race.
+    func underMigrationLock<T>(_ body: (PostgresConnection, Logger) async throws -> T) async throws -> T {
         try await reachable {
             try await client.withConnection { connection in
-                // Session-level: held across the per-step transactions, released however this ends.
+                // Session-level: held across transactions, released however this ends.
                 _ = try await connection.query("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger)
                 do {
-                    let applied = try await apply(migrations, on: connection)
+                    let result = try await body(connection, logger)
                     _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
-                    return applied
+                    return result
                 } catch {
                     _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
                     throw error
                 }
             }
         }
+    }
+
+    /// Applies the steps not applied yet, under the advisory lock; returns the versions it applied
+    /// (empty when another instance had already done them). Fails, rolling the failed step back,
+    /// when a step fails, and refuses a database a newer Sibyl has migrated.
+    @discardableResult
+    public func migrate(_ migrations: [Migration] = PostgresDatabase.schema) async throws -> [Int] {
+        try await underMigrationLock { connection, _ in try await apply(migrations, on: connection) }
     }
 
     /// The versions applied so far, in order.

@@ -76,6 +76,9 @@ public final class PostgresDatabase: Sendable {
             return try await body()
         } catch let error as DatabaseError {
             throw error
+        } catch let error as PSQLError where error.serverInfo != nil {
+            // The server answered, with an error of its own.
+            throw DatabaseError.refused(Self.describe(error))
         } catch let error as PSQLError {
             throw DatabaseError.unreachable(url: url.description, reason: Self.describe(error))
         } catch {

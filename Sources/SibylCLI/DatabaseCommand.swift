@@ -21,11 +21,19 @@ struct DatabaseCommand: AsyncParsableCommand {
         @Option(help: "The database URL (default: SIBYL_DATABASE_URL).")
         var url: String?
 
-        func open() throws -> PostgresDatabase {
+        /// Runs `body` with the database open, and closes it however `body` ends.
+        func with(_ body: (PostgresDatabase) async throws -> Void) async throws {
             guard let text = url ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"], !text.isEmpty else {
                 throw CLIError("No database is named: set SIBYL_DATABASE_URL=postgres://USER@HOST/DATABASE, or pass --url.")
             }
-            return try PostgresDatabase(url: try DatabaseURL(text), maximumConnections: 2)
+            let database = try PostgresDatabase(url: try DatabaseURL(text), maximumConnections: 2)
+            do {
+                try await body(database)
+            } catch {
+                await database.close()
+                throw error
+            }
+            await database.close()
         }
     }
 
@@ -36,8 +44,7 @@ struct DatabaseCommand: AsyncParsableCommand {
 
         func run() async throws {
             global.bootstrap()
-            let database = try connection.open()
-            do {
+            try await connection.with { database in
                 let info = try await database.serverInfo()
                 let applied = try await database.appliedMigrations()
                 let known = PostgresDatabase.schema.map(\.version)
@@ -46,10 +53,6 @@ struct DatabaseCommand: AsyncParsableCommand {
                 Terminal.print("pgvector   \(info.vector ?? "not installed (CREATE EXTENSION vector, or sibyl db migrate)")")
                 let pending = known.filter { !applied.contains($0) }
                 Terminal.print("schema     version \(applied.max() ?? 0) of \(known.max() ?? 0)" + (pending.isEmpty ? "" : " (run sibyl db migrate)"))
-                await database.close()
-            } catch {
-                await database.close()
-                throw error
             }
         }
     }
@@ -61,14 +64,9 @@ struct DatabaseCommand: AsyncParsableCommand {
 
         func run() async throws {
             global.bootstrap()
-            let database = try connection.open()
-            do {
+            try await connection.with { database in
                 let applied = try await database.migrate()
                 Terminal.print(applied.isEmpty ? "The schema was already up to date." : "Applied: \(applied.map(String.init).joined(separator: ", ")).")
-                await database.close()
-            } catch {
-                await database.close()
-                throw error
             }
         }
     }

@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -79,14 +80,23 @@ class Server:
             self.process.kill()
 
 
+@contextmanager
+def fresh_server(extra_env: dict[str, str]):
+    """A `sibyl serve` on a data directory of its own, stopped and removed afterwards."""
+    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
+    server = Server(home, extra_env)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def accounts_server():
     """A server with accounts on and none made yet: it prints the one-time setup link."""
-    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
-    server = Server(home, {"SIBYL_SERVE_AUTH": "accounts"})
-    yield server
-    server.stop()
-    shutil.rmtree(home, ignore_errors=True)
+    with fresh_server({"SIBYL_SERVE_AUTH": "accounts"}) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -108,12 +118,9 @@ def _no_failure_left_for_the_next_test(request):
 @pytest.fixture(scope="module")
 def stub_server(model_stub):
     """An open (loopback, no accounts) server whose chat provider is the scriptable stub."""
-    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
-    server = Server(home, {"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_EMBEDDINGS_PROVIDER": "local",
-                           "SIBYL_STT_PROVIDER": "local", "SIBYL_TTS_PROVIDER": "local", "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "model"})
-    yield server
-    server.stop()
-    shutil.rmtree(home, ignore_errors=True)
+    with fresh_server({"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_EMBEDDINGS_PROVIDER": "local",
+                       "SIBYL_STT_PROVIDER": "local", "SIBYL_TTS_PROVIDER": "local", "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "model"}) as server:
+        yield server
 
 
 def spoken_question(folder: Path) -> Path:

@@ -4,24 +4,17 @@ local Whisper transcribes it, the answer streams in and is spoken back. Each tes
 time went from the end of speech to the first answer token: once with a scripted model, once with
 the local chat model (everything offline, as a user without a key has it)."""
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from conftest import Server, screenshot
+from conftest import fresh_server, screenshot
 
 
 @pytest.fixture(scope="module")
 def offline_server():
     """A server on the local engines only: no provider, no key."""
-    home = Path(tempfile.mkdtemp(prefix="sibyl-browser-offline-"))
-    server = Server(home, {"SIBYL_SERVE_AUTH": "none"})
-    yield server
-    server.stop()
-    shutil.rmtree(home, ignore_errors=True)
+    with fresh_server({"SIBYL_SERVE_AUTH": "none"}) as server:
+        yield server
 
 
 def ask_aloud(page):

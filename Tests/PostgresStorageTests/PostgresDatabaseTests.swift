@@ -95,6 +95,16 @@ struct PostgresDatabaseTests {
         }
     }
 
+    @Test func aStatementTheServerRefusesIsNotCalledUnreachable() async throws {
+        try await TestDatabase.with { url in
+            let database = try PostgresDatabase(url: url)
+            await #expect(throws: DatabaseError.refused("relation \"nowhere\" does not exist")) {
+                try await database.reachable { _ = try await database.client.query("SELECT * FROM nowhere") }
+            }
+            await database.close()
+        }
+    }
+
     @Test func anUnreachableServerIsAPlainError() async throws {
         let database = try PostgresDatabase(url: try DatabaseURL("postgres://postgres@/postgres?host=/nonexistent-folder"))
         do {
