@@ -260,7 +260,7 @@ let package = Package(
             name: "SibylBenchmarks",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
-                "Monocle", "MonocleEmulator", "OpenAITestServer",
+                "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -9,12 +9,13 @@ import SibylCore
 public final class PgVectorStore: VectorStore {
     public let database: PostgresDatabase
     public let dimension: Int
-    /// HNSW's candidate list at query time: larger finds more of the true neighbours, slower.
-    public let efSearch: Int
+    /// HNSW's candidate list at query time: larger finds more of the true neighbours, slower
+    /// (the database's `searchEF` when nil; a different value costs a statement per query).
+    public let efSearch: Int?
     /// Rows sent in one statement.
     static let batchSize = 500
 
-    public init(database: PostgresDatabase, dimension: Int, efSearch: Int = 100) throws {
+    public init(database: PostgresDatabase, dimension: Int, efSearch: Int? = nil) throws {
         guard (1...16_000).contains(dimension) else { throw VectorStoreError.badDimension(dimension) }
         self.database = database
         self.dimension = dimension
@@ -23,8 +24,9 @@ public final class PgVectorStore: VectorStore {
 
     var table: String { "sibyl_vectors_\(dimension)" }
 
-    /// Makes the table and its index if they are missing (safe when several instances do it at once).
-    public func prepare() async throws {
+    /// Makes the table and, with `index`, its HNSW index if they are missing (safe when several
+    /// instances do it at once). A bulk load is faster without the index: load, then `buildIndex()`.
+    public func prepare(index: Bool = true) async throws {
         try await database.underMigrationLock { connection, logger in
             _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS vector", logger: logger)
             _ = try await connection.query(PostgresQuery(unsafeSQL: """
@@ -36,10 +38,22 @@ public final class PgVectorStore: VectorStore {
                     PRIMARY KEY (namespace, id)
                 )
                 """), logger: logger)
-            _ = try await connection.query(PostgresQuery(unsafeSQL: """
-                CREATE INDEX IF NOT EXISTS \(table)_hnsw ON \(table) USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)
-                """), logger: logger)
             _ = try await connection.query(PostgresQuery(unsafeSQL: "CREATE INDEX IF NOT EXISTS \(table)_document ON \(table) (namespace, document_id)"), logger: logger)
+        }
+        if index { try await buildIndex() }
+    }
+
+    /// Builds the HNSW index (cosine, m 16, ef_construction 64) unless it exists.
+    public func buildIndex(memory: String = "512MB") async throws {
+        try await database.reachable {
+            try await database.client.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET maintenance_work_mem = '\(memory)'"), logger: database.logger)
+                _ = try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE INDEX IF NOT EXISTS \(table)_hnsw ON \(table) USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)
+                    """), logger: database.logger)
+                // Fresh statistics, or the planner may sort the whole table instead of walking the graph.
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: database.logger)
+            }
         }
     }
 
@@ -83,7 +97,12 @@ public final class PgVectorStore: VectorStore {
         guard k > 0 else { return [] }
         return try await database.reachable {
             try await database.client.withConnection { connection in
-                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(max(efSearch, k))"), logger: database.logger)
+                // The connection goes back to the pool as it came: with the database's ef.
+                let ef = max(efSearch ?? database.searchEF, k)
+                let changesEF = ef != database.searchEF
+                if changesEF {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(ef)"), logger: database.logger)
+                }
                 var conditions: [String] = []
                 var bindings = PostgresBindings(capacity: 4)
                 bindings.append(Self.literal(query))
@@ -95,13 +114,22 @@ public final class PgVectorStore: VectorStore {
                     bindings.append(documentID)
                     conditions.append("document_id = $\(bindings.count)")
                 }
-                bindings.append(k)
                 let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-                let sql = "SELECT id, 1 - (embedding <=> $1::vector) FROM \(table) \(filter) ORDER BY embedding <=> $1::vector LIMIT $\(bindings.count)"
+                // The limit is written out: a plan made without it may not walk the index.
+                let sql = "SELECT id, 1 - (embedding <=> $1::vector) FROM \(table) \(filter) ORDER BY embedding <=> $1::vector LIMIT \(k)"
                 var matches: [VectorMatch] = []
-                for try await (id, score) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: database.logger).decode((Int64, Double).self) {
-                    matches.append(VectorMatch(id: id, score: score))
+                var failure: (any Error)?
+                do {
+                    for try await (id, score) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: database.logger).decode((Int64, Double).self) {
+                        matches.append(VectorMatch(id: id, score: score))
+                    }
+                } catch {
+                    failure = error
                 }
+                if changesEF {
+                    _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(database.searchEF)"), logger: database.logger)
+                }
+                if let failure { throw failure }
                 return matches
             }
         }

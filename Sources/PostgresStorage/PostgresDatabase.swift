@@ -18,10 +18,15 @@ public final class PostgresDatabase: Sendable {
     private let probe: PostgresConnection.Configuration
     private let answered = Mutex(false)
 
-    /// Connects (lazily: the pool opens connections as queries need them).
-    public init(url: DatabaseURL, maximumConnections: Int = 20, logger: Logger = Logger(label: "sibyl.postgres")) throws {
+    /// HNSW's candidate list (`hnsw.ef_search`) every connection starts with.
+    public let searchEF: Int
+
+    /// Connects (lazily: the pool opens connections as queries need them). `searchEF` is set when
+    /// each connection starts, so a vector query needs no statement of its own to set it.
+    public init(url: DatabaseURL, maximumConnections: Int = 20, searchEF: Int = 100, logger: Logger = Logger(label: "sibyl.postgres")) throws {
         self.url = url
         self.logger = logger
+        self.searchEF = searchEF
         var configuration: PostgresClient.Configuration
         switch url.endpoint {
         case .unixSocket(let path):
@@ -42,6 +47,7 @@ public final class PostgresDatabase: Sendable {
             probe = .init(host: host, port: port, username: url.username, password: url.password, database: url.database, tls: probeTLS)
         }
         configuration.options.maximumConnections = maximumConnections
+        configuration.options.additionalStartupParameters = [("hnsw.ef_search", String(searchEF))]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
@@ -90,5 +96,26 @@ public final class PostgresDatabase: Sendable {
         if let message = error.serverInfo?[.message] { return message }
         if let underlying = error.underlying { return String(describing: underlying) }
         return String(describing: error.code)
+    }
+}
+
+extension PostgresDatabase {
+    /// Makes a database on this server (for a test or a benchmark run); the name is letters,
+    /// digits and underscores.
+    public func createDatabase(_ name: String) async throws {
+        try Self.checkName(name)
+        try await reachable { _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger) }
+    }
+
+    /// Drops a database, closing the connections others hold to it.
+    public func dropDatabase(_ name: String) async throws {
+        try Self.checkName(name)
+        try await reachable { _ = try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger) }
+    }
+
+    private static func checkName(_ name: String) throws {
+        guard !name.isEmpty, name.count <= 63, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !name.first!.isNumber else {
+            throw DatabaseError.badURL("a database name is letters, digits and underscores, not \(name)")
+        }
     }
 }

@@ -87,6 +87,20 @@ struct PgVectorStoreTests {
         }
     }
 
+    @Test func aStoreWithItsOwnEFLeavesTheConnectionAsItFoundIt() async throws {
+        try await TestDatabase.with { url in
+            let database = try PostgresDatabase(url: url, maximumConnections: 1, searchEF: 64)
+            let store = try PgVectorStore(database: database, dimension: 3, efSearch: 200)
+            try await store.prepare()
+            try await store.upsert([VectorRecord(id: 1, documentID: 1, vector: [1, 0, 0])], namespace: "a")
+            #expect(try await store.query([1, 0, 0], k: 1, namespace: "a", documentID: nil).map(\.id) == [1])
+            for try await value in try await database.client.query("SHOW hnsw.ef_search").decode(String.self) {
+                #expect(value == "64", "the one pooled connection is back at the database's ef")
+            }
+            await database.close()
+        }
+    }
+
     @Test func vectorsOfTheWrongLengthAreRefusedPlainly() async throws {
         try await TestDatabase.with { url in
             let database = try PostgresDatabase(url: url)

@@ -124,17 +124,17 @@ enum TestDatabase {
     static func with(_ body: (DatabaseURL) async throws -> Void) async throws {
         let admin = try PostgresDatabase(url: try #require(url))
         let name = "sibyl_test_\(UUID().uuidString.prefix(8).lowercased())"
-        _ = try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        try await admin.createDatabase(name)
         var scoped = try #require(url)
         scoped.database = name
         do {
             try await body(scoped)
         } catch {
-            _ = try? await admin.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
+            try? await admin.dropDatabase(name)
             await admin.close()
             throw error
         }
-        _ = try await admin.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
+        try await admin.dropDatabase(name)
         await admin.close()
     }
 }

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import PostgresStorage
+import SibylCore
+import VectorIndex
+
+/// `sibyl-bench stores`: the embedded HNSW index against pgvector's HNSW, on the same vectors in
+/// one run: load rate into PostgreSQL, index build times, recall@k and single-query latency.
+struct StoresBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stores",
+        abstract: "Vector search: the embedded HNSW index against pgvector's HNSW, on the same vectors, in one run.",
+        discussion: """
+            Generates --count clustered, embedding-like vectors (seeded; see `vectors`), finds the exact \
+            top-k of each query, then for each store: loads the vectors (pgvector: into a database of \
+            its own on the server SIBYL_DATABASE_URL names, batched array parameters, before the index), \
+            builds the HNSW index (M 16, efConstruction 64 on both sides), and sweeps ef, timing each \
+            query alone (one thread, as a request does) until recall@k reaches --target-recall. \
+            pgvector's latency includes the round trip over its socket or TCP. Build with -c release.
+            """
+    )
+
+    @Option(help: "Vectors in the collection.") var count = 100_000
+    @Option(help: "Components per vector.") var dimension = 384
+    @Option(help: "Queries, each timed alone.") var queries = 300
+    @Option(help: "Results per query.") var k = 10
+    @Option(help: "Seed of the generated vectors.") var seed: UInt64 = 42
+    @Option(help: "Threads for the embedded index's build.") var threads = 2
+    @Option(help: "The ef values to sweep, ascending.") var efs = "10,16,24,32,40,48,64,80,100,128,160,200,256,320,400,512"
+    @Option(help: "The recall@k at which the stores are compared.") var targetRecall = 0.95
+    @Option(help: "The PostgreSQL server (default: SIBYL_DATABASE_URL); a database is made for the run and dropped after.")
+    var databaseURL: String?
+
+    struct Point {
+        var ef: Int
+        var recall: Double
+        var p50: Double
+        var p99: Double
+    }
+
+    func run() async throws {
+        guard let text = databaseURL ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"] else {
+            throw ValidationError("name a PostgreSQL server: --database-url or SIBYL_DATABASE_URL (scripts/postgres/start.sh FOLDER starts one)")
+        }
+        let efList = efs.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        say("CPU: \(CPUDescription.current)")
+        say("\(count) clustered \(dimension)-d vectors (synthetic, embedding-like), \(queries) queries, recall@\(k) against an exact scan")
+        let data = VectorBenchmarkData.make(.clustered, count: count, queryCount: queries, dimension: dimension, seed: seed)
+        let rows = (0..<queries).map { Array(data.queries[($0 * dimension)..<(($0 + 1) * dimension)]) }
+        let exact = ExactIndex(dimension: dimension, threads: threads, capacity: count)
+        try exact.add(ids: (0..<Int64(count)).map { $0 }, contiguousVectors: data.base)
+        let truth = exact.search(contiguousQueries: data.queries, k: k).map { Set($0.map(\.id)) }
+
+        // The embedded store's index.
+        let clock = ContinuousClock()
+        let index = try HNSWIndex(dimension: dimension, parameters: .init(m: 16, efConstruction: 64), threads: threads)
+        var start = clock.now
+        try index.insert(ids: (0..<Int64(count)).map { $0 }, contiguousVectors: data.base, threads: threads)
+        let embeddedBuild = seconds(clock.now - start)
+        say(String(format: "embedded: built in %.1f s (%d threads)", embeddedBuild, threads))
+        let embedded = sweep(efList, rows: rows, truth: truth) { query, ef in index.search(query, k: k, ef: ef).map(\.id) }
+
+        // pgvector, in a database of its own.
+        let server = try DatabaseURL(text)
+        let admin = try PostgresDatabase(url: server, maximumConnections: 1)
+        let name = "sibyl_bench_\(UInt32.random(in: 0...UInt32.max))"
+        try await admin.createDatabase(name)
+        var scoped = server
+        scoped.database = name
+        let database = try PostgresDatabase(url: scoped, maximumConnections: 2)
+        do {
+            let store = try PgVectorStore(database: database, dimension: dimension)
+            try await store.prepare(index: false)
+            let (server, vector) = try await database.serverInfo()
+            say("pgvector \(vector ?? "?") on PostgreSQL \(server), \(scoped)")
+            let records = (0..<count).map { VectorRecord(id: Int64($0), documentID: Int64($0 / 50), vector: Array(data.base[($0 * dimension)..<(($0 + 1) * dimension)])) }
+            start = clock.now
+            try await store.upsert(records, namespace: "bench")
+            let load = seconds(clock.now - start)
+            say(String(format: "pgvector: loaded %d vectors in %.1f s (%.0f per second)", count, load, Double(count) / load))
+            start = clock.now
+            try await store.buildIndex(memory: "1GB")
+            let pgBuild = seconds(clock.now - start)
+            say(String(format: "pgvector: HNSW built in %.1f s", pgBuild))
+            var pgvector: [Point] = []
+            for ef in efList {
+                // ef set as each connection starts, as a server would run with its chosen value.
+                let tunedDatabase = try PostgresDatabase(url: scoped, maximumConnections: 1, searchEF: ef)
+                let tuned = try PgVectorStore(database: tunedDatabase, dimension: dimension)
+                var latencies: [Double] = []
+                var hits = 0
+                _ = try await tuned.query(rows[0], k: k, namespace: "bench", documentID: nil)
+                for (query, exact) in zip(rows, truth) {
+                    let begin = clock.now
+                    let found = try await tuned.query(query, k: k, namespace: "bench", documentID: nil)
+                    latencies.append(Statistics.milliseconds(clock.now - begin))
+                    hits += Set(found.map(\.id)).intersection(exact).count
+                }
+                await tunedDatabase.close()
+                let point = Point(ef: ef, recall: Double(hits) / Double(rows.count * k), p50: Statistics.percentile(50, of: latencies), p99: Statistics.percentile(99, of: latencies))
+                pgvector.append(point)
+                if point.recall >= targetRecall { break }
+            }
+            report(embedded: embedded, embeddedBuild: embeddedBuild, pgvector: pgvector, pgBuild: pgBuild, load: Double(count) / load)
+        } catch {
+            await database.close()
+            try? await admin.dropDatabase(name)
+            await admin.close()
+            throw error
+        }
+        await database.close()
+        try await admin.dropDatabase(name)
+        await admin.close()
+    }
+
+    /// Times each query alone at each ef until the target recall.
+    private func sweep(_ efList: [Int], rows: [[Float]], truth: [Set<Int64>], search: ([Float], Int) -> [Int64]) -> [Point] {
+        let clock = ContinuousClock()
+        var points: [Point] = []
+        for ef in efList {
+            _ = search(rows[0], ef)
+            var latencies: [Double] = []
+            var hits = 0
+            for (query, exact) in zip(rows, truth) {
+                let begin = clock.now
+                let found = search(query, ef)
+                latencies.append(Statistics.milliseconds(clock.now - begin))
+                hits += Set(found).intersection(exact).count
+            }
+            let point = Point(ef: ef, recall: Double(hits) / Double(rows.count * k), p50: Statistics.percentile(50, of: latencies), p99: Statistics.percentile(99, of: latencies))
+            points.append(point)
+            if point.recall >= targetRecall { break }
+        }
+        return points
+    }
+
+    private func report(embedded: [Point], embeddedBuild: Double, pgvector: [Point], pgBuild: Double, load: Double) {
+        say("\nrecall@\(k) and single-query latency (ms) per ef:")
+        say("   ef │ embedded recall   p50    p99 │ pgvector recall   p50    p99")
+        for ef in Set(embedded.map(\.ef) + pgvector.map(\.ef)).sorted() {
+            let left = embedded.first { $0.ef == ef }.map { String(format: "%15.3f %6.3f %6.3f", $0.recall, $0.p50, $0.p99) } ?? String(repeating: " ", count: 29)
+            let right = pgvector.first { $0.ef == ef }.map { String(format: "%15.3f %6.3f %6.3f", $0.recall, $0.p50, $0.p99) } ?? ""
+            say(String(format: "%5d │", ef) + left + " │" + right)
+        }
+        let embeddedAt = embedded.first { $0.recall >= targetRecall }
+        let pgAt = pgvector.first { $0.recall >= targetRecall }
+        say(String(format: "\nindex build: embedded %.1f s, pgvector %.1f s; loading into PostgreSQL: %.0f vectors per second (goal 5,000)", embeddedBuild, pgBuild, load))
+        if let embeddedAt, let pgAt {
+            let ratio = pgAt.p50 / embeddedAt.p50
+            say(String(format: "at recall ≥ %.2f: embedded p50 %.3f ms / p99 %.3f ms (ef %d), pgvector p50 %.3f ms / p99 %.3f ms (ef %d): pgvector %.2f× the embedded latency (goal ≤ 2×: %@)",
+                       targetRecall, embeddedAt.p50, embeddedAt.p99, embeddedAt.ef, pgAt.p50, pgAt.p99, pgAt.ef, ratio, ratio <= 2 ? "met" : "not met"))
+        } else {
+            say("a store did not reach recall \(targetRecall) within the ef sweep")
+        }
+    }
+
+    private func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        Statistics.milliseconds(duration) / 1000
+    }
+}
