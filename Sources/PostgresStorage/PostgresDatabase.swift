@@ -100,6 +100,38 @@ public final class PostgresDatabase: Sendable {
 }
 
 extension PostgresDatabase {
+    /// Opens the database for `body` and closes it however `body` ends.
+    public static func with<T>(
+        url: DatabaseURL, maximumConnections: Int = 20, searchEF: Int = 100, _ body: (PostgresDatabase) async throws -> T
+    ) async throws -> T {
+        let database = try PostgresDatabase(url: url, maximumConnections: maximumConnections, searchEF: searchEF)
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// Runs `body` with a database of its own on this server (a test, a benchmark run): made for
+    /// it, named `PREFIX_NUMBER`, and dropped however `body` ends.
+    public func withScratchDatabase<T>(prefix: String, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+        let name = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
+        try await createDatabase(name)
+        var scoped = url
+        scoped.database = name
+        do {
+            let result = try await body(scoped)
+            try await dropDatabase(name)
+            return result
+        } catch {
+            try? await dropDatabase(name)
+            throw error
+        }
+    }
+
     /// Makes a database on this server (for a test or a benchmark run); the name is letters,
     /// digits and underscores.
     public func createDatabase(_ name: String) async throws {

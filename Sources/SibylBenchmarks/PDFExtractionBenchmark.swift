@@ -83,7 +83,7 @@ struct PDFExtractionBenchmark: AsyncParsableCommand {
         for _ in 0..<runs {
             let start = clock.now
             for file in readable { _ = try await extractor.extract(file) }
-            sibylTimes.append(Statistics.milliseconds(clock.now - start) / 1000)
+            sibylTimes.append(Statistics.seconds(clock.now - start))
         }
         let sibyl = sibylTimes.min()!
 
@@ -97,7 +97,7 @@ struct PDFExtractionBenchmark: AsyncParsableCommand {
                 for _ in 0..<runs {
                     let start = clock.now
                     for file in readable { try Self.runPdftotext(pdftotext, file, output) }
-                    times.append(Statistics.milliseconds(clock.now - start) / 1000)
+                    times.append(Statistics.seconds(clock.now - start))
                 }
                 reference = times.min()
                 for file in readable {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Small summaries of repeated measurements.
 enum Statistics {
     static func median(_ values: [Double]) -> Double {
@@ -19,4 +21,14 @@ enum Statistics {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
+
+    static func seconds(_ duration: Duration) -> Double {
+        milliseconds(duration) / 1000
+    }
+}
+
+/// Prints a progress line at once (standard output is buffered when it is not a terminal).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }

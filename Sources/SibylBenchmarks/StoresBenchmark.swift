@@ -54,84 +54,72 @@ struct StoresBenchmark: AsyncParsableCommand {
         // The embedded store's index.
         let clock = ContinuousClock()
         let index = try HNSWIndex(dimension: dimension, parameters: .init(m: 16, efConstruction: 64), threads: threads)
-        var start = clock.now
+        let start = clock.now
         try index.insert(ids: (0..<Int64(count)).map { $0 }, contiguousVectors: data.base, threads: threads)
-        let embeddedBuild = seconds(clock.now - start)
+        let embeddedBuild = Statistics.seconds(clock.now - start)
         say(String(format: "embedded: built in %.1f s (%d threads)", embeddedBuild, threads))
-        let embedded = sweep(efList, rows: rows, truth: truth) { query, ef in index.search(query, k: k, ef: ef).map(\.id) }
+        var embedded: [Point] = []
+        for ef in efList {
+            embedded.append(await measure(ef: ef, rows: rows, truth: truth) { index.search($0, k: k, ef: ef).map(\.id) })
+            if embedded.last!.recall >= targetRecall { break }
+        }
 
         // pgvector, in a database of its own.
-        let server = try DatabaseURL(text)
-        let admin = try PostgresDatabase(url: server, maximumConnections: 1)
-        let name = "sibyl_bench_\(UInt32.random(in: 0...UInt32.max))"
-        try await admin.createDatabase(name)
-        var scoped = server
-        scoped.database = name
-        let database = try PostgresDatabase(url: scoped, maximumConnections: 2)
-        do {
+        let pgvector = try await PostgresDatabase.with(url: try DatabaseURL(text), maximumConnections: 1) { admin in
+            try await admin.withScratchDatabase(prefix: "sibyl_bench") { scoped in
+                try await measurePGVector(at: scoped, data: data, rows: rows, truth: truth, efList: efList)
+            }
+        }
+        report(embedded: embedded, embeddedBuild: embeddedBuild, pgvector: pgvector.points, pgBuild: pgvector.build, load: pgvector.load)
+    }
+
+    /// Loads the vectors into pgvector, builds its index, and sweeps ef until the target recall.
+    private func measurePGVector(
+        at url: DatabaseURL, data: VectorBenchmarkData, rows: [[Float]], truth: [Set<Int64>], efList: [Int]
+    ) async throws -> (points: [Point], build: Double, load: Double) {
+        let clock = ContinuousClock()
+        let (build, load) = try await PostgresDatabase.with(url: url, maximumConnections: 2) { database in
             let store = try PgVectorStore(database: database, dimension: dimension)
             try await store.prepare(index: false)
             let (server, vector) = try await database.serverInfo()
-            say("pgvector \(vector ?? "?") on PostgreSQL \(server), \(scoped)")
+            say("pgvector \(vector ?? "?") on PostgreSQL \(server), \(url)")
             let records = (0..<count).map { VectorRecord(id: Int64($0), documentID: Int64($0 / 50), vector: Array(data.base[($0 * dimension)..<(($0 + 1) * dimension)])) }
-            start = clock.now
+            var start = clock.now
             try await store.upsert(records, namespace: "bench")
-            let load = seconds(clock.now - start)
+            let load = Statistics.seconds(clock.now - start)
             say(String(format: "pgvector: loaded %d vectors in %.1f s (%.0f per second)", count, load, Double(count) / load))
             start = clock.now
             try await store.buildIndex(memory: "1GB")
-            let pgBuild = seconds(clock.now - start)
-            say(String(format: "pgvector: HNSW built in %.1f s", pgBuild))
-            var pgvector: [Point] = []
-            for ef in efList {
-                // ef set as each connection starts, as a server would run with its chosen value.
-                let tunedDatabase = try PostgresDatabase(url: scoped, maximumConnections: 1, searchEF: ef)
-                let tuned = try PgVectorStore(database: tunedDatabase, dimension: dimension)
-                var latencies: [Double] = []
-                var hits = 0
-                _ = try await tuned.query(rows[0], k: k, namespace: "bench", documentID: nil)
-                for (query, exact) in zip(rows, truth) {
-                    let begin = clock.now
-                    let found = try await tuned.query(query, k: k, namespace: "bench", documentID: nil)
-                    latencies.append(Statistics.milliseconds(clock.now - begin))
-                    hits += Set(found.map(\.id)).intersection(exact).count
-                }
-                await tunedDatabase.close()
-                let point = Point(ef: ef, recall: Double(hits) / Double(rows.count * k), p50: Statistics.percentile(50, of: latencies), p99: Statistics.percentile(99, of: latencies))
-                pgvector.append(point)
-                if point.recall >= targetRecall { break }
-            }
-            report(embedded: embedded, embeddedBuild: embeddedBuild, pgvector: pgvector, pgBuild: pgBuild, load: Double(count) / load)
-        } catch {
-            await database.close()
-            try? await admin.dropDatabase(name)
-            await admin.close()
-            throw error
+            let build = Statistics.seconds(clock.now - start)
+            say(String(format: "pgvector: HNSW built in %.1f s", build))
+            return (build, Double(count) / load)
         }
-        await database.close()
-        try await admin.dropDatabase(name)
-        await admin.close()
-    }
-
-    /// Times each query alone at each ef until the target recall.
-    private func sweep(_ efList: [Int], rows: [[Float]], truth: [Set<Int64>], search: ([Float], Int) -> [Int64]) -> [Point] {
-        let clock = ContinuousClock()
         var points: [Point] = []
         for ef in efList {
-            _ = search(rows[0], ef)
-            var latencies: [Double] = []
-            var hits = 0
-            for (query, exact) in zip(rows, truth) {
-                let begin = clock.now
-                let found = search(query, ef)
-                latencies.append(Statistics.milliseconds(clock.now - begin))
-                hits += Set(found).intersection(exact).count
+            // ef set as each connection starts, as a server would run with its chosen value.
+            let point = try await PostgresDatabase.with(url: url, maximumConnections: 1, searchEF: ef) { database in
+                let store = try PgVectorStore(database: database, dimension: dimension)
+                return try await measure(ef: ef, rows: rows, truth: truth) { try await store.query($0, k: k, namespace: "bench", documentID: nil).map(\.id) }
             }
-            let point = Point(ef: ef, recall: Double(hits) / Double(rows.count * k), p50: Statistics.percentile(50, of: latencies), p99: Statistics.percentile(99, of: latencies))
             points.append(point)
             if point.recall >= targetRecall { break }
         }
-        return points
+        return (points, build, load)
+    }
+
+    /// Times each query alone at one ef (after one untimed query), and the recall of the answers.
+    private func measure(ef: Int, rows: [[Float]], truth: [Set<Int64>], search: ([Float]) async throws -> [Int64]) async rethrows -> Point {
+        let clock = ContinuousClock()
+        _ = try await search(rows[0])
+        var latencies: [Double] = []
+        var hits = 0
+        for (query, exact) in zip(rows, truth) {
+            let begin = clock.now
+            let found = try await search(query)
+            latencies.append(Statistics.milliseconds(clock.now - begin))
+            hits += Set(found).intersection(exact).count
+        }
+        return Point(ef: ef, recall: Double(hits) / Double(rows.count * k), p50: Statistics.percentile(50, of: latencies), p99: Statistics.percentile(99, of: latencies))
     }
 
     private func report(embedded: [Point], embeddedBuild: Double, pgvector: [Point], pgBuild: Double, load: Double) {
@@ -154,12 +142,4 @@ struct StoresBenchmark: AsyncParsableCommand {
         }
     }
 
-    private func say(_ line: String) {
-        print(line)
-        fflush(nil)
-    }
-
-    private func seconds(_ duration: Duration) -> Double {
-        Statistics.milliseconds(duration) / 1000
-    }
 }

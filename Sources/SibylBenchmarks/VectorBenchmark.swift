@@ -161,12 +161,12 @@ struct VectorBenchmark: AsyncParsableCommand {
         let singles = min(singleQueries, rows.count)
         var start = clock.now
         for query in rows.prefix(singles) { _ = index.search(query, k: k) }
-        let single = Double(singles) / seconds(clock.now - start)
+        let single = Double(singles) / Statistics.seconds(clock.now - start)
         var best = Double.infinity
         for _ in 0..<runs {
             start = clock.now
             _ = index.search(contiguousQueries: data.queries, k: k)
-            best = min(best, seconds(clock.now - start))
+            best = min(best, Statistics.seconds(clock.now - start))
         }
         return (single, Double(data.queryCount) / best)
     }
@@ -178,7 +178,7 @@ struct VectorBenchmark: AsyncParsableCommand {
         )
         let start = clock.now
         try index.insert(ids: (0..<Int64(count)).map { $0 }, contiguousVectors: data.base, threads: buildThreads ?? threads)
-        let build = seconds(clock.now - start)
+        let build = Statistics.seconds(clock.now - start)
         say(String(format: "  built in %.2f s", build))
         let rows = (0..<data.queryCount).map { Array(data.queries[($0 * dimension)..<(($0 + 1) * dimension)]) }
         var sweep: [SweepPoint] = []
@@ -186,7 +186,7 @@ struct VectorBenchmark: AsyncParsableCommand {
             _ = index.search(Array(rows.prefix(16)), k: k, ef: ef, threads: threads)
             let begin = clock.now
             let found = index.search(rows, k: k, ef: ef, threads: threads)
-            let elapsed = seconds(clock.now - begin)
+            let elapsed = Statistics.seconds(clock.now - begin)
             let point = SweepPoint(ef: ef, recall: recall(found.map { $0.map(\.id) }, truth), qps: Double(rows.count) / elapsed)
             sweep.append(point)
             if point.recall >= targetRecall { break }
@@ -297,12 +297,6 @@ struct VectorBenchmark: AsyncParsableCommand {
         )
     }
 
-    /// Prints a progress line at once (standard output is buffered when it is not a terminal).
-    private func say(_ line: String) {
-        print(line)
-        fflush(nil)
-    }
-
     /// Queries per second at exactly `targetRecall`, interpolated (log-linearly in QPS)
     /// between the sweep points just below and at or above it; the first point's QPS when
     /// the smallest ef already reaches it; nil when none does.
@@ -312,9 +306,5 @@ struct VectorBenchmark: AsyncParsableCommand {
         let low = sweep[upper - 1], high = sweep[upper]
         let fraction = (targetRecall - low.recall) / (high.recall - low.recall)
         return exp(log(low.qps) + fraction * (log(high.qps) - log(low.qps)))
-    }
-
-    private func seconds(_ duration: Duration) -> Double {
-        Statistics.milliseconds(duration) / 1000
     }
 }

@@ -26,14 +26,7 @@ struct DatabaseCommand: AsyncParsableCommand {
             guard let text = url ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"], !text.isEmpty else {
                 throw CLIError("No database is named: set SIBYL_DATABASE_URL=postgres://USER@HOST/DATABASE, or pass --url.")
             }
-            let database = try PostgresDatabase(url: try DatabaseURL(text), maximumConnections: 2)
-            do {
-                try await body(database)
-            } catch {
-                await database.close()
-                throw error
-            }
-            await database.close()
+            try await PostgresDatabase.with(url: try DatabaseURL(text), maximumConnections: 2, body)
         }
     }
 

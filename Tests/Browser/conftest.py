@@ -33,7 +33,37 @@ def sibyl_binary() -> str:
     return binary
 
 
-class Server:
+class Watched:
+    """A child process whose output (one stream of it) is collected line by line as it comes."""
+
+    def __init__(self, name: str, process: subprocess.Popen, stream):
+        self.name, self.process = name, process
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, pattern: str, seconds: float) -> str:
+        """The first group of the first output line that matches; fails when the process ends first."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                match = re.search(pattern, line)
+                if match:
+                    return match.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} ended:\n" + self.output)
+            time.sleep(0.05)
+        raise TimeoutError(f"{self.name} never printed {pattern!r}:\n" + self.output)
+
+
+class Server(Watched):
     """A `sibyl serve` process; its standard error is collected as it comes."""
 
     def __init__(self, home: Path, extra_env: dict[str, str]):
@@ -42,30 +72,13 @@ class Server:
         env.update({"SIBYL_HOME": str(home), "SIBYL_LOG_LEVEL": "info"}, **extra_env)
         env.pop("OPENAI_API_KEY", None)
         self.env = env
-        self.process = subprocess.Popen([sibyl_binary(), "serve", "--host", "127.0.0.1", "--port", "0"], env=env,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        self.url = self._wait_for(r"is listening on (http://127\.0\.0\.1:\d+)", 300)
-
-    def _read(self):
-        for line in self.process.stderr:
-            self.lines.append(line)
-
-    def _wait_for(self, pattern: str, seconds: float) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            for line in list(self.lines):
-                match = re.search(pattern, line)
-                if match:
-                    return match.group(1)
-            if self.process.poll() is not None:
-                raise RuntimeError("sibyl serve ended:\n" + "".join(self.lines))
-            time.sleep(0.05)
-        raise TimeoutError(f"sibyl serve never printed {pattern!r}:\n" + "".join(self.lines))
+        process = subprocess.Popen([sibyl_binary(), "serve", "--host", "127.0.0.1", "--port", "0"], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        super().__init__("sibyl serve", process, process.stderr)
+        self.url = self.wait_for(r"is listening on (http://127\.0\.0\.1:\d+)", 300)
 
     def setup_link(self) -> str:
-        return self._wait_for(r"(http://\S+/setup#\S+)", 30)
+        return self.wait_for(r"(http://\S+/setup#\S+)", 30)
 
     def cli(self, *arguments: str, stdin: str = "") -> str:
         done = subprocess.run([sibyl_binary(), *arguments], env=self.env, input=stdin, capture_output=True, text=True, timeout=120)

@@ -12,7 +12,6 @@ so the page's own relay code carries every byte."""
 import base64
 import collections
 import json
-import re
 import shutil
 import subprocess
 import tempfile
@@ -24,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 from websockets.sync.client import connect
 
-from conftest import QUESTION, screenshot, sibyl_binary, spoken_question
+from conftest import Watched, screenshot, sibyl_binary, spoken_question
 
 SERIAL = ("6e400001-b5a3-f393-e0a9-e50e24dcca9e", "6e400002-b5a3-f393-e0a9-e50e24dcca9e", "6e400003-b5a3-f393-e0a9-e50e24dcca9e")
 DATA = ("e5700001-7bac-429a-b4ce-57ff900f479d", "e5700002-7bac-429a-b4ce-57ff900f479d", "e5700003-7bac-429a-b4ce-57ff900f479d")
@@ -33,17 +32,16 @@ ADDRESS = "0C:0C:0C:0C:0C:0C"
 ANSWER = "Paris is the capital of France."
 
 
-class VirtualGlasses:
+class VirtualGlasses(Watched):
     """`sibyl monocle emulate --listen 0` in a data directory of its own: the virtual Monocle offered
     over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it."""
 
     def __init__(self, env: dict[str, str]):
         self.home = Path(tempfile.mkdtemp(prefix="sibyl-glasses-"))
-        self.process = subprocess.Popen([sibyl_binary(), "monocle", "emulate", "--listen", "0"], env={**env, "SIBYL_HOME": str(self.home)},
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines: list[str] = []
-        threading.Thread(target=self._read_output, daemon=True).start()
-        self.socket = connect(self._wait_for(r"(ws://127\.0\.0\.1:\d+/monocle)", 120), max_size=None)
+        process = subprocess.Popen([sibyl_binary(), "monocle", "emulate", "--listen", "0"], env={**env, "SIBYL_HOME": str(self.home)},
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        super().__init__("sibyl monocle emulate", process, process.stdout)
+        self.socket = connect(self.wait_for(r"(ws://127\.0\.0\.1:\d+/monocle)", 120), max_size=None)
         self.pending = {1: collections.deque(), 2: collections.deque()}
         self.control: list[dict] = []
         self.written = {1: 0, 2: 0}
@@ -52,10 +50,6 @@ class VirtualGlasses:
     @property
     def filesystem(self) -> Path:
         return self.home / "monocle" / "emulate"
-
-    def _read_output(self):
-        for line in self.process.stdout:
-            self.lines.append(line)
 
     def _read_socket(self):
         try:
@@ -66,21 +60,6 @@ class VirtualGlasses:
                     self.control.append(json.loads(message))
         except Exception:
             pass  # closed at the end of the test
-
-    def _wait_for(self, pattern: str, seconds: float) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            match = re.search(pattern, self.output)
-            if match:
-                return match.group(1)
-            if self.process.poll() is not None:
-                raise RuntimeError("sibyl monocle emulate ended:\n" + self.output)
-            time.sleep(0.05)
-        raise TimeoutError(f"sibyl monocle emulate never printed {pattern!r}:\n" + self.output)
-
-    @property
-    def output(self) -> str:
-        return "".join(self.lines)
 
     def write(self, channel: int, data: bytes):
         self.written[channel] += len(data)

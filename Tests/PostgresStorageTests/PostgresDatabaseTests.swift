@@ -122,19 +122,8 @@ enum TestDatabase {
     static let url = ProcessInfo.processInfo.environment["SIBYL_TEST_DATABASE_URL"].flatMap { try? DatabaseURL($0) }
 
     static func with(_ body: (DatabaseURL) async throws -> Void) async throws {
-        let admin = try PostgresDatabase(url: try #require(url))
-        let name = "sibyl_test_\(UUID().uuidString.prefix(8).lowercased())"
-        try await admin.createDatabase(name)
-        var scoped = try #require(url)
-        scoped.database = name
-        do {
-            try await body(scoped)
-        } catch {
-            try? await admin.dropDatabase(name)
-            await admin.close()
-            throw error
+        try await PostgresDatabase.with(url: try #require(url)) { admin in
+            try await admin.withScratchDatabase(prefix: "sibyl_test", body)
         }
-        try await admin.dropDatabase(name)
-        await admin.close()
     }
 }
