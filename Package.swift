@@ -211,7 +211,7 @@ let package = Package(
             name: "Assistant",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
-                "DocumentExtraction",
+                "DocumentExtraction", "PostgresStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -250,7 +250,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "SibylCore",
+                "SibylCore", "Knowledge", "VectorIndex",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -309,7 +309,13 @@ let package = Package(
             dependencies: ["Storage", "SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig", "SibylCore"]),
-        .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "SibylCore"]),
+        .testTarget(
+            name: "KnowledgeTests",
+            dependencies: [
+                "Knowledge", "SibylCore", "VectorIndex", "PostgresStorage", "TestDatabase",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex"]),
         .testTarget(
             name: "DocumentExtractionTests",
@@ -330,9 +336,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        // The test PostgreSQL and the storage back ends every storage suite runs on.
+        .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge"], path: "Tests/Support/TestDatabase"),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
-        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [

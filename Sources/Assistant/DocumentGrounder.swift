@@ -43,27 +43,28 @@ public struct DocumentGrounder: Sendable {
             return .nothingRelevant(closest: Array(results.prefix(3)), threshold: threshold)
         }
         let given = Set(relevant.map(\.chunk.id))
-        let citations = try relevant.enumerated().map { index, result in
-            Citation(
+        var citations: [Citation] = []
+        for (index, result) in relevant.enumerated() {
+            citations.append(Citation(
                 number: index + 1,
                 documentTitle: result.document.displayName,
                 documentPath: result.document.path,
                 page: result.chunk.page,
                 headingPath: result.chunk.headingPath,
-                quote: try withTail(result.chunk, leaving: given),
+                quote: try await withTail(result.chunk, leaving: given),
                 score: result.vectorScore ?? result.score
-            )
+            ))
         }
         return .grounded(Grounding(citations: citations, language: ReplyLanguage.of(question)), Array(relevant))
     }
 
     /// The passage's text, followed by its section's short last passage when that comes next
     /// and is not given on its own.
-    private func withTail(_ chunk: StoredChunk, leaving given: Set<Int64>) throws -> String {
-        guard let next = try retriever.store.chunk(documentID: chunk.documentID, ordinal: chunk.ordinal + 1),
+    private func withTail(_ chunk: StoredChunk, leaving given: Set<Int64>) async throws -> String {
+        guard let next = try await retriever.store.chunk(documentID: chunk.documentID, ordinal: chunk.ordinal + 1),
               !given.contains(next.id), next.headingPath == chunk.headingPath, next.page == chunk.page,
               next.tokenCount <= Self.tailTokens else { return chunk.text }
-        let following = try retriever.store.chunk(documentID: chunk.documentID, ordinal: chunk.ordinal + 2)
+        let following = try await retriever.store.chunk(documentID: chunk.documentID, ordinal: chunk.ordinal + 2)
         // Only a section's end: a short passage in the middle of a long section is not its tail.
         if let following, following.headingPath == next.headingPath, following.page == next.page { return chunk.text }
         // Passages overlap by a sentence or two: only what the tail adds.

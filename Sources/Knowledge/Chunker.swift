@@ -10,6 +10,15 @@ public struct ChunkDraft: Sendable, Hashable {
     /// Character offsets into the document's text (`Chunker.text(of:)`).
     public var startOffset: Int
     public var endOffset: Int
+
+    public init(text: String, tokenCount: Int, page: Int?, headingPath: [String], startOffset: Int, endOffset: Int) {
+        self.text = text
+        self.tokenCount = tokenCount
+        self.page = page
+        self.headingPath = headingPath
+        self.startOffset = startOffset
+        self.endOffset = endOffset
+    }
 }
 
 /// The text a passage is embedded as: its own, after the innermost heading or defined term it

@@ -98,21 +98,23 @@ public struct RetrievalEvaluator: Sendable {
         self.options = options
     }
 
-    public func evaluate(_ set: BEIRSet, modes: [SearchMode] = SearchMode.allCases, progress: @Sendable (String) -> Void = { _ in }) async throws -> [SearchMode: RetrievalMetrics] {
-        let store = try KnowledgeStore.inMemory()
-        guard let collection = try store.collection(named: "eval", create: true) else { return [:] }
+    /// Scores each mode over the set, stored in `store` (an empty knowledge base: in memory when
+    /// none is given).
+    public func evaluate(_ set: BEIRSet, modes: [SearchMode] = SearchMode.allCases, in store: (any KnowledgeBase)? = nil, progress: @Sendable (String) -> Void = { _ in }) async throws -> [SearchMode: RetrievalMetrics] {
+        let store = try store ?? KnowledgeStore.inMemory()
+        guard let collection = try await store.collection(named: "eval", create: true) else { return [:] }
         progress("Embedding \(set.corpus.count) passages")
         let texts = set.corpus.map { $0.title.isEmpty ? $0.text : "\($0.title)\n\n\($0.text)" }
         var vectors: [[Float]] = []
         for start in stride(from: 0, to: texts.count, by: 64) {
             vectors += try await embedder.embed(Array(texts[start..<min(texts.count, start + 64)]), options: EmbeddingOptions()).vectors
         }
-        try store.setEmbedding(model: embeddingModel, dimension: vectors.first?.count ?? 0, for: collection.id)
+        try await store.setEmbedding(model: embeddingModel, dimension: vectors.first?.count ?? 0, for: collection.id)
         for ((passage, text), vector) in zip(zip(set.corpus, texts), vectors) {
             let draft = DocumentDraft(collectionID: collection.id, path: passage.id, title: passage.title, format: .text, contentHash: passage.id,
                                       byteCount: Int64(text.utf8.count), pageCount: nil, ocrConfidence: nil, warnings: [], timings: PhaseTimings())
             let chunk = ChunkDraft(text: text, tokenCount: 0, page: nil, headingPath: [], startOffset: 0, endOffset: text.count)
-            try store.save(draft, chunks: [chunk], embeddings: [vector], replacing: nil)
+            try await store.save(draft, chunks: [chunk], embeddings: [vector], replacing: nil)
         }
         let retriever = Retriever(store: store, embedder: embedder, options: options)
         var results: [SearchMode: RetrievalMetrics] = [:]

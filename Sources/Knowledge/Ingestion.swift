@@ -80,7 +80,7 @@ public enum KnowledgeError: Error, LocalizedError, Equatable {
 
 /// Adds documents to the knowledge base: hash, extract, chunk, embed, then store in one transaction.
 public struct Ingestor: Sendable {
-    public let store: KnowledgeStore
+    public let store: any KnowledgeBase
     public let extractor: any DocumentExtracting
     public let embedder: any Embedder
     /// The embedding model's name and vector size, as recorded per collection.
@@ -89,7 +89,7 @@ public struct Ingestor: Sendable {
     /// Texts embedded per request, so progress moves and memory stays small.
     public var embeddingBatch = 64
 
-    public init(store: KnowledgeStore, extractor: any DocumentExtracting, embedder: any Embedder, embeddingModel: String, chunker: Chunker) {
+    public init(store: any KnowledgeBase, extractor: any DocumentExtracting, embedder: any Embedder, embeddingModel: String, chunker: Chunker) {
         self.store = store
         self.extractor = extractor
         self.embedder = embedder
@@ -100,7 +100,7 @@ public struct Ingestor: Sendable {
     /// Ingests files into a collection (created if new); one file's failure does not stop the others.
     public func ingest(_ files: [URL], collection name: String, observer: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> IngestSummary {
         let started = ContinuousClock.now
-        guard var collection = try store.collection(named: name, create: true) else { throw KnowledgeError.unknownCollection(name) }
+        guard var collection = try await store.collection(named: name, create: true) else { throw KnowledgeError.unknownCollection(name) }
         var summary = IngestSummary()
         observer(.started(files: files.count))
         for (index, file) in files.enumerated() {
@@ -115,7 +115,7 @@ public struct Ingestor: Sendable {
                 throw CancellationError()
             } catch {
                 let message = Redaction.redact(Self.describe(error))
-                try? store.recordFailure(path: file.path, error: message, in: collection.id)
+                try? await store.recordFailure(path: file.path, error: message, in: collection.id)
                 outcome = .failed(message)
             }
             switch outcome {
@@ -134,9 +134,9 @@ public struct Ingestor: Sendable {
     private func ingest(_ file: URL, into collection: inout KnowledgeCollection, observer: @Sendable (IngestEvent) -> Void) async throws -> IngestOutcome {
         observer(.phase(file, .hashing))
         let (hash, size) = try Self.sha256(of: file)
-        let existing = try store.document(path: file.path, in: collection.id)
+        let existing = try await store.document(path: file.path, in: collection.id)
         if let existing, existing.contentHash == hash { return .unchanged(existing) }
-        if let twin = try store.document(contentHash: hash, in: collection.id), twin.path != file.path {
+        if let twin = try await store.document(contentHash: hash, in: collection.id), twin.path != file.path {
             return .duplicate(of: twin.path)
         }
 
@@ -166,7 +166,7 @@ public struct Ingestor: Sendable {
                 throw KnowledgeError.embeddingMismatch(collection: collection.name, stored: stored, storedDimension: storedDimension, current: embeddingModel, currentDimension: dimension)
             }
         } else {
-            try store.setEmbedding(model: embeddingModel, dimension: dimension, for: collection.id)
+            try await store.setEmbedding(model: embeddingModel, dimension: dimension, for: collection.id)
             collection.embeddingModel = embeddingModel
             collection.dimension = dimension
         }
@@ -177,9 +177,9 @@ public struct Ingestor: Sendable {
             byteCount: size, pageCount: document.pageCount, ocrConfidence: document.ocrConfidence, warnings: document.warnings, timings: timings
         )
         let indexStart = clock.now
-        var saved = try store.save(draft, chunks: chunks, embeddings: vectors, replacing: existing?.id)
+        var saved = try await store.save(draft, chunks: chunks, embeddings: vectors, replacing: existing?.id)
         saved.timings.index = clock.now - indexStart
-        try store.setIndexTime(saved.timings.index, for: saved.id)
+        try await store.setIndexTime(saved.timings.index, for: saved.id)
         return existing == nil ? .added(saved) : .replaced(saved)
     }
 
@@ -188,13 +188,13 @@ public struct Ingestor: Sendable {
     /// Each document's vectors are replaced in one transaction; the collection's model is updated
     /// last, so an interrupted reindex is finished by running it again.
     public func reindex(collection name: String, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> (documents: Int, chunks: Int) {
-        guard let collection = try store.collection(named: name) else { throw KnowledgeError.unknownCollection(name) }
-        let documents = try store.documents(in: collection.id)
+        guard let collection = try await store.collection(named: name) else { throw KnowledgeError.unknownCollection(name) }
+        let documents = try await store.documents(in: collection.id)
         var chunkCount = 0
         var dimension = collection.dimension ?? 0
         for (index, document) in documents.enumerated() {
             try Task.checkCancellation()
-            let chunks = try store.chunks(of: document.id)
+            let chunks = try await store.chunks(of: document.id)
             var vectors: [(Int64, [Float])] = []
             for start in stride(from: 0, to: chunks.count, by: embeddingBatch) {
                 let batch = Array(chunks[start..<min(chunks.count, start + embeddingBatch)])
@@ -202,11 +202,11 @@ public struct Ingestor: Sendable {
                 vectors += zip(batch.map(\.id), embedded).map { ($0, $1) }
             }
             dimension = vectors.first?.1.count ?? dimension
-            try store.replaceEmbeddings(vectors.map { (chunkID: $0.0, vector: $0.1) })
+            try await store.replaceEmbeddings(vectors.map { (chunkID: $0.0, vector: $0.1) })
             chunkCount += chunks.count
             progress(index + 1, documents.count)
         }
-        try store.setEmbedding(model: embeddingModel, dimension: dimension, for: collection.id)
+        try await store.setEmbedding(model: embeddingModel, dimension: dimension, for: collection.id)
         return (documents.count, chunkCount)
     }
 

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import SibylCore
+import VectorIndex
 
 /// The knowledge base on disk: collections, documents, chunks with their vectors, and a BM25 index.
 ///
 /// SQLite in WAL mode through GRDB. A document and all its chunks are written in one transaction,
 /// so a process killed mid-ingest leaves either the complete document or none of it.
-public final class KnowledgeStore: Sendable {
+public final class KnowledgeStore: KnowledgeBase {
     let database: any DatabaseWriter
 
     /// Opens (creating if needed) the knowledge base at `path`.
@@ -28,6 +29,11 @@ public final class KnowledgeStore: Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         return try KnowledgeStore(writer: DatabaseQueue(configuration: configuration))
+    }
+
+    /// Vectors live in this file and are searched in memory, exactly or with HNSW by collection size.
+    public func vectorStore(policy: IndexPolicy) -> any VectorStore {
+        EmbeddedVectorStore(store: self, policy: policy)
     }
 
     /// A number that changes whenever documents or their vectors change, in any process.
@@ -116,7 +122,7 @@ public final class KnowledgeStore: Sendable {
                     draft.collectionID, draft.path, draft.title, draft.format.rawValue, draft.contentHash, draft.byteCount,
                     draft.pageCount, chunks.reduce(0) { $0 + $1.tokenCount }, chunks.count, draft.ocrConfidence, warnings,
                     draft.timings.extract.milliseconds, draft.timings.chunk.milliseconds, draft.timings.embed.milliseconds,
-                    draft.timings.index.milliseconds, Date().timeIntervalSince1970,
+                    draft.timings.index.milliseconds, (draft.addedAt ?? Date()).timeIntervalSince1970,
                 ])
             let documentID = db.lastInsertedRowID
             let insert = try db.makeStatement(sql: """
@@ -214,6 +220,14 @@ public final class KnowledgeStore: Sendable {
         }
     }
 
+    /// A document's vectors by passage id.
+    public func vectors(of documentID: Int64) throws -> [Int64: [Float]] {
+        try database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, embedding FROM chunk WHERE document_id = ?", arguments: [documentID])
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Int64, VectorCoding.floats($0[1])) })
+        }
+    }
+
     /// BM25 matches (SQLite FTS5, k1 = 1.2, b = 0.75), best first; scores are positive, higher is better.
     public func lexicalSearch(_ query: String, collectionID: Int64? = nil, documentID: Int64? = nil, limit: Int) throws -> [(chunkID: Int64, score: Double)] {
         guard let match = FTSQuery.match(for: query) else { return [] }
@@ -289,8 +303,8 @@ public final class KnowledgeStore: Sendable {
     }
 
     /// Heading paths are stored joined with U+001F (unit separator), which never appears in headings.
-    static func encode(path: [String]) -> String { path.joined(separator: "\u{1F}") }
-    static func decode(path: String) -> [String] { path.isEmpty ? [] : path.components(separatedBy: "\u{1F}") }
+    public static func encode(path: [String]) -> String { path.joined(separator: "\u{1F}") }
+    public static func decode(path: String) -> [String] { path.isEmpty ? [] : path.components(separatedBy: "\u{1F}") }
 }
 
 /// A chunk's vector with the ids retrieval filters on.
@@ -321,6 +335,25 @@ public struct DocumentDraft: Sendable {
     public var ocrConfidence: Double?
     public var warnings: [String]
     public var timings: PhaseTimings
+    /// When it was added; now when nil (a copy keeps the original's).
+    public var addedAt: Date?
+
+    public init(
+        collectionID: Int64, path: String, title: String?, format: ExtractedDocument.Format, contentHash: String, byteCount: Int64,
+        pageCount: Int?, ocrConfidence: Double?, warnings: [String], timings: PhaseTimings, addedAt: Date? = nil
+    ) {
+        self.collectionID = collectionID
+        self.path = path
+        self.title = title
+        self.format = format
+        self.contentHash = contentHash
+        self.byteCount = byteCount
+        self.pageCount = pageCount
+        self.ocrConfidence = ocrConfidence
+        self.warnings = warnings
+        self.timings = timings
+        self.addedAt = addedAt
+    }
 }
 
 /// Float vectors as little-endian Float32 BLOBs.
@@ -335,6 +368,30 @@ enum VectorCoding {
         vector.withUnsafeMutableBytes { _ = data.copyBytes(to: $0) }
         return vector
     }
+}
+
+/// The words BM25 looks for in a question: a passage matches when it holds every required word
+/// and at least one of the others. Both back ends search for the same words: SQLite as an FTS5
+/// expression (`FTSQuery.match`), PostgreSQL in SQL over the passages' terms.
+public struct LexicalQuery: Sendable, Equatable {
+    /// The words of the names in the question (`math.isclose`), sorted.
+    public var required: [String]
+    /// The question's content words, sorted.
+    public var anyOf: [String]
+
+    /// Nil when the question has no words at all.
+    public init?(_ question: String) {
+        let chosen = FTSQuery.chosenWords(of: question)
+        guard !chosen.isEmpty else { return nil }
+        anyOf = chosen
+        required = FTSQuery.requiredWords(in: question)
+    }
+
+    /// The terms BM25 scores, as passages' words are indexed (stemmed), in the order FTS5 scores
+    /// its phrases: the required ones, then the others (a word in both counts twice, as in FTS5).
+    public var scoredTerms: [String] { requiredTerms + anyTerms }
+    public var requiredTerms: [String] { required.flatMap(LexicalTokenizer.tokens) }
+    public var anyTerms: [String] { anyOf.flatMap(LexicalTokenizer.tokens) }
 }
 
 /// Turns a question into an FTS5 query: every content word as a quoted term, any of them may match.
@@ -354,14 +411,17 @@ enum FTSQuery {
     /// part of the names. Measured on Python's library reference: "In which version of Python was
     /// math.isclose added?" had ranked passages full of "version" and "added" above isclose's own.
     static func match(for query: String) -> String? {
+        guard let words = LexicalQuery(query) else { return nil }
+        let any = words.anyOf.map { "\"\($0)\"" }.joined(separator: " OR ")
+        guard !words.required.isEmpty else { return any }
+        return "(" + words.required.map { "\"\($0)\"" }.joined(separator: " AND ") + ") AND (" + any + ")"
+    }
+
+    /// A query's content words (its function words when it has nothing else), sorted, once each.
+    static func chosenWords(of query: String) -> [String] {
         let terms = words(of: query)
         let content = terms.filter { !stopwords.contains($0) }
-        let chosen = content.isEmpty ? terms : content
-        guard !chosen.isEmpty else { return nil }
-        let any = Array(Set(chosen)).sorted().map { "\"\($0)\"" }.joined(separator: " OR ")
-        let required = requiredWords(in: query)
-        guard !required.isEmpty else { return any }
-        return "(" + required.map { "\"\($0)\"" }.joined(separator: " AND ") + ") AND (" + any + ")"
+        return Array(Set(content.isEmpty ? terms : content)).sorted()
     }
 
     /// The words of the names in a query, which a matching passage must hold; sorted.

@@ -9,6 +9,14 @@ public struct KnowledgeCollection: Sendable, Hashable, Identifiable {
     public var embeddingModel: String?
     public var dimension: Int?
     public var createdAt: Date
+
+    public init(id: Int64, name: String, embeddingModel: String?, dimension: Int?, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.embeddingModel = embeddingModel
+        self.dimension = dimension
+        self.createdAt = createdAt
+    }
 }
 
 /// Time spent in each phase of ingesting one document.
@@ -51,6 +59,26 @@ public struct StoredDocument: Sendable, Hashable, Identifiable {
     public var timings: PhaseTimings
     public var addedAt: Date
 
+    public init(
+        id: Int64, collectionID: Int64, path: String, title: String?, format: ExtractedDocument.Format, contentHash: String, byteCount: Int64,
+        pageCount: Int?, tokenCount: Int, chunkCount: Int, ocrConfidence: Double?, warnings: [String], timings: PhaseTimings, addedAt: Date
+    ) {
+        self.id = id
+        self.collectionID = collectionID
+        self.path = path
+        self.title = title
+        self.format = format
+        self.contentHash = contentHash
+        self.byteCount = byteCount
+        self.pageCount = pageCount
+        self.tokenCount = tokenCount
+        self.chunkCount = chunkCount
+        self.ocrConfidence = ocrConfidence
+        self.warnings = warnings
+        self.timings = timings
+        self.addedAt = addedAt
+    }
+
     /// The name people know it by.
     public var displayName: String { title ?? URL(fileURLWithPath: path).lastPathComponent }
 }
@@ -71,6 +99,18 @@ public struct StoredChunk: Sendable, Hashable, Identifiable {
     public var startOffset: Int
     public var endOffset: Int
 
+    public init(id: Int64, documentID: Int64, ordinal: Int, text: String, tokenCount: Int, page: Int?, headingPath: [String], startOffset: Int, endOffset: Int) {
+        self.id = id
+        self.documentID = documentID
+        self.ordinal = ordinal
+        self.text = text
+        self.tokenCount = tokenCount
+        self.page = page
+        self.headingPath = headingPath
+        self.startOffset = startOffset
+        self.endOffset = endOffset
+    }
+
     /// Where in the document it is, in words: "page 3", "Install › Linux", or both.
     public var location: String {
         var parts: [String] = []
@@ -86,4 +126,11 @@ public struct IngestFailure: Sendable, Hashable {
     public var path: String
     public var error: String
     public var failedAt: Date
+
+    public init(collectionID: Int64, path: String, error: String, failedAt: Date) {
+        self.collectionID = collectionID
+        self.path = path
+        self.error = error
+        self.failedAt = failedAt
+    }
 }

@@ -61,35 +61,37 @@ public struct SearchResult: Sendable, Hashable {
 
 /// Finds the passages that answer a question: vector search, BM25, or both fused.
 public final class Retriever: Sendable {
-    public let store: KnowledgeStore
+    public let store: any KnowledgeBase
     let embedder: any Embedder
     public let options: RetrievalOptions
     /// Where vectors are searched: the embedded store unless another is given.
     public let vectors: any VectorStore
 
-    public init(store: KnowledgeStore, embedder: any Embedder, options: RetrievalOptions = RetrievalOptions(), vectors: (any VectorStore)? = nil) {
+    public init(store: any KnowledgeBase, embedder: any Embedder, options: RetrievalOptions = RetrievalOptions(), vectors: (any VectorStore)? = nil) {
         self.store = store
         self.embedder = embedder
         self.options = options
-        self.vectors = vectors ?? EmbeddedVectorStore(store: store, policy: IndexPolicy(choice: options.index))
+        self.vectors = vectors ?? store.vectorStore(policy: IndexPolicy(choice: options.index))
     }
 
     /// The best passages for a question, best first.
     public func search(_ query: String, mode: SearchMode = .hybrid, collection: String? = nil, documentID: Int64? = nil, limit: Int = 8) async throws -> [SearchResult] {
         var collectionID: Int64?
+        var namespace: String?
         if let collection {
-            guard let found = try store.collection(named: collection) else { throw KnowledgeError.unknownCollection(collection) }
+            guard let found = try await store.collection(named: collection) else { throw KnowledgeError.unknownCollection(collection) }
             collectionID = found.id
+            namespace = found.name
         }
         let depth = max(limit, options.candidates)
         var vectorHits: [(id: Int64, score: Double)] = []
         var lexicalHits: [(chunkID: Int64, score: Double)] = []
         if mode != .lexical {
             let queryVector = try await embedder.embed([query], options: EmbeddingOptions()).vectors.first ?? []
-            vectorHits = try await vectors.query(queryVector, k: depth, namespace: collection, documentID: documentID).map { ($0.id, $0.score) }
+            vectorHits = try await vectors.query(queryVector, k: depth, namespace: namespace, documentID: documentID).map { ($0.id, $0.score) }
         }
         if mode != .vector {
-            lexicalHits = try store.lexicalSearch(query, collectionID: collectionID, documentID: documentID, limit: depth)
+            lexicalHits = try await store.lexicalSearch(query, collectionID: collectionID, documentID: documentID, limit: depth)
         }
         var vectorRanks: [Int64: (rank: Int, score: Double)] = [:]
         for (rank, hit) in vectorHits.enumerated() { vectorRanks[hit.id] = (rank + 1, hit.score) }
@@ -118,12 +120,12 @@ public final class Retriever: Sendable {
             scored = fused.map { ($0.key, $0.value) }.sorted { $0.score != $1.score ? $0.score > $1.score : $0.id < $1.id }
         }
         scored = Array(scored.prefix(limit))
-        let chunks = Dictionary(uniqueKeysWithValues: try store.chunks(ids: scored.map(\.id)).map { ($0.id, $0) })
+        let chunks = Dictionary(uniqueKeysWithValues: try await store.chunks(ids: scored.map(\.id)).map { ($0.id, $0) })
         var documents: [Int64: StoredDocument] = [:]
         var results: [SearchResult] = []
         for (id, score) in scored {
             guard let chunk = chunks[id] else { continue }
-            if documents[chunk.documentID] == nil { documents[chunk.documentID] = try store.document(id: chunk.documentID) }
+            if documents[chunk.documentID] == nil { documents[chunk.documentID] = try await store.document(id: chunk.documentID) }
             guard let document = documents[chunk.documentID] else { continue }
             results.append(SearchResult(
                 chunk: chunk, document: document, score: score,
@@ -168,7 +170,7 @@ public final class EmbeddedVectorStore: VectorStore {
     public func query(_ query: [Float], k: Int, namespace: String?, documentID: Int64?) async throws -> [VectorMatch] {
         var collectionID: Int64?
         if let namespace {
-            guard let collection = try store.collection(named: namespace) else { throw KnowledgeError.unknownCollection(namespace) }
+            guard let collection = try store.collection(named: namespace, create: false) else { throw KnowledgeError.unknownCollection(namespace) }
             collectionID = collection.id
         }
         // Documents added or removed since the index was loaded (here or in another process) make it stale.

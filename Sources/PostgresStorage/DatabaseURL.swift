@@ -55,6 +55,21 @@ public struct DatabaseURL: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The whole URL, password included, to hand to another process (never to print).
+    public var connectionString: String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        let who = encoded(username) + (password.map { ":" + encoded($0) } ?? "")
+        switch endpoint {
+        case .tcp(let host, let port):
+            return "postgres://\(who)@\(host):\(port)/\(encoded(database))?sslmode=\(tls.rawValue)"
+        case .unixSocket(let path):
+            let socket = path as NSString
+            let port = socket.lastPathComponent.split(separator: ".").last.map(String.init) ?? "5432"
+            return "postgres://\(who)@/\(encoded(database))?host=\(encoded(socket.deletingLastPathComponent))&port=\(port)"
+        }
+    }
+
     /// The URL without its password, for messages and logs.
     public var description: String {
         let who = password == nil ? username : "\(username):***"
@@ -74,6 +89,9 @@ public enum DatabaseError: Error, Sendable, Equatable, LocalizedError {
     case migrationFailed(version: Int, name: String, reason: String)
     /// The database was migrated by a newer Sibyl.
     case newerSchema(found: Int, known: Int)
+    /// PostgreSQL cancelled a transaction to break a deadlock or a serialization conflict; trying
+    /// it again is safe.
+    case conflict(String)
 
     public var errorDescription: String? {
         switch self {
@@ -82,6 +100,7 @@ public enum DatabaseError: Error, Sendable, Equatable, LocalizedError {
         case .refused(let reason): "The database refused a statement: \(reason)"
         case .migrationFailed(let version, let name, let reason): "Migration \(version) (\(name)) failed and was rolled back: \(reason)"
         case .newerSchema(let found, let known): "The database's schema is at version \(found), newer than this Sibyl knows (\(known)): upgrade Sibyl."
+        case .conflict(let reason): "The database cancelled a change that collided with another: \(reason)"
         }
     }
 }

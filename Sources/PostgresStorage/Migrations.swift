@@ -23,6 +23,7 @@ extension PostgresDatabase {
             // Vectors (cosine HNSW) for the knowledge base; the extension ships with the server.
             "CREATE EXTENSION IF NOT EXISTS vector",
         ]),
+        knowledgeSchema,
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

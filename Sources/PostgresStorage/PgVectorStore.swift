@@ -94,50 +94,60 @@ public final class PgVectorStore: VectorStore {
 
     public func query(_ query: [Float], k: Int, namespace: String?, documentID: Int64?) async throws -> [VectorMatch] {
         guard query.count == dimension else { throw VectorStoreError.wrongLength(id: nil, got: query.count, expected: dimension) }
+        var filters: [(column: String, value: any PostgresEncodable & Sendable)] = []
+        if let namespace { filters.append(("namespace", namespace)) }
+        if let documentID { filters.append(("document_id", documentID)) }
+        return try await database.nearest(to: query, k: k, in: table, idColumn: "id", filters: filters, ef: efSearch)
+    }
+
+    /// pgvector's text form of a vector: `[0.1,-0.2,…]`.
+    static func literal(_ vector: [Float]) -> String {
+        "[" + vector.map { $0.isFinite ? "\($0)" : "0" }.joined(separator: ",") + "]"
+    }
+}
+
+extension PostgresDatabase {
+    /// The `k` rows of a vector table nearest to `query` by cosine, best first, among those whose
+    /// `filters` columns hold the values given: an HNSW walk with `ef` candidates (the
+    /// connection's `searchEF` when nil; the connection goes back to the pool with it).
+    func nearest(
+        to query: [Float], k: Int, in table: String, idColumn: String,
+        filters: [(column: String, value: any PostgresEncodable & Sendable)], ef: Int?
+    ) async throws -> [VectorMatch] {
         guard k > 0 else { return [] }
-        return try await database.reachable {
-            try await database.client.withConnection { connection in
-                // The connection goes back to the pool as it came: with the database's ef.
-                let ef = max(efSearch ?? database.searchEF, k)
-                let changesEF = ef != database.searchEF
+        return try await reachable {
+            try await client.withConnection { connection in
+                let ef = max(ef ?? searchEF, k)
+                let changesEF = ef != searchEF
                 if changesEF {
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(ef)"), logger: database.logger)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(ef)"), logger: logger)
                 }
+                var bindings = PostgresBindings(capacity: filters.count + 1)
+                bindings.append(PgVectorStore.literal(query))
                 var conditions: [String] = []
-                var bindings = PostgresBindings(capacity: 4)
-                bindings.append(Self.literal(query))
-                if let namespace {
-                    bindings.append(namespace)
-                    conditions.append("namespace = $\(bindings.count)")
-                }
-                if let documentID {
-                    bindings.append(documentID)
-                    conditions.append("document_id = $\(bindings.count)")
+                for filter in filters {
+                    try bindings.append(filter.value)
+                    conditions.append("\(filter.column) = $\(bindings.count)")
                 }
                 let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
                 // The limit is written out: a plan made without it may not walk the index.
-                let sql = "SELECT id, 1 - (embedding <=> $1::vector) FROM \(table) \(filter) ORDER BY embedding <=> $1::vector LIMIT \(k)"
+                let sql = "SELECT \(idColumn), 1 - (embedding <=> $1::vector) FROM \(table) \(filter) ORDER BY embedding <=> $1::vector LIMIT \(k)"
                 var matches: [VectorMatch] = []
                 var failure: (any Error)?
                 do {
-                    for try await (id, score) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: database.logger).decode((Int64, Double).self) {
+                    for try await (id, score) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).decode((Int64, Double).self) {
                         matches.append(VectorMatch(id: id, score: score))
                     }
                 } catch {
                     failure = error
                 }
                 if changesEF {
-                    _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(database.searchEF)"), logger: database.logger)
+                    _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET hnsw.ef_search = \(searchEF)"), logger: logger)
                 }
                 if let failure { throw failure }
                 return matches
             }
         }
-    }
-
-    /// pgvector's text form of a vector: `[0.1,-0.2,…]`.
-    static func literal(_ vector: [Float]) -> String {
-        "[" + vector.map { $0.isFinite ? "\($0)" : "0" }.joined(separator: ",") + "]"
     }
 }
 

@@ -47,7 +47,8 @@ public final class PostgresDatabase: Sendable {
             probe = .init(host: host, port: port, username: url.username, password: url.password, database: url.database, tls: probeTLS)
         }
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.additionalStartupParameters = [("hnsw.ef_search", String(searchEF))]
+        // A filtered vector search (one collection, one owner) walks on until it has enough rows.
+        configuration.options.additionalStartupParameters = [("hnsw.ef_search", String(searchEF)), ("hnsw.iterative_scan", "strict_order")]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
@@ -70,6 +71,7 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs a database call, turning connection failures into a plain message; the first call
     /// checks with one connection of its own that the server answers.
+    @discardableResult
     func reachable<T>(_ body: () async throws -> T) async throws -> T {
         do {
             if !answered.withLock({ $0 }) {
@@ -80,15 +82,29 @@ public final class PostgresDatabase: Sendable {
                 answered.withLock { $0 = true }
             }
             return try await body()
-        } catch let error as DatabaseError {
-            throw error
-        } catch let error as PSQLError where error.serverInfo != nil {
-            // The server answered, with an error of its own.
-            throw DatabaseError.refused(Self.describe(error))
-        } catch let error as PSQLError {
-            throw DatabaseError.unreachable(url: url.description, reason: Self.describe(error))
         } catch {
-            throw DatabaseError.unreachable(url: url.description, reason: String(describing: error))
+            throw translated(error)
+        }
+    }
+
+    /// What a failed call means to the user: the server's own refusal, a conflict worth another
+    /// try, or no server; errors of Sibyl's own (a document refused, a cancellation) pass unchanged.
+    func translated(_ error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresTransactionError:
+            if let cause = error.closureError ?? error.commitError ?? error.beginError { return translated(cause) }
+            return DatabaseError.refused(String(describing: error))
+        case let error as PSQLError where error.serverInfo != nil:
+            // The server answered, with an error of its own.
+            let state = error.serverInfo?[.sqlState]
+            if state == "40P01" || state == "40001" { return DatabaseError.conflict(Self.describe(error)) }
+            return DatabaseError.refused(Self.describe(error))
+        case let error as PSQLError:
+            return DatabaseError.unreachable(url: url.description, reason: Self.describe(error))
+        case is DatabaseError, is CancellationError, is any LocalizedError:
+            return error
+        default:
+            return DatabaseError.unreachable(url: url.description, reason: String(describing: error))
         }
     }
 

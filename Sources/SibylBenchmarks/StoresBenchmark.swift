@@ -30,6 +30,11 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Option(help: "The recall@k at which the stores are compared.") var targetRecall = 0.95
     @Option(help: "The PostgreSQL server (default: SIBYL_DATABASE_URL); a database is made for the run and dropped after.")
     var databaseURL: String?
+    @Option(help: "A BEIR set (scripts/eval/make-python-faq-set.py DIR makes the Python FAQ one): also compare retrieval quality on both knowledge bases.")
+    var retrievalSet: String?
+    @Flag(help: "Only the retrieval-quality comparison (needs --retrieval-set).") var retrievalOnly = false
+    @Option(help: "Also time hybrid search on this many synthetic passages in both knowledge bases (0: not).") var hybridPassages = 0
+    @Flag(help: "Only the hybrid-search measurement (needs --hybrid-passages).") var hybridOnly = false
 
     struct Point {
         var ef: Int
@@ -41,6 +46,15 @@ struct StoresBenchmark: AsyncParsableCommand {
     func run() async throws {
         guard let text = databaseURL ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"] else {
             throw ValidationError("name a PostgreSQL server: --database-url or SIBYL_DATABASE_URL (scripts/postgres/start.sh FOLDER starts one)")
+        }
+        let url = try DatabaseURL(text)
+        if retrievalOnly {
+            guard let retrievalSet else { throw ValidationError("--retrieval-only needs --retrieval-set DIR") }
+            return try await compareRetrieval(setDirectory: retrievalSet, url: url)
+        }
+        if hybridOnly {
+            guard hybridPassages > 0 else { throw ValidationError("--hybrid-only needs --hybrid-passages N") }
+            return try await measureHybrid(passages: hybridPassages, url: url)
         }
         let efList = efs.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         say("CPU: \(CPUDescription.current)")
@@ -65,12 +79,14 @@ struct StoresBenchmark: AsyncParsableCommand {
         }
 
         // pgvector, in a database of its own.
-        let pgvector = try await PostgresDatabase.with(url: try DatabaseURL(text), maximumConnections: 1) { admin in
+        let pgvector = try await PostgresDatabase.with(url: url, maximumConnections: 1) { admin in
             try await admin.withScratchDatabase(prefix: "sibyl_bench") { scoped in
                 try await measurePGVector(at: scoped, data: data, rows: rows, truth: truth, efList: efList)
             }
         }
         report(embedded: embedded, embeddedBuild: embeddedBuild, pgvector: pgvector.points, pgBuild: pgvector.build, load: pgvector.load)
+        if let retrievalSet { try await compareRetrieval(setDirectory: retrievalSet, url: url) }
+        if hybridPassages > 0 { try await measureHybrid(passages: hybridPassages, url: url) }
     }
 
     /// Loads the vectors into pgvector, builds its index, and sweeps ef until the target recall.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Knowledge
 import PostgresStorage
+import SibylConfig
 
 /// `sibyl db`: the PostgreSQL several `sibyl serve` instances are to share (SIBYL_DATABASE_URL).
 struct DatabaseCommand: AsyncParsableCommand {
@@ -11,7 +13,9 @@ struct DatabaseCommand: AsyncParsableCommand {
         SIBYL_DATABASE_URL is postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (TLS when the server offers it; \
         ?sslmode=require insists, disable refuses) or postgres://USER@/DATABASE?host=/socket/folder. The server \
         needs the pgvector extension. Migrations take an advisory lock, so instances starting together apply \
-        them once. Sibyl's own data still lives in SIBYL_HOME: moving each store to PostgreSQL is under way.
+        them once. With SIBYL_DATABASE_URL set, the knowledge base (documents, passages, their vectors) lives \
+        there; conversations, accounts and settings still live in SIBYL_HOME. `sibyl db migrate --to URL` copies \
+        the knowledge bases of SIBYL_HOME into a database, `--to home` copies them back.
         """,
         subcommands: [Status.self, Migrate.self],
         defaultSubcommand: Status.self
@@ -51,16 +55,80 @@ struct DatabaseCommand: AsyncParsableCommand {
     }
 
     struct Migrate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Bring the database's schema up to date (safe to run while other instances start).")
+        static let configuration = CommandConfiguration(
+            abstract: "Bring the database's schema up to date (safe to run while other instances start), or copy the knowledge base.",
+            discussion: """
+            --to postgres://… copies the knowledge base of SIBYL_HOME (and of every account under SIBYL_HOME/users) into \
+            that database; --to home copies the one in SIBYL_DATABASE_URL (or --url) into SIBYL_HOME. The source is only \
+            read; each document is written whole in one transaction and checked against its original (passages and \
+            vectors, bit for bit). Interrupted, run it again: documents already copied are skipped.
+            """
+        )
         @OptionGroup var global: GlobalOptions
         @OptionGroup var connection: Connection
+        @Option(help: "Copy the knowledge base: into this PostgreSQL (postgres://…) from SIBYL_HOME, or `home` from the database into SIBYL_HOME.")
+        var to: String?
 
         func run() async throws {
             global.bootstrap()
-            try await connection.with { database in
-                let applied = try await database.migrate()
-                Terminal.print(applied.isEmpty ? "The schema was already up to date." : "Applied: \(applied.map(String.init).joined(separator: ", ")).")
+            try await reportingErrors {
+                guard let to else {
+                    return try await connection.with { database in
+                        let applied = try await database.migrate()
+                        Terminal.print(applied.isEmpty ? "The schema was already up to date." : "Applied: \(applied.map(String.init).joined(separator: ", ")).")
+                    }
+                }
+                let paths = SibylPaths()
+                if to.lowercased() == "home" {
+                    try await connection.with { database in
+                        try await database.migrate()
+                        var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
+                        for owner in try await PostgresKnowledgeBase.owners(in: database) {
+                            let home = owner.hasPrefix("users/") ? paths.accountHome(id: String(owner.dropFirst("users/".count))) : paths.home
+                            copies.append((owner.isEmpty ? "local user" : owner, PostgresKnowledgeBase(database: database, owner: owner), try KnowledgeStore(path: SibylPaths(home: home).knowledgeDatabase.path)))
+                        }
+                        try await Self.copy(copies, into: "SIBYL_HOME (\(paths.home.path))")
+                    }
+                } else {
+                    let url = try DatabaseURL(to)
+                    try await PostgresDatabase.with(url: url, maximumConnections: 4) { database in
+                        try await database.migrate()
+                        var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
+                        if FileManager.default.fileExists(atPath: paths.knowledgeDatabase.path) {
+                            copies.append(("local user", try KnowledgeStore(path: paths.knowledgeDatabase.path), PostgresKnowledgeBase(database: database)))
+                        }
+                        let accounts = (try? FileManager.default.contentsOfDirectory(atPath: paths.accountHomes.path)) ?? []
+                        for id in accounts.sorted() {
+                            let file = SibylPaths(home: paths.accountHome(id: id)).knowledgeDatabase
+                            guard FileManager.default.fileExists(atPath: file.path) else { continue }
+                            copies.append(("users/\(id)", try KnowledgeStore(path: file.path), PostgresKnowledgeBase(database: database, owner: "users/\(id)")))
+                        }
+                        try await Self.copy(copies, into: url.description)
+                        Terminal.print("To use it: SIBYL_DATABASE_URL=\(url.description)\(url.password == nil ? "" : " (with its password)") sibyl serve")
+                    }
+                }
             }
+        }
+
+        /// Copies each knowledge base, saying how far it is, and fails when a copy does not match.
+        static func copy(_ copies: [(owner: String, source: any KnowledgeBase, destination: any KnowledgeBase)], into place: String) async throws {
+            guard !copies.isEmpty else {
+                Terminal.print("There is no knowledge base to copy.")
+                return
+            }
+            var mismatches: [String] = []
+            for (owner, source, destination) in copies {
+                let report = try await KnowledgeCopy.copy(from: source, to: destination) { step in
+                    Terminal.error("  \(owner) · \(step.collection) \(step.index)/\(step.of) \(URL(fileURLWithPath: step.path).lastPathComponent)")
+                }
+                Terminal.print("\(owner): \(report.collections) collections, \(report.copied) documents copied (\(report.passages) passages), "
+                    + "\(report.alreadyThere) already there, \(report.failures) failure records; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
+                mismatches += report.mismatches.map { "\(owner): \($0)" }
+            }
+            guard mismatches.isEmpty else {
+                throw CLIError("Some copies differ from their originals (the originals are untouched): \(mismatches.prefix(5).joined(separator: ", "))")
+            }
+            Terminal.print("Copied into \(place).")
         }
     }
 }

@@ -67,7 +67,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let documents = try runtime.documents(in: collection)
+                let documents = try await runtime.documents(in: collection)
                 if json {
                     Terminal.print(Format.json(documents.map { Wire.Document($0.document, collection: $0.collection) }))
                     return
@@ -81,7 +81,7 @@ struct Docs: AsyncParsableCommand {
                     return [String(document.id), listing.collection, document.displayName, document.format.rawValue,
                             document.pageCount.map(String.init) ?? "-", String(document.tokenCount), String(document.chunkCount), Format.date(document.addedAt)]
                 }))
-                let failures = try runtime.documentFailures(in: collection)
+                let failures = try await runtime.documentFailures(in: collection)
                 if !failures.isEmpty {
                     Terminal.print("\n" + Terminal.red("Failed files:"))
                     for failure in failures { Terminal.print("  \(failure.path): \(failure.error)") }
@@ -99,7 +99,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let details = try runtime.documentDetails(document)
+                let details = try await runtime.documentDetails(document)
                 if json {
                     Terminal.print(Format.json(Wire.DocumentDetails(details, includePassages: passages)))
                     return
@@ -134,7 +134,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let statistics = try runtime.collectionStatistics()
+                let statistics = try await runtime.collectionStatistics()
                 if json { Terminal.print(Format.json(statistics.map(Wire.CollectionStatistics.init))); return }
                 guard !statistics.isEmpty else { Terminal.print("No collections yet. Add documents with `sibyl docs add PATH…`."); return }
                 Terminal.print(Format.table(["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"], statistics.map { row in
@@ -153,7 +153,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let removed = try runtime.removeDocument(document)
+                let removed = try await runtime.removeDocument(document)
                 Terminal.print("Removed \(removed.displayName) (\(removed.chunkCount) passages).")
             }
         }

@@ -25,6 +25,11 @@ struct Serve: AsyncParsableCommand {
         try await reportingErrors {
             global.bootstrap(defaultLevel: .info, server: true)
             let runtime = try SibylRuntime(logger: global.logger(defaultLevel: .info))
+            if let shared = runtime.sharedDatabase {
+                // The schema is brought up to date before the first request (once between instances starting together).
+                try await shared.ready()
+                Terminal.error("Documents are in the database \(shared.database.url)")
+            }
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }
             if let port { configuration.port = port }

@@ -1,6 +1,8 @@
 import Accounts
 import ArgumentParser
+import Assistant
 import Foundation
+import Logging
 import SibylConfig
 
 /// `sibyl users`: the accounts of a shared `sibyl serve`.
@@ -83,12 +85,23 @@ struct Users: AsyncParsableCommand {
             try await reportingErrors {
                 let account = try Users.open().remove(name: name)
                 let data = SibylPaths().accountHome(id: account.id)
+                var removedData = false
                 if !keepData, FileManager.default.fileExists(atPath: data.path) {
                     try FileManager.default.removeItem(at: data)
-                    Terminal.print("Removed \(account.name) and its data.")
-                } else {
-                    Terminal.print("Removed \(account.name).")
+                    removedData = true
                 }
+                // Its documents in the shared database go too.
+                if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) {
+                    do {
+                        try await shared.removeKnowledge(ofAccount: account.id)
+                    } catch {
+                        await shared.close()
+                        throw error
+                    }
+                    await shared.close()
+                    removedData = true
+                }
+                Terminal.print(removedData ? "Removed \(account.name) and its data." : "Removed \(account.name).")
             }
         }
     }

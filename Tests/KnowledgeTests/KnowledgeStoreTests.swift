@@ -1,6 +1,8 @@
 import Foundation
 import SibylCore
+import TestDatabase
 import Testing
+import VectorIndex
 @testable import Knowledge
 
 @Suite("Knowledge store")
@@ -14,50 +16,88 @@ struct KnowledgeStoreTests {
         ChunkDraft(text: text, tokenCount: text.split(separator: " ").count, page: page, headingPath: ["A", "B"], startOffset: 0, endOffset: text.count)
     }
 
-    @Test func saveReadSearchAndRemove() throws {
-        let store = try KnowledgeStore.inMemory()
-        let collection = try #require(try store.collection(named: "default", create: true))
-        #expect(try store.collection(named: "DEFAULT")?.id == collection.id)
-        let document = try store.save(
-            draft(collection.id, path: "/docs/a.md"),
-            chunks: [chunk("The capital of France is Paris."), chunk("Bananas are yellow fruit.", page: 2)],
-            embeddings: [[1, 0, 0], [0, 1, 0]],
-            replacing: nil
-        )
-        #expect(document.chunkCount == 2)
-        #expect(document.tokenCount == 10)
-        #expect(document.timings.extract == .milliseconds(5))
-        let chunks = try store.chunks(of: document.id)
-        #expect(chunks.map(\.ordinal) == [0, 1])
-        #expect(chunks[1].page == 2)
-        #expect(chunks[0].headingPath == ["A", "B"])
-        #expect(chunks[1].location == "page 2, A › B")
+    @Test(arguments: KnowledgeBackend.available)
+    func saveReadSearchAndRemove(_ backend: KnowledgeBackend) async throws {
+        try await backend.with { store in
+            let collection = try #require(try await store.collection(named: "default", create: true))
+            #expect(try await store.collection(named: "DEFAULT")?.id == collection.id)
+            #expect(try await store.collection(named: "Default", create: true)?.id == collection.id)
+            try await store.setEmbedding(model: "m", dimension: 3, for: collection.id)
+            let document = try await store.save(
+                draft(collection.id, path: "/docs/a.md"),
+                chunks: [chunk("The capital of France is Paris."), chunk("Bananas are yellow fruit.", page: 2)],
+                embeddings: [[1, 0, 0], [0, 1, 0]],
+                replacing: nil
+            )
+            #expect(document.chunkCount == 2)
+            #expect(document.tokenCount == 10)
+            #expect(document.timings.extract == .milliseconds(5))
+            #expect(try await store.document(id: document.id) == document)
+            #expect(try await store.document(path: "/docs/a.md", in: collection.id) == document)
+            let chunks = try await store.chunks(of: document.id)
+            #expect(chunks.map(\.ordinal) == [0, 1])
+            #expect(chunks[1].page == 2 && chunks[0].page == nil)
+            #expect(chunks[0].headingPath == ["A", "B"])
+            #expect(chunks[1].location == "page 2, A › B")
+            #expect(try await store.chunk(documentID: document.id, ordinal: 1) == chunks[1])
+            #expect(try await store.chunk(documentID: document.id, ordinal: 2) == nil)
+            #expect(Set(try await store.chunks(ids: chunks.map(\.id).reversed())) == Set(chunks))
 
-        let vectors = try store.vectors(in: collection.id)
-        #expect(vectors.map(\.vector) == [[1, 0, 0], [0, 1, 0]])
+            let vectors = store.vectorStore(policy: IndexPolicy())
+            let nearest = try await vectors.query([0, 0.9, 0.1], k: 1, namespace: "default", documentID: nil)
+            #expect(nearest.map(\.id) == [chunks[1].id])
+            #expect(try await vectors.query([1, 0, 0], k: 5, namespace: nil, documentID: document.id).first?.id == chunks[0].id)
 
-        let hits = try store.lexicalSearch("What is the capital of France?", collectionID: collection.id, limit: 5)
-        #expect(hits.first?.chunkID == chunks[0].id)
-        #expect(hits.first.map { $0.score > 0 } == true)
-        #expect(try store.lexicalSearch("?!", limit: 5).isEmpty)
+            let hits = try await store.lexicalSearch("What is the capital of France?", collectionID: collection.id, documentID: nil, limit: 5)
+            #expect(hits.first?.chunkID == chunks[0].id)
+            #expect(hits.first.map { $0.score > 0 } == true)
+            #expect(try await store.lexicalSearch("?!", collectionID: nil, documentID: nil, limit: 5).isEmpty)
 
-        try store.removeDocument(document.id)
-        #expect(try store.chunks(of: document.id).isEmpty)
-        #expect(try store.vectors(in: collection.id).isEmpty)
-        #expect(try store.lexicalSearch("capital France", limit: 5).isEmpty)
+            try await store.removeDocument(document.id)
+            #expect(try await store.chunks(of: document.id).isEmpty)
+            #expect(try await store.document(id: document.id) == nil)
+            #expect(try await vectors.query([1, 0, 0], k: 5, namespace: "default", documentID: nil).isEmpty)
+            #expect(try await store.lexicalSearch("capital France", collectionID: nil, documentID: nil, limit: 5).isEmpty)
+        }
     }
 
-    @Test func replacingIsOneStepAndFailuresAreCleared() throws {
-        let store = try KnowledgeStore.inMemory()
-        let collection = try #require(try store.collection(named: "c", create: true))
-        try store.recordFailure(path: "/docs/a.md", error: "boom", in: collection.id)
-        #expect(try store.failures(in: collection.id).count == 1)
-        let first = try store.save(draft(collection.id, path: "/docs/a.md"), chunks: [chunk("old text")], embeddings: [[1]], replacing: nil)
-        #expect(try store.failures(in: collection.id).isEmpty)
-        let second = try store.save(draft(collection.id, path: "/docs/a.md", hash: "h2"), chunks: [chunk("new text")], embeddings: [[2]], replacing: first.id)
-        #expect(try store.documents(in: collection.id).map(\.id) == [second.id])
-        #expect(try store.lexicalSearch("old", limit: 5).isEmpty)
-        #expect(try store.document(contentHash: "h2", in: collection.id)?.id == second.id)
+    @Test(arguments: KnowledgeBackend.available)
+    func replacingIsOneStepAndFailuresAreCleared(_ backend: KnowledgeBackend) async throws {
+        try await backend.with { store in
+            let collection = try #require(try await store.collection(named: "c", create: true))
+            try await store.recordFailure(path: "/docs/a.md", error: "boom", in: collection.id)
+            try await store.recordFailure(path: "/docs/a.md", error: "boom again", in: collection.id)
+            #expect(try await store.failures(in: collection.id).map(\.error) == ["boom again"])
+            let first = try await store.save(draft(collection.id, path: "/docs/a.md"), chunks: [chunk("old text")], embeddings: [[1]], replacing: nil)
+            #expect(try await store.failures(in: collection.id).isEmpty)
+            let second = try await store.save(draft(collection.id, path: "/docs/a.md", hash: "h2"), chunks: [chunk("new text")], embeddings: [[2]], replacing: first.id)
+            #expect(try await store.documents(in: collection.id).map(\.id) == [second.id])
+            #expect(try await store.lexicalSearch("old", collectionID: nil, documentID: nil, limit: 5).isEmpty)
+            #expect(try await store.lexicalSearch("new", collectionID: nil, documentID: nil, limit: 5).count == 1)
+            #expect(try await store.document(contentHash: "h2", in: collection.id)?.id == second.id)
+            try await store.setIndexTime(.milliseconds(42), for: second.id)
+            #expect(try await store.document(id: second.id)?.timings.index == .milliseconds(42))
+        }
+    }
+
+    @Test(arguments: KnowledgeBackend.available)
+    func deletingACollectionTakesEverythingInIt(_ backend: KnowledgeBackend) async throws {
+        try await backend.with { store in
+            let kept = try #require(try await store.collection(named: "kept", create: true))
+            let gone = try #require(try await store.collection(named: "gone", create: true))
+            try await store.setEmbedding(model: "m", dimension: 2, for: kept.id)
+            try await store.setEmbedding(model: "m", dimension: 2, for: gone.id)
+            try await store.save(draft(kept.id, path: "/k.md"), chunks: [chunk("kestrels hover")], embeddings: [[1, 0]], replacing: nil)
+            try await store.save(draft(gone.id, path: "/g.md"), chunks: [chunk("kestrels nest")], embeddings: [[0, 1]], replacing: nil)
+            try await store.recordFailure(path: "/bad.md", error: "no", in: gone.id)
+            try await store.deleteCollection(gone.id)
+            #expect(try await store.collections().map(\.name) == ["kept"])
+            #expect(try await store.documents().map(\.path) == ["/k.md"])
+            #expect(try await store.failures().isEmpty)
+            #expect(try await store.lexicalSearch("kestrels", collectionID: nil, documentID: nil, limit: 5).count == 1)
+            let nearest = try await store.vectorStore(policy: IndexPolicy()).query([0, 1], k: 5, namespace: nil, documentID: nil)
+            #expect(nearest.count == 1)
+        }
     }
 
     @Test func aFileBasedStoreSurvivesReopening() throws {

@@ -64,7 +64,7 @@ struct DocumentFolder {
     }
 }
 
-func makeIngestor(_ store: KnowledgeStore, embedder: HashingEmbedder = HashingEmbedder()) -> Ingestor {
+func makeIngestor(_ store: any KnowledgeBase, embedder: HashingEmbedder = HashingEmbedder()) -> Ingestor {
     Ingestor(store: store, extractor: TextExtractor(), embedder: embedder, embeddingModel: embedder.model,
              chunker: Chunker(counter: WordCounter(), limitTokens: 60, targetTokens: 40))
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SibylCore
+import TestDatabase
 import Testing
 @testable import PostgresStorage
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TestDatabase
 import Testing
 @testable import PostgresStorage
 
@@ -114,16 +115,5 @@ struct PostgresDatabaseTests {
             #expect(error.localizedDescription.contains("Cannot reach the database postgres://postgres@/postgres?host=/nonexistent-folder"))
         }
         await database.close()
-    }
-}
-
-/// The test server, and a fresh database on it per test.
-enum TestDatabase {
-    static let url = ProcessInfo.processInfo.environment["SIBYL_TEST_DATABASE_URL"].flatMap { try? DatabaseURL($0) }
-
-    static func with(_ body: (DatabaseURL) async throws -> Void) async throws {
-        try await PostgresDatabase.with(url: try #require(url)) { admin in
-            try await admin.withScratchDatabase(prefix: "sibyl_test", body)
-        }
     }
 }

@@ -84,35 +84,39 @@ extension SibylRuntime {
     }
 
     /// The collections, by name.
-    public func collections() throws -> [KnowledgeCollection] {
-        try knowledgeStore().collections()
+    public func collections() async throws -> [KnowledgeCollection] {
+        try await knowledgeBase().collections()
     }
 
     /// Documents, in one collection or all.
-    public func documents(in collection: String? = nil) throws -> [DocumentListing] {
-        let store = try knowledgeStore()
-        let collections = try store.collections()
+    public func documents(in collection: String? = nil) async throws -> [DocumentListing] {
+        let store = try await knowledgeBase()
+        let collections = try await store.collections()
         let names = Dictionary(uniqueKeysWithValues: collections.map { ($0.id, $0.name) })
         var chosen: Int64?
         if let collection {
             guard let found = collections.first(where: { $0.name.lowercased() == collection.lowercased() }) else { throw KnowledgeError.unknownCollection(collection) }
             chosen = found.id
         }
-        return try store.documents(in: chosen).map { DocumentListing(document: $0, collection: names[$0.collectionID] ?? "") }
+        return try await store.documents(in: chosen).map { DocumentListing(document: $0, collection: names[$0.collectionID] ?? "") }
     }
 
     /// Files that could not be added, in one collection or all.
-    public func documentFailures(in collection: String? = nil) throws -> [IngestFailure] {
-        let store = try knowledgeStore()
-        let id = try collection.map { name in try store.collection(named: name)?.id ?? { throw KnowledgeError.unknownCollection(name) }() }
-        return try store.failures(in: id)
+    public func documentFailures(in collection: String? = nil) async throws -> [IngestFailure] {
+        let store = try await knowledgeBase()
+        var id: Int64?
+        if let collection {
+            guard let found = try await store.collection(named: collection) else { throw KnowledgeError.unknownCollection(collection) }
+            id = found.id
+        }
+        return try await store.failures(in: id)
     }
 
     /// The document a user named: its id, or a piece of its file name or title matching one document.
-    public func document(_ reference: String) throws -> StoredDocument {
-        let store = try knowledgeStore()
-        if let id = Int64(reference), let document = try store.document(id: id) { return document }
-        let matches = try store.documents().filter {
+    public func document(_ reference: String) async throws -> StoredDocument {
+        let store = try await knowledgeBase()
+        if let id = Int64(reference), let document = try await store.document(id: id) { return document }
+        let matches = try await store.documents().filter {
             $0.path.localizedCaseInsensitiveContains(reference) || ($0.title?.localizedCaseInsensitiveContains(reference) ?? false)
         }
         guard let first = matches.first else { throw KnowledgeError.unknownDocument(reference) }
@@ -123,52 +127,54 @@ extension SibylRuntime {
     }
 
     /// The document with this id.
-    public func document(id: Int64) throws -> StoredDocument {
-        guard let document = try knowledgeStore().document(id: id) else { throw KnowledgeError.unknownDocument(String(id)) }
+    public func document(id: Int64) async throws -> StoredDocument {
+        guard let document = try await knowledgeBase().document(id: id) else { throw KnowledgeError.unknownDocument(String(id)) }
         return document
     }
 
     /// A document with its passages, by what the user named.
-    public func documentDetails(_ reference: String) throws -> DocumentDetails {
-        try documentDetails(id: try document(reference).id)
+    public func documentDetails(_ reference: String) async throws -> DocumentDetails {
+        try await documentDetails(id: try await document(reference).id)
     }
 
     /// A document with its passages.
-    public func documentDetails(id: Int64) throws -> DocumentDetails {
-        let store = try knowledgeStore()
-        let document = try document(id: id)
-        let collection = try store.collections().first { $0.id == document.collectionID }?.name ?? ""
-        return DocumentDetails(document: document, collection: collection, passages: try store.chunks(of: document.id))
+    public func documentDetails(id: Int64) async throws -> DocumentDetails {
+        let store = try await knowledgeBase()
+        let document = try await document(id: id)
+        let collection = try await store.collections().first { $0.id == document.collectionID }?.name ?? ""
+        return DocumentDetails(document: document, collection: collection, passages: try await store.chunks(of: document.id))
     }
 
     /// Totals per collection.
-    public func collectionStatistics() throws -> [CollectionStatistics] {
-        let store = try knowledgeStore()
-        return try store.collections().map { collection in
-            let documents = try store.documents(in: collection.id)
-            return CollectionStatistics(
+    public func collectionStatistics() async throws -> [CollectionStatistics] {
+        let store = try await knowledgeBase()
+        var statistics: [CollectionStatistics] = []
+        for collection in try await store.collections() {
+            let documents = try await store.documents(in: collection.id)
+            statistics.append(CollectionStatistics(
                 collection: collection,
                 documents: documents.count,
                 pages: documents.reduce(0) { $0 + ($1.pageCount ?? 0) },
                 tokens: documents.reduce(0) { $0 + $1.tokenCount },
                 passages: documents.reduce(0) { $0 + $1.chunkCount },
-                failures: try store.failures(in: collection.id).count,
+                failures: try await store.failures(in: collection.id).count,
                 timings: documents.map(\.timings).reduce(PhaseTimings(), +)
-            )
+            ))
         }
+        return statistics
     }
 
     /// Removes a document and everything made from it, by what the user named.
     @discardableResult
-    public func removeDocument(_ reference: String) throws -> StoredDocument {
-        try removeDocument(id: try document(reference).id)
+    public func removeDocument(_ reference: String) async throws -> StoredDocument {
+        try await removeDocument(id: try await document(reference).id)
     }
 
     /// Removes a document and everything made from it.
     @discardableResult
-    public func removeDocument(id: Int64) throws -> StoredDocument {
-        let document = try document(id: id)
-        try knowledgeStore().removeDocument(document.id)
+    public func removeDocument(id: Int64) async throws -> StoredDocument {
+        let document = try await document(id: id)
+        try await knowledgeBase().removeDocument(document.id)
         log(.info, "docs.remove", "removed \(document.path)")
         return document
     }
@@ -176,7 +182,7 @@ extension SibylRuntime {
     /// Re-embeds a collection with the current embedding model (after changing it).
     public func reindex(collection: String? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> (collection: String, model: String, documents: Int, passages: Int) {
         let name = collection ?? defaultCollection
-        let ingestor = try ingestor()
+        let ingestor = try await ingestor()
         let (documents, passages) = try await ingestor.reindex(collection: name, progress: progress)
         log(.info, "docs.reindex", "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
         return (name, ingestor.embeddingModel, documents, passages)
@@ -186,7 +192,8 @@ extension SibylRuntime {
     public func search(_ query: String, collection: String? = nil, document: String? = nil, mode: SearchMode = .hybrid, limit: Int = 5) async throws -> [SearchResult] {
         let text = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw AssistantError.emptyQuery }
-        let documentID = try document.map { try self.document($0).id }
+        var documentID: Int64?
+        if let document { documentID = try await self.document(document).id }
         return try await retriever().search(text, mode: mode, collection: collection, documentID: documentID, limit: min(max(limit, 1), 100))
     }
 

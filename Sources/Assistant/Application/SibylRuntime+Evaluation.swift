@@ -17,7 +17,7 @@ extension SibylRuntime {
     public func evaluateRetrieval(directory: URL, progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> RetrievalEvaluation {
         let set = try BEIRSet(directory: directory)
         let setup = try embeddingSetup()
-        let evaluator = RetrievalEvaluator(embedder: setup.embedder, embeddingModel: setup.model, options: try retriever().options)
+        let evaluator = RetrievalEvaluator(embedder: setup.embedder, embeddingModel: setup.model, options: try await retriever().options)
         let started = ContinuousClock.now
         let metrics = try await evaluator.evaluate(set, progress: progress)
         let evaluation = RetrievalEvaluation(embeddingModel: setup.model, passages: set.corpus.count, queries: set.queries.count, metrics: metrics, elapsed: ContinuousClock.now - started)
@@ -74,7 +74,7 @@ extension SibylRuntime {
     public func evaluateAnswers(directory: URL, options: TurnOptions = TurnOptions(), progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> AnswerEvaluation {
         let set = try AnswerSet(directory: directory)
         let collection = Self.answerEvaluationCollection
-        try clearCollection(collection)
+        try await clearCollection(collection)
         let started = ContinuousClock.now
         do {
             progress("Adding \(set.documents.count) documents to the collection '\(collection)'")
@@ -106,7 +106,7 @@ extension SibylRuntime {
                 let verdict = grade.isRight(answerable: question.isAnswerable) ? "right" : "wrong"
                 progress("[\(index + 1)/\(set.questions.count)] \(verdict) in \(String(format: "%.1f", Double(total.milliseconds) / 1000)) s: \(question.text)")
             }
-            try clearCollection(collection)
+            try await clearCollection(collection)
             let evaluation = AnswerEvaluation(
                 model: model, documents: addition.summary.added.count + addition.summary.replaced.count, passages: addition.summary.chunks,
                 results: results, elapsed: ContinuousClock.now - started
@@ -114,17 +114,17 @@ extension SibylRuntime {
             log(.info, "eval", "answers on \(directory.path)", details: Wire.AnswerEvaluation(evaluation))
             return evaluation
         } catch {
-            try? clearCollection(collection)
+            try? await clearCollection(collection)
             throw error
         }
     }
 
     /// Removes a collection and its documents (a left-over of an interrupted evaluation, say),
     /// document by document so that the loaded search index follows.
-    private func clearCollection(_ name: String) throws {
-        guard let found = try collections().first(where: { $0.name == name }) else { return }
-        for listing in try documents(in: name) { _ = try removeDocument(id: listing.document.id) }
-        try knowledgeStore().deleteCollection(found.id)
+    private func clearCollection(_ name: String) async throws {
+        guard let found = try await collections().first(where: { $0.name == name }) else { return }
+        for listing in try await documents(in: name) { _ = try await removeDocument(id: listing.document.id) }
+        try await knowledgeBase().deleteCollection(found.id)
     }
 }
 

@@ -22,7 +22,7 @@ extension SibylRuntime {
     /// Retrieval over the knowledge base with the current embedder and settings. Kept while they
     /// stay the same, so its vector index is loaded once; the index follows every change to the
     /// knowledge base, from this process or another.
-    public func retriever() throws -> Retriever {
+    public func retriever() async throws -> Retriever {
         let setup = try embeddingSetup()
         let settings = settings
         let options = RetrievalOptions(
@@ -33,7 +33,7 @@ extension SibylRuntime {
         )
         let key = RetrieverKey(embeddingModel: setup.model, options: options)
         if let kept = retrievers.withLock({ $0[key] }) { return kept }
-        let made = Retriever(store: try knowledgeStore(), embedder: setup.embedder, options: options)
+        let made = Retriever(store: try await knowledgeBase(), embedder: setup.embedder, options: options)
         return retrievers.withLock { kept in
             if let existing = kept[key] { return existing }
             kept[key] = made
@@ -42,10 +42,10 @@ extension SibylRuntime {
     }
 
     /// What grounded answers rest on: retrieval, and how relevant a passage must be.
-    public func grounder() throws -> DocumentGrounder {
+    public func grounder() async throws -> DocumentGrounder {
         let settings = settings
         return DocumentGrounder(
-            retriever: try retriever(),
+            retriever: try await retriever(),
             threshold: settings.number("docs.threshold") ?? DocumentGrounder.defaultThreshold,
             passages: settings.integer("docs.passages") ?? (providers.chatsLocally ? DocumentGrounder.localPassages : DocumentGrounder.defaultPassages)
         )
@@ -63,10 +63,10 @@ extension SibylRuntime {
     }
 
     /// Ingestion into the knowledge base with the current embedder, OCR and chunk sizes.
-    public func ingestor() throws -> Ingestor {
+    public func ingestor() async throws -> Ingestor {
         let setup = try embeddingSetup()
         return Ingestor(
-            store: try knowledgeStore(),
+            store: try await knowledgeBase(),
             extractor: DocumentExtractor(
                 options: DocumentExtractor.Options(
                     maxPDFPages: settings.integer("docs.max_pdf_pages") ?? 5_000,

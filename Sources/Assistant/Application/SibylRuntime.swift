@@ -32,7 +32,14 @@ public final class SibylRuntime: Sendable {
     public let engine: ConversationEngine
     /// Answers under way.
     public let turns: TurnRegistry
-    private let knowledgeBox = Mutex<KnowledgeStore?>(nil)
+    private let knowledgeBox = Mutex<(any KnowledgeBase)?>(nil)
+    /// The PostgreSQL `SIBYL_DATABASE_URL` names, shared with every account's runtime; nil when
+    /// everything lives in the data directory.
+    public let sharedDatabase: SharedDatabase?
+    /// Whose knowledge base this runtime's is in the shared database.
+    let knowledgeOwner: String
+    /// Whether this runtime opened the shared database (and closes it at shutdown).
+    private let ownsDatabase: Bool
     /// This process's claim to write answers here (see `AnswerLease`).
     private let answerLease: AnswerLease
     let retrievers = Mutex<[RetrieverKey: Retriever]>([:])
@@ -59,6 +66,9 @@ public final class SibylRuntime: Sendable {
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
         answerLease = AnswerLease(home: paths.home, store: store)
+        sharedDatabase = try SharedDatabase.named(by: environment, logger: logger)
+        knowledgeOwner = ""
+        ownsDatabase = true
     }
 
     /// One account's runtime on a shared server: its own conversations, documents, personas and
@@ -76,13 +86,22 @@ public final class SibylRuntime: Sendable {
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
         answerLease = AnswerLease(home: paths.home, store: store)
+        sharedDatabase = shared.sharedDatabase
+        knowledgeOwner = SharedDatabase.owner(ofAccount: dataHome.lastPathComponent)
+        ownsDatabase = false
     }
 
-    /// The knowledge base of this data directory, opened once.
-    public func knowledgeStore() throws -> KnowledgeStore {
-        try knowledgeBox.withLock { box in
+    /// The knowledge base of this data directory (its part of the shared database, when one is
+    /// named), opened once.
+    public func knowledgeBase() async throws -> any KnowledgeBase {
+        if let opened = knowledgeBox.withLock({ $0 }) { return opened }
+        let opened: any KnowledgeBase = if let sharedDatabase {
+            try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)
+        } else {
+            try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
+        }
+        return knowledgeBox.withLock { box in
             if let box { return box }
-            let opened = try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
             box = opened
             return opened
         }
@@ -101,5 +120,6 @@ public final class SibylRuntime: Sendable {
     public func shutdown(grace: Duration = .zero) async {
         await turns.finishAll(grace: grace)
         await local.shutdown()
+        if ownsDatabase { await sharedDatabase?.close() }
     }
 }

@@ -24,7 +24,7 @@ struct DocumentRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("documents") { request, context in
             let runtime = try state.runtime(for: context)
-            return JSONBody(try runtime.documents(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
+            return JSONBody(try await runtime.documents(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
         }
         group.post("documents") { request, context in
             let runtime = try state.runtime(for: context)
@@ -53,7 +53,7 @@ struct DocumentRoutes: RouteCollectionAdding {
         }
         group.get("documents/failures") { request, context in
             let runtime = try state.runtime(for: context)
-            return JSONBody(try runtime.documentFailures(in: request.query("collection")).map(Wire.DocumentFailure.init))
+            return JSONBody(try await runtime.documentFailures(in: request.query("collection")).map(Wire.DocumentFailure.init))
         }
         group.post("documents/reindex") { request, context in
             let runtime = try state.runtime(for: context)
@@ -64,18 +64,18 @@ struct DocumentRoutes: RouteCollectionAdding {
         group.get("documents/:documentId") { request, context in
             let runtime = try state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
-            let details = try runtime.documentDetails(id: id)
+            let details = try await runtime.documentDetails(id: id)
             return JSONBody(Wire.DocumentDetails(details, includePassages: request.query("passages") == "true"))
         }
         group.delete("documents/:documentId") { _, context in
             let runtime = try state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
-            try runtime.removeDocument(id: id)
+            try await runtime.removeDocument(id: id)
             return Response(status: .noContent)
         }
         group.get("collections") { _, context in
             let runtime = try state.runtime(for: context)
-            return JSONBody(try runtime.collectionStatistics().map(Wire.CollectionStatistics.init))
+            return JSONBody(try await runtime.collectionStatistics().map(Wire.CollectionStatistics.init))
         }
     }
 }

@@ -68,6 +68,11 @@ final class ServerState: Sendable {
         await glasses.stopAll(of: accountID)
         await workspace?.runtime.finishAnswers(grace: .zero)
         try? FileManager.default.removeItem(at: runtime.paths.accountHome(id: accountID))
+        do {
+            try await runtime.sharedDatabase?.removeKnowledge(ofAccount: accountID)
+        } catch {
+            runtime.logger.error("could not remove the documents of removed account \(accountID) from the database: \(error.localizedDescription)")
+        }
     }
 
     /// The runtime of the request's data (see `workspace(for:)`).
