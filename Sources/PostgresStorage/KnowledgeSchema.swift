@@ -1,12 +1,12 @@
 extension PostgresDatabase {
     /// The knowledge base's tables: the same collections, documents, passages and failures as the
-    /// SQLite file, with the words of each passage (stemmed by `LexicalTokenizer`) for BM25.
+    /// SQLite file, with the words of each passage (stemmed by `LexicalTokenizer`) as postings for BM25.
     ///
     /// Every knowledge base in the database has an owner ("" for the local user, `users/ID` for an
-    /// account), and BM25's corpus statistics are kept per owner, as each SQLite file keeps its own:
-    /// the number of passages and of tokens, and per word the passages holding it. Triggers keep
-    /// them in step with the passages in the same transaction; each writer updates the owner's totals
-    /// row first, so writers of one owner queue there instead of deadlocking over words.
+    /// account), and BM25's corpus statistics are per owner, as each SQLite file keeps its own: the
+    /// number of passages and of tokens (a row per owner that triggers keep in step with the
+    /// passages, in the same transaction), and per word the passages holding it (counted from the
+    /// postings index when a search needs it, so that writers never contend over words).
     ///
     /// Vectors live in a table per dimension (`kb_vectors_384`), made on first use (see
     /// `PostgresKnowledgeBase.vectorTable`), since an HNSW index needs a fixed one.
@@ -58,13 +58,25 @@ extension PostgresDatabase {
             heading_path text NOT NULL,
             start_offset integer NOT NULL,
             end_offset integer NOT NULL,
-            terms text[] NOT NULL,
-            frequencies integer[] NOT NULL,
             lexical_length integer NOT NULL
         )
         """,
         "CREATE INDEX kb_passage_document ON kb_passage (document_id, ordinal)",
-        "CREATE INDEX kb_passage_terms ON kb_passage USING gin (terms)",
+        // One row per word of a passage with how often it occurs there, and what BM25 and the
+        // filters need of the passage, so that a search reads only the index entries of its words.
+        """
+        CREATE TABLE kb_posting (
+            owner text NOT NULL,
+            term text NOT NULL,
+            passage_id bigint NOT NULL,
+            frequency integer NOT NULL,
+            length integer NOT NULL,
+            collection_id bigint NOT NULL,
+            document_id bigint NOT NULL REFERENCES kb_document (id) ON DELETE CASCADE
+        )
+        """,
+        "CREATE INDEX kb_posting_term ON kb_posting (owner, term) INCLUDE (passage_id, frequency, length, collection_id, document_id)",
+        "CREATE INDEX kb_posting_document ON kb_posting (document_id)",
         """
         CREATE TABLE kb_failure (
             collection_id bigint NOT NULL REFERENCES kb_collection (id) ON DELETE CASCADE,
@@ -75,7 +87,7 @@ extension PostgresDatabase {
         )
         """,
         "CREATE TABLE kb_lexical_totals (owner text PRIMARY KEY, passages bigint NOT NULL, tokens bigint NOT NULL)",
-        "CREATE TABLE kb_term (owner text NOT NULL, term text NOT NULL, passages bigint NOT NULL, PRIMARY KEY (owner, term))",
+        // Each writing transaction updates its owner's totals row, so writers of one owner queue there.
         """
         CREATE FUNCTION kb_passages_added() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
@@ -83,9 +95,6 @@ extension PostgresDatabase {
                 SELECT owner, count(*), sum(lexical_length) FROM added GROUP BY owner ORDER BY owner
                 ON CONFLICT (owner) DO UPDATE
                 SET passages = kb_lexical_totals.passages + excluded.passages, tokens = kb_lexical_totals.tokens + excluded.tokens;
-            INSERT INTO kb_term (owner, term, passages)
-                SELECT owner, term, count(*) FROM added, unnest(added.terms) AS term GROUP BY owner, term ORDER BY owner, term
-                ON CONFLICT (owner, term) DO UPDATE SET passages = kb_term.passages + excluded.passages;
             RETURN NULL;
         END
         $$
@@ -94,11 +103,8 @@ extension PostgresDatabase {
         CREATE FUNCTION kb_passages_removed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             UPDATE kb_lexical_totals AS totals SET passages = totals.passages - gone.passages, tokens = totals.tokens - gone.tokens
-                FROM (SELECT owner, count(*) AS passages, sum(lexical_length) AS tokens FROM removed GROUP BY owner) AS gone
+                FROM (SELECT owner, count(*) AS passages, sum(lexical_length) AS tokens FROM removed GROUP BY owner ORDER BY owner) AS gone
                 WHERE totals.owner = gone.owner;
-            UPDATE kb_term SET passages = kb_term.passages - gone.passages
-                FROM (SELECT owner, term, count(*) AS passages FROM removed, unnest(removed.terms) AS term GROUP BY owner, term) AS gone
-                WHERE kb_term.owner = gone.owner AND kb_term.term = gone.term;
             RETURN NULL;
         END
         $$

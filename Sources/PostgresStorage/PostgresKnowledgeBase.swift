@@ -182,7 +182,7 @@ public final class PostgresKnowledgeBase: KnowledgeBase {
                 var documentID: Int64 = 0
                 for try await id in inserted.decode(Int64.self) { documentID = id }
 
-                var bindings = PostgresBindings(capacity: 13)
+                var bindings = PostgresBindings(capacity: 11)
                 bindings.append(documentID)
                 bindings.append(collection)
                 bindings.append(self.owner)
@@ -193,22 +193,32 @@ public final class PostgresKnowledgeBase: KnowledgeBase {
                 bindings.append(chunks.map { KnowledgeStore.encode(path: $0.headingPath) })
                 bindings.append(chunks.map(\.startOffset))
                 bindings.append(chunks.map(\.endOffset))
-                bindings.append(words.map { $0.terms.joined(separator: " ") })
-                bindings.append(words.map { $0.frequencies.map(String.init).joined(separator: " ") })
                 bindings.append(words.map(\.length))
-                // Words are letters and digits only, so a space joins them safely.
                 let passages = try await connection.query(PostgresQuery(unsafeSQL: """
                     INSERT INTO kb_passage (document_id, collection_id, owner, ordinal, text, token_count, page, heading_path,
-                        start_offset, end_offset, terms, frequencies, lexical_length)
-                    SELECT $1, $2, $3, ordinal, text, tokens, nullif(page, '')::integer, heading, first, last,
-                        string_to_array(terms, ' '), string_to_array(frequencies, ' ')::integer[], length
-                    FROM unnest($4::integer[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::integer[], $10::integer[],
-                        $11::text[], $12::text[], $13::integer[])
-                        AS passage(ordinal, text, tokens, page, heading, first, last, terms, frequencies, length)
+                        start_offset, end_offset, lexical_length)
+                    SELECT $1, $2, $3, ordinal, text, tokens, nullif(page, '')::integer, heading, first, last, length
+                    FROM unnest($4::integer[], $5::text[], $6::integer[], $7::text[], $8::text[], $9::integer[], $10::integer[], $11::integer[])
+                        AS passage(ordinal, text, tokens, page, heading, first, last, length)
                     RETURNING id, ordinal
                     """, binds: bindings), logger: self.logger)
                 var ids = [Int64](repeating: 0, count: chunks.count)
                 for try await (id, ordinal) in passages.decode((Int64, Int).self) { ids[ordinal] = id }
+
+                // The postings: each passage's distinct words with how often they occur.
+                var postings = PostgresBindings(capacity: 8)
+                postings.append(self.owner)
+                postings.append(collection)
+                postings.append(documentID)
+                postings.append(words.flatMap(\.terms))
+                postings.append(zip(ids, words).flatMap { id, word in Array(repeating: id, count: word.terms.count) })
+                postings.append(words.flatMap(\.frequencies))
+                postings.append(words.flatMap { Array(repeating: $0.length, count: $0.terms.count) })
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    INSERT INTO kb_posting (owner, term, passage_id, frequency, length, collection_id, document_id)
+                    SELECT $1, term, passage, frequency, length, $2, $3
+                    FROM unnest($4::text[], $5::bigint[], $6::integer[], $7::integer[]) AS posting(term, passage, frequency, length)
+                    """, binds: postings), logger: self.logger)
 
                 if let dimension {
                     var vectors = PostgresBindings(capacity: 5)
@@ -381,33 +391,41 @@ public final class PostgresKnowledgeBase: KnowledgeBase {
             bindings.append(owner)
             bindings.append(required + any)
             bindings.append(Array(Set(any)))
-            var conditions = ["p.owner = $1", "p.terms && $3::text[]"]
-            if !required.isEmpty {
-                bindings.append(Array(Set(required)))
-                conditions.append("p.terms @> $\(bindings.count)::text[]")
-            }
+            bindings.append(Array(Set(required)))
+            var filters: [String] = []
             if let collectionID {
                 bindings.append(collectionID)
-                conditions.append("p.collection_id = $\(bindings.count)")
+                filters.append("AND posting.collection_id = $\(bindings.count)")
             }
             if let documentID {
                 bindings.append(documentID)
-                conditions.append("p.document_id = $\(bindings.count)")
+                filters.append("AND posting.document_id = $\(bindings.count)")
             }
+            // Each scored term reads its postings from the index alone (once to count the passages
+            // holding it, once to score them); a passage counts when it holds every required word
+            // and at least one of the others.
             let sql = """
                 WITH totals AS (
                     SELECT passages::float8 AS n, tokens::float8 / greatest(passages, 1) AS avgdl FROM kb_lexical_totals WHERE owner = $1
+                ), holding AS (
+                    SELECT term, count(*)::float8 AS passages FROM kb_posting WHERE owner = $1 AND term = ANY($2::text[]) GROUP BY term
                 ), scored AS (
-                    SELECT phrase.term, CASE WHEN raw.idf > 0 THEN raw.idf ELSE 1e-6 END AS idf
+                    SELECT phrase.term, CASE WHEN raw.idf > 0 THEN raw.idf ELSE 1e-6::float8 END AS idf
                     FROM unnest($2::text[]) AS phrase(term) CROSS JOIN totals
-                    LEFT JOIN kb_term t ON t.owner = $1 AND t.term = phrase.term
-                    CROSS JOIN LATERAL (SELECT ln((totals.n - coalesce(t.passages, 0) + 0.5) / (coalesce(t.passages, 0) + 0.5)) AS idf) AS raw
+                    LEFT JOIN holding ON holding.term = phrase.term
+                    CROSS JOIN LATERAL (
+                        SELECT ln((totals.n - coalesce(holding.passages, 0) + 0.5::float8) / (coalesce(holding.passages, 0) + 0.5::float8)) AS idf
+                    ) AS raw
                 )
-                SELECT p.id, sum(scored.idf * hit.f * 2.2 / (hit.f + 1.2 * (0.25 + 0.75 * p.lexical_length / totals.avgdl))) AS score
-                FROM kb_passage p CROSS JOIN totals CROSS JOIN scored
-                CROSS JOIN LATERAL (SELECT p.frequencies[array_position(p.terms, scored.term)]::float8 AS f) AS hit
-                WHERE \(conditions.joined(separator: " AND ")) AND hit.f IS NOT NULL
-                GROUP BY p.id ORDER BY score DESC, p.id LIMIT \(limit)
+                SELECT posting.passage_id,
+                    sum(scored.idf * posting.frequency::float8 * 2.2::float8
+                        / (posting.frequency::float8 + 1.2::float8 * (0.25::float8 + 0.75::float8 * posting.length::float8 / totals.avgdl))) AS score
+                FROM scored JOIN kb_posting posting ON posting.owner = $1 AND posting.term = scored.term \(filters.joined(separator: " "))
+                CROSS JOIN totals
+                GROUP BY posting.passage_id
+                HAVING count(DISTINCT posting.term) FILTER (WHERE posting.term = ANY($4::text[])) = cardinality($4::text[])
+                    AND bool_or(posting.term = ANY($3::text[]))
+                ORDER BY score DESC, posting.passage_id LIMIT \(limit)
                 """
             var hits: [(chunkID: Int64, score: Double)] = []
             for try await (id, score) in try await database.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).decode((Int64, Double).self) {

@@ -25,7 +25,7 @@ extension StoresBenchmark {
         let embeddedTimes = try await timeQueries(Retriever(store: embedded, embedder: embedder), corpus: corpus)
 
         let shared = try await PostgresDatabase.with(url: url, maximumConnections: 2) { admin in
-            try await admin.withScratchDatabase(prefix: "sibyl_bench") { scoped in
+            try await admin.withDatabase(kept: keepDatabase, prefix: "sibyl_bench") { scoped in
                 try await PostgresDatabase.with(url: scoped, maximumConnections: 4) { database in
                     try await database.migrate()
                     let base = PostgresKnowledgeBase(database: database)
@@ -57,6 +57,19 @@ extension StoresBenchmark {
             latencies.append(Statistics.milliseconds(clock.now - start))
         }
         return (Statistics.percentile(50, of: latencies), Statistics.percentile(99, of: latencies))
+    }
+}
+
+extension PostgresDatabase {
+    /// Runs `body` with a scratch database, or with the database `kept` names (made afresh and
+    /// left for a look afterwards).
+    func withDatabase<T>(kept: String?, prefix: String, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+        guard let kept else { return try await withScratchDatabase(prefix: prefix, body) }
+        try await dropDatabase(kept)
+        try await createDatabase(kept)
+        var scoped = url
+        scoped.database = kept
+        return try await body(scoped)
     }
 }
 

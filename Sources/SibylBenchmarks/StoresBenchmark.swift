@@ -35,6 +35,7 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Flag(help: "Only the retrieval-quality comparison (needs --retrieval-set).") var retrievalOnly = false
     @Option(help: "Also time hybrid search on this many synthetic passages in both knowledge bases (0: not).") var hybridPassages = 0
     @Flag(help: "Only the hybrid-search measurement (needs --hybrid-passages).") var hybridOnly = false
+    @Option(help: "Keep the hybrid measurement's PostgreSQL database under this name (to look at its plans afterwards).") var keepDatabase: String?
 
     struct Point {
         var ef: Int

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a private PostgreSQL with pgvector for the tests: its data directory and Unix socket in
 # FOLDER (made if missing), no TCP port, trust authentication; prints the database URL for
-# SIBYL_DATABASE_URL. Stop it with scripts/postgres/stop.sh FOLDER.
+# SIBYL_DATABASE_URL. Stop it with scripts/postgres/stop.sh FOLDER. Settings of your own go in
+# SIBYL_POSTGRES_OPTIONS (for a benchmark: "-c shared_buffers=2GB").
 #   scripts/postgres/start.sh /tmp/sibyl-pg   →   postgres://postgres@/postgres?host=/tmp/sibyl-pg
 # PostgreSQL refuses to run as root: as root, it runs as Debian's `postgres` user, from a copy of
 # the binaries that user can read (the cache lives under root's home).
@@ -28,7 +29,7 @@ if [ ! -f "$folder/data/PG_VERSION" ]; then
         || { cat "$folder/initdb.log" >&2; exit 1; }
 fi
 "${as_owner[@]}" "$bin/pg_ctl" -D "$folder/data" -l "$folder/postgres.log" -w -t 60 \
-    -o "-c listen_addresses='' -k $folder -c max_connections=200 -c fsync=off" start >/dev/null \
+    -o "-c listen_addresses='' -k $folder -c max_connections=200 -c fsync=off ${SIBYL_POSTGRES_OPTIONS:-}" start >/dev/null \
     || { tail -20 "$folder/postgres.log" >&2; exit 1; }
 "$bin/psql" -h "$folder" -U postgres -d postgres -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
 echo "postgres://postgres@/postgres?host=$folder"
