@@ -83,25 +83,24 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let account = try Users.open().remove(name: name)
-                let data = SibylPaths().accountHome(id: account.id)
-                var removedData = false
-                if !keepData, FileManager.default.fileExists(atPath: data.path) {
-                    try FileManager.default.removeItem(at: data)
-                    removedData = true
-                }
-                // Its documents in the shared database go too.
+                let accounts = try Users.open()
+                // Its documents in the shared database go first: when the database does not
+                // answer, the account stays as it was, and removing it can be tried again.
                 if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) {
+                    let id = try accounts.account(named: name).id
                     do {
-                        try await shared.removeKnowledge(ofAccount: account.id)
+                        try await shared.removeKnowledge(ofAccount: id)
+                        await shared.close()
                     } catch {
                         await shared.close()
                         throw error
                     }
-                    await shared.close()
-                    removedData = true
                 }
-                Terminal.print(removedData ? "Removed \(account.name) and its data." : "Removed \(account.name).")
+                let account = try accounts.remove(name: name)
+                let data = SibylPaths().accountHome(id: account.id)
+                guard !keepData else { return Terminal.print("Removed \(account.name).") }
+                if FileManager.default.fileExists(atPath: data.path) { try FileManager.default.removeItem(at: data) }
+                Terminal.print("Removed \(account.name) and its data.")
             }
         }
     }

@@ -113,6 +113,13 @@ struct PostgresKnowledgeBaseTests {
             let found = try await ada.lexicalSearch("bananas", collectionID: nil, documentID: nil, limit: 5).map { (adas.ids[$0.chunkID]!, $0.score) }
             #expect(expected.map(\.0) == found.map(\.0))
             #expect(abs((expected.first?.1 ?? 0) - (found.first?.1 ?? 1)) < 1e-9)
+
+            // An account removed: its knowledge base goes, the other stays.
+            try await bo.removeEverything()
+            #expect(try await bo.collections().isEmpty)
+            #expect(try await bo.documents().isEmpty)
+            #expect(try await bo.lexicalSearch("bananas", collectionID: nil, documentID: nil, limit: 10).isEmpty)
+            #expect(try await ada.documents().count == Self.passages.count)
         }
     }
 
