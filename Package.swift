@@ -250,7 +250,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "SibylCore", "Knowledge", "VectorIndex",
+                "SibylCore", "Knowledge", "Storage", "VectorIndex",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -306,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Storage", "SibylCore", "TestDatabase", "PostgresStorage", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig", "SibylCore"]),
         .testTarget(
@@ -338,13 +338,13 @@ let package = Package(
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.
-        .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge"], path: "Tests/Support/TestDatabase"),
+        .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge", "Storage"], path: "Tests/Support/TestDatabase"),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [
-                "SibylServer", "Accounts", "Assistant", "SibylCore", "OpenAITestServer", "APIContract", "LocalEngines",
+                "SibylServer", "Accounts", "Assistant", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

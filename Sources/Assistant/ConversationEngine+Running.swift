@@ -76,7 +76,7 @@ extension ConversationEngine {
         let event: AssistantEvent
         do {
             let final = message
-            try await offThePool { [store] in try store.update(final) }
+            try await store.update(final)
             switch status {
             case .complete: event = .finished(message)
             case .cancelled: event = .cancelled(message)
@@ -99,7 +99,7 @@ extension ConversationEngine {
         }
         do {
             let chosen = title
-            try await offThePool { [store] in try store.setTitle(chosen, for: conversation.id) }
+            try await store.setTitle(chosen, for: conversation.id)
             return title
         } catch {
             return nil
@@ -110,39 +110,36 @@ extension ConversationEngine {
     /// so the exchange stays in the conversation. With `replacingLastAnswer`, the conversation's
     /// last question is answered again: its answers are replaced, as `retry` does.
     @discardableResult
-    public func record(question text: String, answer: String, attachments: [Attachment] = [], in conversationID: UUID, replacingLastAnswer: Bool = false) throws -> Message {
-        let conversation = try loadConversation(conversationID)
+    public func record(question text: String, answer: String, attachments: [Attachment] = [], in conversationID: UUID, replacingLastAnswer: Bool = false) async throws -> Message {
+        let conversation = try await loadConversation(conversationID)
         try claim(conversationID)
         defer { release(conversationID) }
         if replacingLastAnswer {
-            let history = try settledHistory(conversationID)
+            let history = try await settledHistory(conversationID)
             guard let questionIndex = history.lastIndex(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
-            for old in history[(questionIndex + 1)...] { try store.deleteMessage(id: old.id) }
+            for old in history[(questionIndex + 1)...] { try await store.deleteMessage(id: old.id) }
         } else {
-            try store.append(Message(conversationID: conversationID, role: .user, text: text))
+            try await store.append(Message(conversationID: conversationID, role: .user, text: text))
         }
         let reply = Message(conversationID: conversationID, role: .assistant, text: answer, attachments: attachments, status: .complete)
-        try store.append(reply)
-        if conversation.title == nil, !replacingLastAnswer { try? store.setTitle(TitleMaker.firstWords(of: text), for: conversationID) }
+        try await store.append(reply)
+        if conversation.title == nil, !replacingLastAnswer { try? await store.setTitle(TitleMaker.firstWords(of: text), for: conversationID) }
         return reply
     }
 
     // MARK: Bookkeeping
 
-    func loadConversation(_ id: UUID) throws -> Conversation {
-        guard let conversation = try store.conversation(id: id) else { throw AssistantError.conversationNotFound(id) }
+    func loadConversation(_ id: UUID) async throws -> Conversation {
+        guard let conversation = try await store.conversation(id: id) else { throw AssistantError.conversationNotFound(id) }
         return conversation
     }
 
-    /// The conversation's messages, with answers left `pending` by a process that died marked failed.
-    func settledHistory(_ id: UUID) throws -> [Message] {
-        var messages = try store.messages(in: id)
-        for index in messages.indices where messages[index].status == .pending {
-            messages[index].status = .failed
-            messages[index].error = "interrupted: Sibyl stopped before the answer was complete"
-            try store.update(messages[index])
-        }
-        return messages
+    /// The conversation's messages, with answers left `pending` by a process that died marked
+    /// failed; `busy` when another instance is writing an answer there now.
+    func settledHistory(_ id: UUID) async throws -> [Message] {
+        let elsewhere = try await store.settlePendingAnswers(in: id, reason: "interrupted: Sibyl stopped before the answer was complete")
+        guard elsewhere == 0 else { throw AssistantError.busy }
+        return try await store.messages(in: id)
     }
 
     /// Whether an answer is being written in the conversation now.

@@ -11,7 +11,7 @@ import Synchronization
 /// process: it keeps the set of conversations with an answer under way, so two answers never race
 /// in one conversation, and it asks its `ChatBackend` for the model of every answer anew.
 public final class ConversationEngine: Sendable {
-    public let store: ConversationStore
+    public let store: any ConversationStorage
     public let personas: PersonaCatalog
     let backend: any ChatBackend
     let busy = Mutex<Set<UUID>>([])
@@ -19,7 +19,7 @@ public final class ConversationEngine: Sendable {
     let drafts: DraftSaver
 
     /// An engine whose answers go wherever `backend` says at the time.
-    public init(store: ConversationStore, backend: any ChatBackend) {
+    public init(store: any ConversationStorage, backend: any ChatBackend) {
         self.store = store
         self.personas = PersonaCatalog(store: store)
         self.backend = backend
@@ -27,15 +27,15 @@ public final class ConversationEngine: Sendable {
     }
 
     /// An engine on one chat model with fixed options.
-    public convenience init(store: ConversationStore, chatModel: any ChatModel, options: EngineOptions, counter: any TokenCounter = EstimatingTokenCounter()) {
+    public convenience init(store: any ConversationStorage, chatModel: any ChatModel, options: EngineOptions, counter: any TokenCounter = EstimatingTokenCounter()) {
         self.init(store: store, backend: FixedChatBackend(ChatSetup(model: chatModel, options: options, counter: counter)))
     }
 
     /// Starts a conversation; the persona must exist.
-    public func startConversation(persona: String = "assistant", mode: ConversationMode = .chat, source: ConversationSource) throws -> Conversation {
-        let resolved = try personas.persona(named: persona)
+    public func startConversation(persona: String = "assistant", mode: ConversationMode = .chat, source: ConversationSource) async throws -> Conversation {
+        let resolved = try await personas.persona(named: persona)
         let conversation = Conversation(persona: resolved.name, mode: mode, source: source)
-        try store.create(conversation)
+        try await store.create(conversation)
         return conversation
     }
 
@@ -44,13 +44,11 @@ public final class ConversationEngine: Sendable {
     public func send(
         _ text: String, attachments: [Attachment] = [], in conversationID: UUID, grounding: Grounding? = nil, options turn: TurnOptions = TurnOptions()
     ) async throws -> AssistantTurn {
-        let conversation = try loadConversation(conversationID)
+        let conversation = try await loadConversation(conversationID)
         try claim(conversationID)
         do {
             let setup = try await backend.chat(for: turn)
-            let (plan, question, answer) = try await offThePool { [self] in
-                try prepareSend(text, attachments: attachments, in: conversation, grounding: grounding, setup: setup, turn: turn)
-            }
+            let (plan, question, answer) = try await prepareSend(text, attachments: attachments, in: conversation, grounding: grounding, setup: setup, turn: turn)
             return launch(plan, setup: setup, conversation: conversation, question: question, answer: answer)
         } catch {
             release(conversationID)
@@ -58,28 +56,26 @@ public final class ConversationEngine: Sendable {
         }
     }
 
-    /// Saves the question and a pending answer; the database work of `send`, done off the task pool.
+    /// Saves the question and a pending answer: the database work of `send`.
     private func prepareSend(
         _ text: String, attachments: [Attachment], in conversation: Conversation, grounding: Grounding?, setup: ChatSetup, turn: TurnOptions
-    ) throws -> (Plan, Message, Message) {
-        let history = try settledHistory(conversation.id)
+    ) async throws -> (Plan, Message, Message) {
+        let history = try await settledHistory(conversation.id)
         let question = Message(conversationID: conversation.id, role: .user, text: text, attachments: attachments)
-        let plan = try plan(for: conversation, history: history.filter(\.isContext) + [question], grounding: grounding, setup: setup, turn: turn)
-        try store.append(question)
+        let plan = try await plan(for: conversation, history: history.filter(\.isContext) + [question], grounding: grounding, setup: setup, turn: turn)
+        try await store.append(question)
         let answer = Message(conversationID: conversation.id, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
-        try store.append(answer)
+        try await store.append(answer)
         return (plan, question, answer)
     }
 
     /// Asks the last question again, replacing its failed, cancelled (or unwanted) answer.
     public func retry(in conversationID: UUID, grounding: Grounding? = nil, options turn: TurnOptions = TurnOptions()) async throws -> AssistantTurn {
-        let conversation = try loadConversation(conversationID)
+        let conversation = try await loadConversation(conversationID)
         try claim(conversationID)
         do {
             let setup = try await backend.chat(for: turn)
-            let (plan, question, answer) = try await offThePool { [self] in
-                try prepareRetry(in: conversation, grounding: grounding, setup: setup, turn: turn)
-            }
+            let (plan, question, answer) = try await prepareRetry(in: conversation, grounding: grounding, setup: setup, turn: turn)
             return launch(plan, setup: setup, conversation: conversation, question: question, answer: answer)
         } catch {
             release(conversationID)
@@ -87,19 +83,19 @@ public final class ConversationEngine: Sendable {
         }
     }
 
-    /// Replaces the answers to the conversation's last question with one pending answer; the
-    /// database work of `retry`, done off the task pool.
-    private func prepareRetry(in conversation: Conversation, grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) throws -> (Plan, Message, Message) {
+    /// Replaces the answers to the conversation's last question with one pending answer: the
+    /// database work of `retry`.
+    private func prepareRetry(in conversation: Conversation, grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) async throws -> (Plan, Message, Message) {
         let conversationID = conversation.id
-        let history = try settledHistory(conversationID)
+        let history = try await settledHistory(conversationID)
         guard let questionIndex = history.lastIndex(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
         let question = history[questionIndex]
         let earlier = history[..<questionIndex].filter(\.isContext)
-        let plan = try plan(for: conversation, history: earlier + [question], grounding: grounding, setup: setup, turn: turn)
+        let plan = try await plan(for: conversation, history: earlier + [question], grounding: grounding, setup: setup, turn: turn)
         let answers = history[(questionIndex + 1)...]
         var answer: Message
         if var previous = answers.last {
-            for extra in answers.dropLast() { try store.deleteMessage(id: extra.id) }
+            for extra in answers.dropLast() { try await store.deleteMessage(id: extra.id) }
             previous.text = ""
             previous.status = .pending
             previous.error = nil
@@ -107,19 +103,19 @@ public final class ConversationEngine: Sendable {
             previous.timings = nil
             previous.model = plan.request.model
             previous.citations = grounding?.citations ?? []
-            try store.update(previous)
+            try await store.update(previous)
             answer = previous
         } else {
             answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
-            try store.append(answer)
+            try await store.append(answer)
         }
         return (plan, question, answer)
     }
 
     /// The question `retry` would ask again: the conversation's last user message.
-    public func lastQuestion(in conversationID: UUID) throws -> Message {
-        _ = try loadConversation(conversationID)
-        guard let question = try store.messages(in: conversationID).last(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
+    public func lastQuestion(in conversationID: UUID) async throws -> Message {
+        _ = try await loadConversation(conversationID)
+        guard let question = try await store.messages(in: conversationID).last(where: { $0.role == .user }) else { throw AssistantError.nothingToRetry }
         return question
     }
 
@@ -135,8 +131,8 @@ public final class ConversationEngine: Sendable {
     }
 
     /// The system prompt and model settings a conversation's answers use.
-    public func persona(for conversation: Conversation) throws -> Persona {
-        var persona = try personas.persona(named: conversation.persona)
+    public func persona(for conversation: Conversation) async throws -> Persona {
+        var persona = try await personas.persona(named: conversation.persona)
         if case .translator(let target) = conversation.mode {
             persona.systemPrompt = PersonaCatalog.translatorPrompt(target: target)
             persona.temperature = persona.temperature ?? 0.2
@@ -156,8 +152,8 @@ public final class ConversationEngine: Sendable {
         var droppedMessages: Int
     }
 
-    private func plan(for conversation: Conversation, history: [Message], grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) throws -> Plan {
-        var persona = try persona(for: conversation)
+    private func plan(for conversation: Conversation, history: [Message], grounding: Grounding?, setup: ChatSetup, turn: TurnOptions) async throws -> Plan {
+        var persona = try await persona(for: conversation)
         if let grounding { persona.systemPrompt += "\n\n" + grounding.instructions }
         // A translator's target language is its own; any other conversation may be asked for one.
         if case .chat = conversation.mode, let instruction = turn.languageInstruction { persona.systemPrompt += "\n\n" + instruction }

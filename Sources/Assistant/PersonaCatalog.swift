@@ -3,9 +3,9 @@ import Storage
 
 /// The personas Sibyl ships with and those the user defined.
 public struct PersonaCatalog: Sendable {
-    let store: ConversationStore
+    let store: any ConversationStorage
 
-    public init(store: ConversationStore) {
+    public init(store: any ConversationStorage) {
         self.store = store
     }
 
@@ -49,32 +49,32 @@ public struct PersonaCatalog: Sendable {
     }
 
     /// A persona by name: user-defined ones shadow built-ins of the same name.
-    public func persona(named name: String) throws -> Persona {
-        if let custom = try store.persona(named: name) { return custom }
+    public func persona(named name: String) async throws -> Persona {
+        if let custom = try await store.persona(named: name) { return custom }
         if let builtIn = Self.builtIn.first(where: { $0.name.lowercased() == name.lowercased() }) { return builtIn }
-        throw AssistantError.unknownPersona(name, known: try all().map(\.name))
+        throw AssistantError.unknownPersona(name, known: try await all().map(\.name))
     }
 
     /// All personas, built-in first.
-    public func all() throws -> [Persona] {
-        let custom = try store.personas()
+    public func all() async throws -> [Persona] {
+        let custom = try await store.personas()
         let customNames = Set(custom.map { $0.name.lowercased() })
         return Self.builtIn.filter { !customNames.contains($0.name.lowercased()) } + custom
     }
 
     /// Adds or replaces a user-defined persona.
-    public func save(_ persona: Persona) throws {
+    public func save(_ persona: Persona) async throws {
         var persona = persona
         persona.isBuiltIn = false
-        try store.save(persona)
+        try await store.save(persona)
     }
 
     /// Removes a user-defined persona; built-ins cannot be removed.
-    public func remove(named name: String) throws {
-        if try store.deletePersona(named: name) { return }
+    public func remove(named name: String) async throws {
+        if try await store.deletePersona(named: name) { return }
         if Self.builtIn.contains(where: { $0.name.lowercased() == name.lowercased() }) {
             throw AssistantError.builtInPersona(name)
         }
-        throw AssistantError.unknownPersona(name, known: try all().map(\.name))
+        throw AssistantError.unknownPersona(name, known: try await all().map(\.name))
     }
 }

@@ -345,10 +345,11 @@ public actor MonocleEmulator {
 
     // MARK: The wearer's side
 
-    /// A short tap on a touch pad (`A`, `B` or `BOTH`).
+    /// A short tap on a touch pad (`A`, `B` or `BOTH`): the press and the release are sent
+    /// together, so that a busy machine, which may wake this task late, can never stretch a tap
+    /// into a hold (the device app takes a photo after a second's press).
     public func tap(_ pad: String = "A") async {
         send(EmulatorFrame(.touchDown, Array(pad.utf8)))
-        try? await Task.sleep(for: .milliseconds(80))
         send(EmulatorFrame(.touchUp))
     }
 

@@ -24,6 +24,7 @@ extension PostgresDatabase {
             "CREATE EXTENSION IF NOT EXISTS vector",
         ]),
         knowledgeSchema,
+        conversationSchema,
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

@@ -87,6 +87,20 @@ public final class PostgresDatabase: Sendable {
         }
     }
 
+    /// Runs a write, again when PostgreSQL broke a deadlock or a serialization conflict by
+    /// cancelling it (each try must be a whole transaction, so nothing half-done remains).
+    func retryingConflicts<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await reachable(body)
+            } catch DatabaseError.conflict where attempt < 4 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(20 * attempt))
+            }
+        }
+    }
+
     /// What a failed call means to the user: the server's own refusal, a conflict worth another
     /// try, or no server; errors of Sibyl's own (a document refused, a cancellation) pass unchanged.
     func translated(_ error: any Error) -> any Error {

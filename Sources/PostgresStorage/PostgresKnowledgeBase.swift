@@ -509,15 +509,7 @@ public final class PostgresKnowledgeBase: KnowledgeBase {
     /// cancelling it (each try is a whole transaction, so nothing half-done remains).
     @discardableResult
     func writing<T>(_ body: () async throws -> T) async throws -> T {
-        var attempt = 0
-        while true {
-            do {
-                return try await database.reachable(body)
-            } catch DatabaseError.conflict where attempt < 4 {
-                attempt += 1
-                try await Task.sleep(for: .milliseconds(20 * attempt))
-            }
-        }
+        try await database.retryingConflicts(body)
     }
 
     static func bindings(_ owner: String, _ value: some PostgresNonThrowingEncodable) -> PostgresBindings {

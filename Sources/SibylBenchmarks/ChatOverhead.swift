@@ -40,11 +40,11 @@ struct ChatOverheadBenchmark {
         let store = try ConversationStore.inMemory()
         let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: baseURL))
         let engine = ConversationEngine(
-            store: store,
+            store: QueuedConversationStore(store),
             chatModel: client,
             options: EngineOptions(model: "bench", temperature: 0, maxTokens: maxTokens, contextWindow: 8192, titles: .firstWords)
         )
-        let system = try engine.persona(for: Conversation(source: .cli)).systemPrompt
+        let system = try await engine.persona(for: Conversation(source: .cli)).systemPrompt
         var direct: [Sample] = []
         var sibyl: [Sample] = []
         // One warm-up of each, so the prompt cache and connection pool start alike.
@@ -112,7 +112,7 @@ struct ChatOverheadBenchmark {
 
     private func throughSibyl(_ engine: ConversationEngine) async throws -> Sample {
         let started = ContinuousClock.now
-        let conversation = try engine.startConversation(source: .cli)
+        let conversation = try await engine.startConversation(source: .cli)
         var firstToken: ContinuousClock.Instant?
         var tokens = 0
         for await event in try await engine.send(freshQuestion(), in: conversation.id).events {

@@ -87,7 +87,7 @@ struct Ask: AsyncParsableCommand {
         try await global.withRuntime { runtime in
             let result: AskResult
             if retry {
-                let conversation = try runtime.conversation(for: options.choice)
+                let conversation = try await runtime.conversation(for: options.choice)
                 result = try await runtime.retry(in: conversation.id, documents: documents.scope, options: options.turnOptions)
             } else if voice.voice {
                 guard let turn = try await VoiceConsole(runtime: runtime, options: voice).listen(

@@ -46,7 +46,7 @@ struct Config: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let setting = try runtime.setSetting(key, to: value)
+                let setting = try await runtime.setSetting(key, to: value)
                 Terminal.print("\(key) = \(runtime.settings.fileValues[key] ?? value)")
                 if case .environment(let variable) = setting.source {
                     Terminal.error(Terminal.yellow("note: \(variable) is set in the environment and takes precedence (\(key) = \(setting.value ?? "")).", stderr: true))
@@ -62,7 +62,7 @@ struct Config: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let setting = try runtime.unsetSetting(key)
+                let setting = try await runtime.unsetSetting(key)
                 Terminal.print("\(key) is back to \(setting.value ?? "unset").")
             }
         }
@@ -106,7 +106,7 @@ struct Keys: AsyncParsableCommand {
                 guard let key = Terminal.readSecretLine(prompt: "API key for \(name): ")?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                     throw CLIError("No key was given.", hint: "Paste the key when asked, or pipe it in: `printenv MY_KEY | sibyl keys set \(name)`.")
                 }
-                let stored = try runtime.setKey(name, to: key)
+                let stored = try await runtime.setKey(name, to: key)
                 Terminal.print("Stored key '\(name)' (\(stored.masked)) in \(runtime.paths.secretsFile.path) (owner-only).")
             }
         }
@@ -137,7 +137,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                try runtime.removeKey(name)
+                try await runtime.removeKey(name)
                 Terminal.print("Removed key '\(name)'.")
             }
         }

@@ -134,7 +134,7 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let removed = try runtime.removeModels(components, purge: purge)
+                let removed = try await runtime.removeModels(components, purge: purge)
                 Terminal.print(removed.isEmpty ? "Nothing to remove." : "Removed \(removed.joined(separator: ", ")).")
             }
         }

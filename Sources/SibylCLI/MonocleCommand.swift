@@ -505,7 +505,7 @@ extension MonocleCommand {
                 guard let address = picker.nearest else {
                     throw CLIError("No Monocle came close enough (stronger than −65 dBm).", hint: "Hold it next to the computer and try again; `sibyl monocle scan` shows what is in reach.")
                 }
-                try runtime.setSetting("glasses.device", to: address)
+                try await runtime.setSetting("glasses.device", to: address)
                 Terminal.print("Paired with the Monocle \(address). Connect with: sibyl monocle connect")
             }
         }
@@ -519,7 +519,7 @@ extension MonocleCommand {
         func run() async throws {
             try await global.withRuntime { runtime in
                 let previous = runtime.settings.value("glasses.device")
-                try runtime.unsetSetting("glasses.device")
+                try await runtime.unsetSetting("glasses.device")
                 Terminal.print(previous.map { "Forgot the Monocle \($0)." } ?? "No Monocle was paired.")
             }
         }

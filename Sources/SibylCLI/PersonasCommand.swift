@@ -19,7 +19,7 @@ struct Personas: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let personas = try runtime.personas()
+                let personas = try await runtime.personas()
                 if json {
                     Terminal.print(Format.json(personas.map(Wire.Persona.init)))
                     return
@@ -70,7 +70,7 @@ struct Personas: AsyncParsableCommand {
                     guard let data = FileManager.default.contents(atPath: promptFile) else { throw CLIError("Cannot read \(promptFile).") }
                     text = String(decoding: data, as: UTF8.self)
                 }
-                try runtime.savePersona(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
+                try await runtime.savePersona(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
                 Terminal.print("Saved persona \(name). Use it with `sibyl chat --persona \(name)` or /persona \(name).")
             }
         }
@@ -83,7 +83,7 @@ struct Personas: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                try runtime.removePersona(named: name)
+                try await runtime.removePersona(named: name)
                 Terminal.print("Removed persona \(name).")
             }
         }

@@ -89,7 +89,7 @@ struct Users: AsyncParsableCommand {
                 if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) {
                     let id = try accounts.account(named: name).id
                     do {
-                        try await shared.removeKnowledge(ofAccount: id)
+                        try await shared.removeData(ofAccount: id)
                         await shared.close()
                     } catch {
                         await shared.close()

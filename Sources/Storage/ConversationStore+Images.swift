@@ -11,6 +11,15 @@ public struct StoredImageRecord: Sendable, Hashable {
     /// The question the image answered: the prompt it was drawn from.
     public var prompt: String?
     public var createdAt: Date
+
+    public init(attachment: AttachmentInfo, conversationID: UUID, messageID: UUID, byteCount: Int, prompt: String?, createdAt: Date) {
+        self.attachment = attachment
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.byteCount = byteCount
+        self.prompt = prompt
+        self.createdAt = createdAt
+    }
 }
 
 /// An attachment's metadata, without its bytes.
@@ -19,6 +28,13 @@ public struct AttachmentInfo: Sendable, Hashable {
     public var kind: Attachment.Kind
     public var mimeType: String
     public var filename: String?
+
+    public init(id: UUID, kind: Attachment.Kind, mimeType: String, filename: String?) {
+        self.id = id
+        self.kind = kind
+        self.mimeType = mimeType
+        self.filename = filename
+    }
 }
 
 extension ConversationStore {

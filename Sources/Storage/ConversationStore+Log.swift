@@ -20,6 +20,15 @@ public struct LogEntry: Sendable, Hashable {
     public var message: String
     /// Structured details as a JSON object text, when there are any.
     public var details: String?
+
+    public init(id: Int64, date: Date, level: Level, category: String, message: String, details: String?) {
+        self.id = id
+        self.date = date
+        self.level = level
+        self.category = category
+        self.message = message
+        self.details = details
+    }
 }
 
 extension ConversationStore {

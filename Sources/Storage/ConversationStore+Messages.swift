@@ -114,6 +114,19 @@ extension ConversationStore {
         }
     }
 
+    /// Marks the answers of one conversation still `pending` as failed with `reason`; returns how
+    /// many there were. Only call it when no process is writing an answer there.
+    @discardableResult
+    public func failPendingAnswers(in conversationID: UUID, reason: String) throws -> Int {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE message SET status = ?, error = ? WHERE conversation_id = ? AND status = ?",
+                arguments: [MessageStatus.failed.rawValue, reason, conversationID.storageKey, MessageStatus.pending.rawValue]
+            )
+            return db.changesCount
+        }
+    }
+
     /// Deletes a message and its attachment files; false if there was none.
     @discardableResult
     public func deleteMessage(id: UUID) throws -> Bool {

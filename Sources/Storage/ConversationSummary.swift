@@ -24,7 +24,7 @@ public struct ConversationSummary: Sendable, Hashable, Identifiable {
     }
 
     /// Shortens a message's text to a one-line preview.
-    static func preview(of text: String?) -> String? {
+    public static func preview(of text: String?) -> String? {
         guard let text else { return nil }
         // Listings are one line per conversation, so line breaks and runs of spaces collapse.
         let oneLine = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 
 /// Date conversions shared by the schema, the archive and the Markdown transcript.
 ///
 /// Dates are kept as whole milliseconds since 1970 so that a value survives any number of
 /// store → export → import trips unchanged; finer precision would not survive text formats.
-enum Timestamp {
+public enum Timestamp {
     private static let utcCalendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
@@ -12,12 +12,12 @@ enum Timestamp {
     }()
 
     /// Unix time in milliseconds, rounded to the nearest.
-    static func milliseconds(_ date: Date) -> Int64 {
+    public static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The date of a Unix time in milliseconds.
-    static func date(milliseconds: Int64) -> Date {
+    public static func date(milliseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 

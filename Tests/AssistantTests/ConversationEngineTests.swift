@@ -11,7 +11,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["Paris", " is the capital."], title: "\"French Capital.\"")
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let all = await events(of: try await fixture.engine.send("What is the capital of France?", in: conversation.id))
 
         guard case .started(let question, let answerID) = all.first else { Issue.record("no start event"); return }
@@ -41,7 +41,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make(options: EngineOptions(model: "test-model", titles: .firstWords, saveInterval: .zero))
         defer { Task { await fixture.server.stop() } }
         fixture.server.handle(chatPath) { _ in .chatStream(["Once", " upon", " a time."], pause: .seconds(1)) }
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let turn = try await fixture.engine.send("Tell a story", in: conversation.id)
         let (store, answerID) = (fixture.store, turn.answerID)
         // Watches the stored answer while it is written: drafts, then the final state.
@@ -71,7 +71,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["ok"])
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         _ = await events(of: try await fixture.engine.send("first", in: conversation.id))
         _ = await events(of: try await fixture.engine.send("second", in: conversation.id))
         let last = try #require(fixture.answerRequests.last)
@@ -85,7 +85,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(["Once upon", " a time"], dropAfter: 3), for: chatPath)
-        let conversation = try fixture.engine.startConversation(source: .web)
+        let conversation = try await fixture.engine.startConversation(source: .web)
         let first = await events(of: try await fixture.engine.send("Tell a story", in: conversation.id))
         let (failedMessage, error) = try #require(first.failed)
         #expect(failedMessage.text == "Once upon a time")
@@ -115,7 +115,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.server.handle(chatPath) { _ in .error(status: 401, message: "Incorrect API key provided: sk-test-engine-key-123456", code: "invalid_api_key") }
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let all = await events(of: try await fixture.engine.send("hi", in: conversation.id))
         let (message, error) = try #require(all.failed)
         #expect(message.text.isEmpty)
@@ -130,7 +130,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(Array(repeating: "word ", count: 40), pause: .milliseconds(100)), for: chatPath)
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let turn = try await fixture.engine.send("Talk a lot", in: conversation.id)
         var collected: [AssistantEvent] = []
         for await event in turn.events {
@@ -150,7 +150,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.server.enqueue(.chatStream(["slow"], pause: .milliseconds(300)), for: chatPath)
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let turn = try await fixture.engine.send("one", in: conversation.id)
         await #expect(throws: AssistantError.busy) { try await fixture.engine.send("two", in: conversation.id) }
         _ = await events(of: turn)
@@ -161,7 +161,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["Bonjour"])
-        let conversation = try fixture.engine.startConversation(mode: .translator(target: "French"), source: .glasses)
+        let conversation = try await fixture.engine.startConversation(mode: .translator(target: "French"), source: .glasses)
         _ = await events(of: try await fixture.engine.send("Good morning", in: conversation.id))
         let all = await events(of: try await fixture.engine.send("Good night", in: conversation.id))
         #expect(all.finished != nil)
@@ -179,7 +179,7 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make(options: EngineOptions(model: "m", contextWindow: 300, reserve: 100, titles: .firstWords))
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: [String(repeating: "a", count: 150)])
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         for index in 0..<4 {
             _ = await events(of: try await fixture.engine.send("question \(index) " + String(repeating: "q", count: 90), in: conversation.id))
         }
@@ -198,8 +198,8 @@ struct ConversationEngineTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["Arr!"])
-        try fixture.engine.personas.save(Persona(name: "pirate", systemPrompt: "Talk like a pirate.", model: "pirate-model", temperature: 1.3))
-        let conversation = try fixture.engine.startConversation(persona: "pirate", source: .cli)
+        try await fixture.engine.personas.save(Persona(name: "pirate", systemPrompt: "Talk like a pirate.", model: "pirate-model", temperature: 1.3))
+        let conversation = try await fixture.engine.startConversation(persona: "pirate", source: .cli)
         _ = await events(of: try await fixture.engine.send("Hello", in: conversation.id))
         let sent = try #require(fixture.answerRequests.first)
         #expect(sent["model"] as? String == "pirate-model")
@@ -210,7 +210,7 @@ struct ConversationEngineTests {
     @Test func anAnswerLeftPendingByACrashIsMarkedFailedAndCanBeRetried() async throws {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         try fixture.store.append(Message(conversationID: conversation.id, role: .user, text: "Are you there?"))
         try fixture.store.append(Message(conversationID: conversation.id, role: .assistant, text: "Yes, I", status: .pending))
         fixture.answerEverything(with: ["Yes, I am."])
@@ -227,7 +227,7 @@ struct ConversationEngineTests {
         fixture.server.handle(chatPath) { request in
             request.json?["stream"] as? Bool == true ? .chatStream(["fine"]) : .error(status: 500, message: "boom")
         }
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let all = await events(of: try await fixture.engine.send("How do magnets work in simple everyday terms please?", in: conversation.id))
         #expect(all.title == "How do magnets work in simple…")
     }
@@ -235,7 +235,7 @@ struct ConversationEngineTests {
     @Test func retryWithNothingToRetryIsAClearError() async throws {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         await #expect(throws: AssistantError.nothingToRetry) { try await fixture.engine.retry(in: conversation.id) }
         // The conversation is not left marked busy by the failed attempt.
         fixture.answerEverything(with: ["ok"])

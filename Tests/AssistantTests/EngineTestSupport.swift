@@ -21,7 +21,7 @@ struct EngineFixture {
             retryPolicy: RetryPolicy(maxRetries: 0)
         ))
         let store = try ConversationStore.inMemory()
-        return EngineFixture(server: server, store: store, engine: ConversationEngine(store: store, chatModel: client, options: options))
+        return EngineFixture(server: server, store: store, engine: ConversationEngine(store: QueuedConversationStore(store), chatModel: client, options: options))
     }
 
     /// Answers streamed requests with `answer` and title requests (not streamed) with `title`.

@@ -29,7 +29,7 @@ struct GroundingTests {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
         fixture.answerEverything(with: ["It is 7 ", "[2]."])
-        let conversation = try fixture.engine.startConversation(source: .cli)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
         let all = await events(of: try await fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
         let answer = try #require(all.finished)
         #expect(answer.citations.map(\.number) == [2])
@@ -87,8 +87,8 @@ struct GroundingTests {
     @Test func recordedAnswersStayInTheConversation() async throws {
         let fixture = try await EngineFixture.make()
         defer { Task { await fixture.server.stop() } }
-        let conversation = try fixture.engine.startConversation(source: .cli)
-        try fixture.engine.record(question: "Q?", answer: "Nothing in your documents.", in: conversation.id)
+        let conversation = try await fixture.engine.startConversation(source: .cli)
+        try await fixture.engine.record(question: "Q?", answer: "Nothing in your documents.", in: conversation.id)
         #expect(try fixture.store.messages(in: conversation.id).map(\.text) == ["Q?", "Nothing in your documents."])
         #expect(fixture.server.requests.isEmpty)
     }

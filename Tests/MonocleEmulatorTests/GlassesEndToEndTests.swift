@@ -103,9 +103,9 @@ struct GlassesEndToEndTests {
             // the whole suite running beside it on two cores, only a gross regression is caught.
             #expect(timings.overhead < .seconds(5))
             // The exchange is kept like any other conversation, marked as coming from the glasses.
-            let conversations = try runtime.store.conversations(source: .glasses)
+            let conversations = try await runtime.store.conversations(source: .glasses)
             #expect(conversations.count == 1)
-            let messages = try runtime.store.messages(in: try #require(conversations.first).conversation.id)
+            let messages = try await runtime.store.messages(in: try #require(conversations.first).conversation.id)
             #expect(messages.map(\.role) == [.user, .assistant])
             #expect(messages.last?.status == .complete)
         }
@@ -151,8 +151,8 @@ struct GlassesEndToEndTests {
             let deadline = ContinuousClock.now + .seconds(10)
             var status: MessageStatus?
             while ContinuousClock.now < deadline {
-                let conversation = try runtime.store.conversations(source: .glasses).first
-                status = try conversation.flatMap { try runtime.store.messages(in: $0.conversation.id).last?.status }
+                let conversation = try await runtime.store.conversations(source: .glasses).first
+                if let conversation { status = try await runtime.store.messages(in: conversation.conversation.id).last?.status }
                 if status == .cancelled { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -191,7 +191,7 @@ struct GlassesEndToEndTests {
             let image = parts.first { $0["type"] as? String == "image_url" }?["image_url"] as? [String: Any]
             // The photo arrived whole over the data channel, in chunks that fit the link.
             #expect(image?["url"] as? String == "data:image/jpeg;base64," + jpeg.base64EncodedString())
-            let saved = try runtime.store.messages(in: try #require(runtime.store.conversations(source: .glasses).first).conversation.id)
+            let saved = try await runtime.store.messages(in: try #require(runtime.store.conversations(source: .glasses).first).conversation.id)
             #expect(saved.first?.attachments.first?.data == jpeg)
         }
         await server.stop()

@@ -39,10 +39,10 @@ struct CrashSafetyTests {
             // The previous round's damage is settled by this start: nothing pending, nothing half-made.
             try Self.checkDatabases(home: cli.home, round: round, afterRestart: true)
 
-            let conversation = try await Self.post("\(base)/conversations", json: [:])["id"] as? String ?? ""
+            let conversation = try await HTTPCalls.post("\(base)/conversations", json: [:]).object["id"] as? String ?? ""
             let asked = model.requests(to: "/v1/chat/completions").count
             let upload = Task { try? await Self.upload(base: base, round: round) }
-            let answer = Task { _ = try? await Self.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(round)."], timeout: 30) }
+            let answer = Task { _ = try? await HTTPCalls.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(round)."], timeout: 30) }
             // The kill lands at a random moment of the answer (it takes about 2.4 s), whenever the
             // model is reached on a busy machine; ingestion runs alongside.
             let waitedFrom = ContinuousClock.now
@@ -107,30 +107,12 @@ struct CrashSafetyTests {
         return try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM message WHERE status = 'pending'") ?? 0 }
     }
 
-    static func post(_ url: String, json: [String: Any], timeout: TimeInterval = 10) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try JSONSerialization.data(withJSONObject: json)
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-    }
-
     /// Six Markdown files of a few hundred words each, different every round.
     static func upload(base: String, round: Int) async throws {
-        let boundary = "crash-\(UUID().uuidString)"
-        var body = Data()
-        for file in 1...6 {
-            let text = "# Report \(round).\(file)\n\n" + (1...40).map { "Paragraph \($0) of report \(round).\(file) says the figure for region \($0 * file) was \($0 * round * 7) units, up from last year.\n\n" }.joined()
-            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"files\"; filename=\"report-\(round)-\(file).md\"\r\nContent-Type: text/markdown\r\n\r\n".utf8))
-            body.append(Data(text.utf8))
-            body.append(Data("\r\n".utf8))
+        let files = (1...6).map { file in
+            (name: "report-\(round)-\(file).md",
+             text: "# Report \(round).\(file)\n\n" + (1...40).map { "Paragraph \($0) of report \(round).\(file) says the figure for region \($0 * file) was \($0 * round * 7) units, up from last year.\n\n" }.joined())
         }
-        body.append(Data("--\(boundary)--\r\n".utf8))
-        var request = URLRequest(url: URL(string: "\(base)/documents")!, timeoutInterval: 60)
-        request.httpMethod = "POST"
-        request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-        request.httpBody = body
-        _ = try await URLSession.shared.data(for: request)
+        try await HTTPCalls.upload(base: base, files: files, timeout: 60)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LocalEngines
+import OpenAITestServer
 import TestDatabase
 import Testing
 
@@ -17,15 +18,31 @@ import Testing
     )
 )
 struct SharedDatabaseTests {
-    static func instance(database: String) throws -> CLIRunner {
-        var cli = try CLIRunner(server: nil, extra: ["SIBYL_EMBEDDINGS_PROVIDER": "local", "SIBYL_DATABASE_URL": database])
+    static func instance(database: String, model: OpenAITestServer? = nil) throws -> CLIRunner {
+        var cli = try CLIRunner(server: model, extra: ["SIBYL_EMBEDDINGS_PROVIDER": "local", "SIBYL_DATABASE_URL": database, "SIBYL_TITLES": "first-words"])
         cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
         return cli
     }
 
     static func get(_ url: String) async throws -> (status: Int, json: Any?) {
-        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: URL(string: url)!, timeoutInterval: 60))
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+        try await HTTPCalls.get(url)
+    }
+
+    /// Both instances started together, with a watchdog that ends them (saying what they were
+    /// doing) should the test hang; their API base URLs.
+    static func startBoth(_ first: CLIRunner, _ second: CLIRunner) async throws -> (servers: [CLIRunner.Running], watchdog: Task<Void, any Error>, bases: [String]) {
+        let servers = [try first.start(["serve", "--port", "0"]), try second.start(["serve", "--port", "0"])]
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(300))
+            for server in servers {
+                print("[shared] still running after 5 minutes; server \(server.process.processIdentifier) said:\n\(server.stderr.text)")
+                kill(server.process.processIdentifier, SIGKILL)
+            }
+        }
+        var bases: [String] = []
+        for server in servers { bases.append("http://127.0.0.1:\(try await ServeCLITests.port(of: server))/api/v1") }
+        print("[shared] both instances listen: \(bases)")
+        return (servers, watchdog, bases)
     }
 
     @Test func twoInstancesStartTogetherAndShareDocumentsAtOnce() async throws {
@@ -33,24 +50,12 @@ struct SharedDatabaseTests {
             let first = try Self.instance(database: url.connectionString)
             let second = try Self.instance(database: url.connectionString)
             // Both at the same moment, on an empty database: one migrates, the other waits for it.
-            let servers = [try first.start(["serve", "--port", "0"]), try second.start(["serve", "--port", "0"])]
+            let (servers, watchdog, bases) = try await Self.startBoth(first, second)
             defer { for server in servers { server.process.terminate() } }
-            // Against a hang: after five minutes the servers say what they were doing, and go.
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(300))
-                for server in servers {
-                    print("[shared] still running after 5 minutes; server \(server.process.processIdentifier) said:\n\(server.stderr.text)")
-                    kill(server.process.processIdentifier, SIGKILL)
-                }
-            }
             defer { watchdog.cancel() }
-            let ports = [try await ServeCLITests.port(of: servers[0]), try await ServeCLITests.port(of: servers[1])]
-            print("[shared] both instances listen: \(ports)")
-            let (one, two) = ("http://127.0.0.1:\(ports[0])/api/v1", "http://127.0.0.1:\(ports[1])/api/v1")
+            let (one, two) = (bases[0], bases[1])
 
-            let boundary = "shared-\(UUID().uuidString)"
-            var body = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"files\"; filename=\"handbook.md\"\r\nContent-Type: text/markdown\r\n\r\n".utf8)
-            body.append(Data("""
+            let handbook = """
                 # Staff handbook
 
                 ## Offices
@@ -60,14 +65,8 @@ struct SharedDatabaseTests {
                 ## Facilities
 
                 Printers are on the second floor next to the kitchen.
-                \r\n--\(boundary)--\r\n
-                """.utf8))
-            var upload = URLRequest(url: URL(string: "\(one)/documents")!, timeoutInterval: 120)
-            upload.httpMethod = "POST"
-            upload.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
-            upload.httpBody = body
-            let (_, response) = try await URLSession.shared.data(for: upload)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+                """
+            #expect(try await HTTPCalls.upload(base: one, files: [("handbook.md", handbook)]) == 200)
             print("[shared] uploaded through the first")
 
             // Through the other instance, straight away: listed, and found by words and by meaning.
@@ -101,10 +100,91 @@ struct SharedDatabaseTests {
         }
     }
 
-    @Test func anInstallationIsCopiedIntoTheDatabaseAndBack() async throws {
+    /// The messages of a conversation as one instance lists them: (role, status, text).
+    static func messages(_ base: String, _ conversation: String) async throws -> [(role: String, status: String, text: String)] {
+        let listed = try await HTTPCalls.get("\(base)/conversations/\(conversation)/messages").json as? [[String: Any]] ?? []
+        return listed.map { ($0["role"] as? String ?? "", $0["status"] as? String ?? "", $0["text"] as? String ?? "") }
+    }
+
+    @Test func aConversationGoesOnThroughTheOtherInstanceAndOutlivesOneKilledMidAnswer() async throws {
+        let model = try await OpenAITestServer.start()
+        defer { Task { await model.stop() } }
+        // A long story streams slowly (60 pieces, 50 ms apart), so that a kill lands in the middle.
+        model.handle("/v1/chat/completions") { request in
+            let asked = ((request.json?["messages"] as? [[String: Any]])?.last?["content"] as? String) ?? ""
+            if asked.contains("story") { return .chatStream((1...60).map { "word\($0) " }, pause: .milliseconds(50)) }
+            return .chatStream(["Answer to: ", asked])
+        }
         try await TestDatabase.with { url in
-            var embedded = try Self.instance(database: url.connectionString)
+            let (servers, watchdog, bases) = try await Self.startBoth(
+                try Self.instance(database: url.connectionString, model: model), try Self.instance(database: url.connectionString, model: model)
+            )
+            defer { for server in servers { server.process.terminate() } }
+            defer { watchdog.cancel() }
+            let (one, two) = (bases[0], bases[1])
+
+            // Started through the first, continued through the second with the whole history.
+            let id = try #require(try await HTTPCalls.post("\(one)/conversations", json: [:]).object["id"] as? String)
+            let first = try await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "What is the capital of France?", "stream": false], timeout: 60)
+            #expect(first.status == 200, "\(first.object)")
+            let listed = try await HTTPCalls.get("\(two)/conversations").json as? [String: Any]
+            #expect((listed?["items"] as? [[String: Any]])?.first?["id"] as? String == id, "\(String(describing: listed))")
+            let second = try await HTTPCalls.post("\(two)/conversations/\(id)/turns", json: ["text": "And of Italy?", "stream": false], timeout: 60)
+            #expect(second.status == 200, "\(second.object)")
+            let history = (model.requests(to: "/v1/chat/completions").last?.json?["messages"] as? [[String: Any]])?.compactMap { $0["content"] as? String } ?? []
+            #expect(history.contains("What is the capital of France?") && history.contains("Answer to: What is the capital of France?"), "\(history)")
+            #expect(try await Self.messages(one, id).map(\.text) == [
+                "What is the capital of France?", "Answer to: What is the capital of France?", "And of Italy?", "Answer to: And of Italy?",
+            ])
+
+            // Through the first again, a long answer; the first dies in the middle of it.
+            let asked = model.requests(to: "/v1/chat/completions").count
+            let story = Task { _ = try? await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "Tell me a long story.", "stream": false], timeout: 60) }
+            let waitedFrom = ContinuousClock.now
+            while model.requests(to: "/v1/chat/completions").count == asked, ContinuousClock.now - waitedFrom < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(1200))
+            kill(servers[0].process.processIdentifier, SIGKILL)
+            _ = await story.value
+            print("[shared] killed the first instance mid-answer")
+
+            // The second sees the answer marked failed (its lease sweeps what dead instances left),
+            // with what had arrived; nothing else is lost.
+            var messages = try await Self.messages(two, id)
+            let deadline = ContinuousClock.now + .seconds(90)
+            while messages.last?.status != "failed", ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(250))
+                messages = try await Self.messages(two, id)
+            }
+            #expect(messages.count == 6, "\(messages)")
+            #expect(messages.last?.status == "failed", "\(messages)")
+            #expect(messages[4].text == "Tell me a long story.")
+            #expect(messages[..<4].allSatisfy { $0.status == "complete" })
+
+            // And the second retries it, in place.
+            let retried = try await HTTPCalls.post("\(two)/conversations/\(id)/retry", json: ["stream": false], timeout: 60)
+            #expect(retried.status == 200, "\(retried.object)")
+            messages = try await Self.messages(two, id)
+            #expect(messages.count == 6)
+            #expect(messages.last?.status == "complete" && messages.last?.text.hasPrefix("word1 word2") == true, "\(messages)")
+            #expect(messages.last?.text.contains("word60") == true)
+
+            servers[1].process.terminate()
+            let ended = await servers[1].finish()
+            #expect(ended.status == 0, "\(ended.stderr)")
+        }
+    }
+
+    @Test func anInstallationIsCopiedIntoTheDatabaseAndBack() async throws {
+        let model = try await OpenAITestServer.start()
+        defer { Task { await model.stop() } }
+        model.handle("/v1/chat/completions") { _ in .chatStream(["The wifi password is violet-harbor-42."]) }
+        try await TestDatabase.with { url in
+            var embedded = try Self.instance(database: url.connectionString, model: model)
             embedded.environment["SIBYL_DATABASE_URL"] = nil
+            #expect(try await embedded.run(["ask", "What is the wifi password?"]).status == 0)
+            #expect(try await embedded.run(["personas", "add", "pirate", "--prompt", "Talk like a pirate."]).status == 0)
             let handbook = embedded.home.appendingPathComponent("handbook.md")
             try FileManager.default.createDirectory(at: embedded.home, withIntermediateDirectories: true)
             try Data("# Offices\n\nThe staff wifi password at the Kestrel Lane office is violet-harbor-42.\n\n# Printers\n\nPrinters are on the second floor.\n".utf8).write(to: handbook)
@@ -114,8 +194,14 @@ struct SharedDatabaseTests {
             #expect(copied.status == 0, "\(copied.stderr)")
             #expect(copied.stdout.contains("local user: 1 collections, 1 documents copied"), "\(copied.stdout)")
             #expect(copied.stdout.contains("every copy checked"))
+            #expect(copied.stdout.contains("local user: 1 conversations copied (2 messages), 0 already there, 1 personas; every copy checked"), "\(copied.stdout)")
             let again = try await embedded.run(["db", "migrate", "--to", url.connectionString])
             #expect(again.stdout.contains("0 documents copied (0 passages), 1 already there"), "\(again.stdout)")
+            #expect(again.stdout.contains("0 conversations copied (0 messages), 1 already there, 0 personas"), "\(again.stdout)")
+            let conversations = try await embedded.run(["conversations", "list", "--json"], environment: ["SIBYL_DATABASE_URL": url.connectionString]).conversations
+            #expect(conversations?.count == 1 && conversations?.first?["messageCount"] as? Int == 2, "\(String(describing: conversations))")
+            let personas = try await embedded.run(["personas", "list"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
+            #expect(personas.stdout.contains("pirate"), "\(personas.stdout)")
 
             // The same installation, now searching the database.
             let shared = try await embedded.run(["search", "wifi password"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
@@ -126,6 +212,9 @@ struct SharedDatabaseTests {
             let back = try await other.run(["db", "migrate", "--to", "home"])
             #expect(back.status == 0, "\(back.stderr)")
             #expect(back.stdout.contains("1 documents copied"), "\(back.stdout)")
+            #expect(back.stdout.contains("1 conversations copied (2 messages)"), "\(back.stdout)")
+            let shown = try await other.run(["conversations", "show", try #require(conversations?.first?["id"] as? String)], environment: ["SIBYL_DATABASE_URL": ""])
+            #expect(shown.stdout.contains("violet-harbor-42"), "\(shown.stdout) \(shown.stderr)")
             let local = try await other.run(["search", "wifi password"], environment: ["SIBYL_DATABASE_URL": ""])
             #expect(local.stdout.contains("violet-harbor-42"), "\(local.stdout) \(local.stderr)")
             #expect(FileManager.default.fileExists(atPath: other.home.appendingPathComponent("knowledge.sqlite").path))

@@ -9,6 +9,7 @@ import LocalEngines
 import Logging
 import NIOCore
 import SibylCore
+import Storage
 import Testing
 @testable import SibylServer
 
@@ -140,7 +141,8 @@ struct GlassesRoutesTests {
             }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asAda) { #expect($0.object["total"] as? Int == 1) }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asBo) { #expect($0.object["total"] as? Int == 0) }
-            #expect(try fixture.runtime.store.conversations(source: .glasses).isEmpty, "nothing went to the local user's data")
+            let localGlasses = try await fixture.runtime.store.conversations(ConversationQuery(source: .glasses), limit: 10, offset: 0)
+            #expect(localGlasses.isEmpty, "nothing went to the local user's data")
             // Bo's own virtual Monocle runs beside Ada's; removing Bo's account stops it.
             try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asBo, body: jsonBody([:])) { #expect($0.status == .created, "\($0.text)") }
             #expect(fixture.server.state.glasses.all.count == 2)

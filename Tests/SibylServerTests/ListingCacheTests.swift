@@ -13,30 +13,30 @@ struct ListingCacheTests {
         return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
     }
 
-    @Test func anEntryIsReusedOnlyWhileItsVersionHoldsAndItIsYoung() throws {
+    @Test func anEntryIsReusedOnlyWhileItsVersionHoldsAndItIsYoung() async throws {
         let cache = ListingCache(maximumAge: .seconds(3600))
         let version = ListingCache.Version(store: 1, activity: 0)
         var made = 0
-        func fetch(_ version: ListingCache.Version, key: String = "") throws -> Response {
-            try cache.response(for: request(), key: key, version: version) {
+        func fetch(_ version: ListingCache.Version, key: String = "") async throws -> Response {
+            try await cache.response(for: request(), key: key, version: version) {
                 made += 1
                 return Data("{\"made\":\(made)}".utf8)
             }
         }
-        let first = try fetch(version)
-        _ = try fetch(version)
+        let first = try await fetch(version)
+        _ = try await fetch(version)
         #expect(made == 1)
-        _ = try fetch(ListingCache.Version(store: 2, activity: 0))
-        _ = try fetch(ListingCache.Version(store: 2, activity: 1))
+        _ = try await fetch(ListingCache.Version(store: 2, activity: 0))
+        _ = try await fetch(ListingCache.Version(store: 2, activity: 1))
         #expect(made == 3)
-        _ = try fetch(ListingCache.Version(store: 2, activity: 1), key: "limit=1")
+        _ = try await fetch(ListingCache.Version(store: 2, activity: 1), key: "limit=1")
         #expect(made == 4)
         #expect(first.headers[.eTag] == ListingCache.etag(of: Data("{\"made\":1}".utf8)))
 
         // Changes from another process are not counted: an entry lives at most its maximum age.
         let shortLived = ListingCache(maximumAge: .zero)
         for _ in 0..<2 {
-            _ = try shortLived.response(for: request(), key: "", version: version) {
+            _ = try await shortLived.response(for: request(), key: "", version: version) {
                 made += 1
                 return Data("[]".utf8)
             }
@@ -44,14 +44,14 @@ struct ListingCacheTests {
         #expect(made == 6)
     }
 
-    @Test func aMatchingIfNoneMatchGets304() throws {
+    @Test func aMatchingIfNoneMatchGets304() async throws {
         let cache = ListingCache()
         let version = ListingCache.Version(store: 0, activity: 0)
         let body = Data("{\"items\":[]}".utf8)
         let etag = ListingCache.etag(of: body)
-        #expect(try cache.response(for: request(ifNoneMatch: etag), key: "", version: version) { body }.status == .notModified)
-        #expect(try cache.response(for: request(ifNoneMatch: "\"other\", \(etag)"), key: "", version: version) { body }.status == .notModified)
-        #expect(try cache.response(for: request(ifNoneMatch: "\"other\""), key: "", version: version) { body }.status == .ok)
+        #expect(try await cache.response(for: request(ifNoneMatch: etag), key: "", version: version) { body }.status == .notModified)
+        #expect(try await cache.response(for: request(ifNoneMatch: "\"other\", \(etag)"), key: "", version: version) { body }.status == .notModified)
+        #expect(try await cache.response(for: request(ifNoneMatch: "\"other\""), key: "", version: version) { body }.status == .ok)
         #expect(ListingCache.etag(of: Data("a".utf8)) != ListingCache.etag(of: Data("b".utf8)))
     }
 }

@@ -77,7 +77,7 @@ struct TurnRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .notFound)
             }
-            #expect(try fixture.runtime.messages(in: UUID(uuidString: id)!).isEmpty, "nothing half-written")
+            await #expect(try fixture.runtime.messages(in: UUID(uuidString: id)!).isEmpty, "nothing half-written")
         }
     }
 
@@ -89,14 +89,14 @@ struct TurnRoutesTests {
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "Sing"]).text
             let conversation = UUID(uuidString: id)!
             // Cancel once some of the answer has been written (and saved: every second).
-            try await waitUntil { try fixture.runtime.messages(in: conversation).last?.text.hasPrefix("la la") == true }
+            try await waitUntil { try await fixture.runtime.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["status"] as? String == "cancelled")
             }
             let all = events(in: try await streamed)
             #expect(all.last?.name == "cancelled")
-            let saved = try #require(try fixture.runtime.messages(in: conversation).last)
+            let saved = try await #require(try fixture.runtime.messages(in: conversation).last)
             #expect(saved.status == .cancelled)
             #expect(saved.text.hasPrefix("la la"))
             #expect(saved.text.count < 600)

@@ -2,6 +2,7 @@ import Foundation
 import Knowledge
 import Logging
 import PostgresStorage
+import Storage
 import Synchronization
 
 /// The PostgreSQL named by `SIBYL_DATABASE_URL`, which several `sibyl serve` instances share:
@@ -10,10 +11,15 @@ import Synchronization
 /// lock, so instances starting together do not race); a failed attempt is tried again on the
 /// next use.
 ///
-/// What lives there so far: the knowledge base (collections, documents, passages, their words and
-/// vectors). Conversations, accounts, settings and logs stay in the data directory.
+/// What lives there: the knowledge base (collections, documents, passages, their words and
+/// vectors), and conversations with their messages and attachments, personas and the operations
+/// log. Accounts and settings stay in the data directory. Once ready, the process holds its
+/// `InstanceLease`, which marks the answers it writes as those of a live process.
+
 public final class SharedDatabase: Sendable {
     public let database: PostgresDatabase
+    /// This process's claim on the answers it writes.
+    public let lease: InstanceLease
     private let migration = Mutex<Task<Void, any Error>?>(nil)
 
     /// The database the environment names, or nil when Sibyl keeps everything in its data directory.
@@ -26,13 +32,17 @@ public final class SharedDatabase: Sendable {
 
     init(database: PostgresDatabase) {
         self.database = database
+        lease = InstanceLease(database: database)
     }
 
-    /// Brings the schema up to date, once.
+    /// Brings the schema up to date and takes the instance lease, once.
     public func ready() async throws {
         let task = migration.withLock { running in
             if let running { return running }
-            let started = Task { _ = try await database.migrate() }
+            let started = Task { [database, lease] in
+                _ = try await database.migrate()
+                try await lease.hold()
+            }
             running = started
             return started
         }
@@ -50,14 +60,22 @@ public final class SharedDatabase: Sendable {
         return PostgresKnowledgeBase(database: database, owner: owner)
     }
 
-    /// Deletes an account's knowledge base (the account was removed).
-    public func removeKnowledge(ofAccount id: String) async throws {
-        try await knowledgeBase(owner: Self.owner(ofAccount: id)).removeEverything()
+    /// The conversations, personas and log of one owner.
+    func conversations(owner: String) -> PostgresConversationStore {
+        PostgresConversationStore(database: database, owner: owner, lease: lease) { try await self.ready() }
+    }
+
+    /// Deletes an account's documents, conversations, personas and log (the account was removed).
+    public func removeData(ofAccount id: String) async throws {
+        let owner = Self.owner(ofAccount: id)
+        try await knowledgeBase(owner: owner).removeEverything()
+        try await conversations(owner: owner).removeEverything()
     }
 
     static func owner(ofAccount id: String) -> String { "users/\(id)" }
 
     public func close() async {
+        await lease.release()
         await database.close()
     }
 }

@@ -95,15 +95,15 @@ extension SibylRuntime: Asking {
     public func ask(_ request: AskRequest) async throws -> AskResult {
         let question = request.question.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !question.isEmpty || !request.attachments.isEmpty else { throw AssistantError.emptyQuestion }
-        let conversation = try conversation(for: request.conversation)
+        let conversation = try await conversation(for: request.conversation)
         return try await answer(question, attachments: request.attachments, in: conversation, documents: request.documents, options: request.options, retrying: false)
     }
 
     /// Asks a conversation's last question again, replacing its answer; grounded the same way as
     /// `ask` when `documents` is set.
     public func retry(in conversationID: UUID, documents: DocumentScope? = nil, options: TurnOptions = TurnOptions()) async throws -> AskResult {
-        let conversation = try conversation(id: conversationID)
-        let question = try engine.lastQuestion(in: conversationID)
+        let conversation = try await conversation(id: conversationID)
+        let question = try await engine.lastQuestion(in: conversationID)
         return try await answer(question.text, attachments: question.attachments, in: conversation, documents: documents, options: options, retrying: true)
     }
 
@@ -125,8 +125,8 @@ extension SibylRuntime: Asking {
                 grounding = found
             case .nothingRelevant(let closest, let threshold):
                 let text = Grounding.declinedReply(closest: closest, threshold: threshold, question: question)
-                let reply = try engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
-                log(.info, "ask.docs", "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
+                let reply = try await engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
+                await log(.info, "ask.docs", "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
                     conversation: conversation.id, threshold: threshold, closest: closest.first?.vectorScore
                 ))
                 return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
@@ -155,7 +155,7 @@ extension SibylRuntime: Asking {
         default:
             return
         }
-        _ = try? await offThePool { [self] in log(entry.0, category, entry.1, details: entry.2) }
+        await log(entry.0, category, entry.1, details: entry.2)
     }
 }
 

@@ -39,7 +39,7 @@ extension SibylRuntime {
     /// Answers a chat the client keeps, with the same persona prompts, grounding rule and context
     /// fitting as a conversation.
     public func complete(_ request: CompletionRequest) async throws -> CompletionOutcome {
-        var persona = try persona(named: request.persona)
+        var persona = try await persona(named: request.persona)
         let system = request.messages.filter { $0.role == .system }.map(\.text).filter { !$0.isEmpty }
         if !system.isEmpty { persona.systemPrompt += "\n\n" + system.joined(separator: "\n\n") }
         let history = request.messages.filter { $0.role != .system }
@@ -52,7 +52,7 @@ extension SibylRuntime {
             case .grounded(let found, _):
                 grounding = found
             case .nothingRelevant(let closest, let threshold):
-                log(.info, "completions", "no passage relevant enough for: \(question.text.prefix(80))")
+                await log(.info, "completions", "no passage relevant enough for: \(question.text.prefix(80))")
                 return .declined(reply: Grounding.declinedReply(closest: closest, threshold: threshold, question: question.text), closest: closest)
             }
         }

@@ -35,26 +35,26 @@ public enum LogExportFormat: String, Sendable, CaseIterable, Codable {
 
 extension SibylRuntime {
     /// Writes to the operations log; secrets are redacted, and a failure to log never fails the operation.
-    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String) {
-        try? store.log(level, operation, message)
+    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String) async {
+        try? await store.log(level, operation, message, detailsJSON: nil)
     }
 
     /// Writes to the operations log with structured details.
-    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String, details: some Encodable) {
-        try? store.log(level, operation, message, detailsJSON: WireCoding.jsonText(details))
+    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String, details: some Encodable) async {
+        try? await store.log(level, operation, message, detailsJSON: WireCoding.jsonText(details))
     }
 
     /// Log entries, oldest first.
-    public func logs(_ query: LogQuery) throws -> [LogEntry] {
-        try store.logEntries(
+    public func logs(_ query: LogQuery) async throws -> [LogEntry] {
+        try await store.logEntries(
             minimumLevel: query.minimumLevel, since: query.since, until: query.until, operation: query.operation,
             matching: query.matching, limit: min(max(query.limit, 1), 100_000)
         )
     }
 
     /// Log entries as a file in one of the export formats.
-    public func exportLogs(_ query: LogQuery, as format: LogExportFormat) throws -> Data {
-        let entries = try logs(query).map(Wire.LogEntry.init)
+    public func exportLogs(_ query: LogQuery, as format: LogExportFormat) async throws -> Data {
+        let entries = try await logs(query).map(Wire.LogEntry.init)
         switch format {
         case .json:
             return try WireCoding.encoder.encode(entries)

@@ -61,7 +61,7 @@ extension SibylRuntime {
 
     /// Speaks a saved answer.
     public func speak(message messageID: UUID, in conversationID: UUID, options: SpeechOptions = SpeechOptions()) async throws -> AudioFile {
-        let message = try message(messageID, in: conversationID)
+        let message = try await message(messageID, in: conversationID)
         let text = GlassesText.plain(message.text)
         guard !text.isEmpty else { throw SpeechError.emptyText }
         return try await speak(text, options: options)
@@ -77,21 +77,21 @@ extension SibylRuntime {
         do {
             images = try await providers.imageGenerator().generateImages(text, options: options)
         } catch {
-            log(.error, "imagine", ConversationEngine.describe(error))
+            await log(.error, "imagine", ConversationEngine.describe(error))
             throw error
         }
-        let conversation = try conversation(for: choice)
+        let conversation = try await conversation(for: choice)
         let attachments = images.enumerated().map { index, image in
             Attachment(kind: .image, mimeType: image.mimeType, filename: "image-\(index + 1).\(image.fileExtension)", data: image.data)
         }
-        let reply = try engine.record(question: text, answer: images.compactMap(\.revisedPrompt).first ?? "", attachments: attachments, in: conversation.id)
-        log(.info, "imagine", "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
+        let reply = try await engine.record(question: text, answer: images.compactMap(\.revisedPrompt).first ?? "", attachments: attachments, in: conversation.id)
+        await log(.info, "imagine", "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
         return ImagineResult(conversation: conversation, message: reply, images: images)
     }
 
     /// Images Sibyl drew, newest first.
-    public func images(limit: Int = 50, offset: Int = 0) throws -> [StoredImage] {
-        try store.generatedImages(limit: min(max(limit, 1), 500), offset: max(offset, 0)).map { found in
+    public func images(limit: Int = 50, offset: Int = 0) async throws -> [StoredImage] {
+        try await store.generatedImages(limit: min(max(limit, 1), 500), offset: max(offset, 0)).map { found in
             StoredImage(
                 id: found.attachment.id, conversationID: found.conversationID, messageID: found.messageID, mimeType: found.attachment.mimeType,
                 filename: found.attachment.filename, byteCount: found.byteCount, prompt: found.prompt, createdAt: found.createdAt
@@ -100,8 +100,8 @@ extension SibylRuntime {
     }
 
     /// An attachment's bytes (an image drawn or shown, a recording).
-    public func attachment(_ id: UUID) throws -> Attachment {
-        guard let attachment = try store.attachment(id: id) else { throw AssistantError.attachmentNotFound(id) }
+    public func attachment(_ id: UUID) async throws -> Attachment {
+        guard let attachment = try await store.attachment(id: id) else { throw AssistantError.attachmentNotFound(id) }
         return attachment
     }
 }

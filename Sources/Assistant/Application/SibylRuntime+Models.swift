@@ -18,18 +18,18 @@ extension SibylRuntime {
         let installer = EngineInstaller(layout: local.layout, localSource: source, observer: progress)
         do {
             let summary = try await installer.install(components)
-            if !summary.installed.isEmpty { log(.info, "models.install", "installed \(summary.installed.joined(separator: ", "))") }
+            if !summary.installed.isEmpty { await log(.info, "models.install", "installed \(summary.installed.joined(separator: ", "))") }
             return summary
         } catch {
-            log(.error, "models.install", ConversationEngine.describe(error))
+            await log(.error, "models.install", ConversationEngine.describe(error))
             throw error
         }
     }
 
     /// Removes installed components; downloads stay cached unless `purge`.
-    public func removeModels(_ components: [String], purge: Bool = false) throws -> [String] {
+    public func removeModels(_ components: [String], purge: Bool = false) async throws -> [String] {
         let removed = try local.installer.remove(components, purgeDownloads: purge)
-        if !removed.isEmpty { log(.info, "models.remove", "removed \(removed.joined(separator: ", "))") }
+        if !removed.isEmpty { await log(.info, "models.remove", "removed \(removed.joined(separator: ", "))") }
         return removed
     }
 }

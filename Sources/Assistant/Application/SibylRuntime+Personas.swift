@@ -3,32 +3,32 @@ import SibylCore
 
 extension SibylRuntime {
     /// Every persona, built-in first.
-    public func personas() throws -> [Persona] {
-        try engine.personas.all()
+    public func personas() async throws -> [Persona] {
+        try await engine.personas.all()
     }
 
     /// A persona by name.
-    public func persona(named name: String) throws -> Persona {
-        try engine.personas.persona(named: name)
+    public func persona(named name: String) async throws -> Persona {
+        try await engine.personas.persona(named: name)
     }
 
     /// Adds or replaces a persona of the user's own.
     @discardableResult
-    public func savePersona(_ persona: Persona) throws -> Persona {
+    public func savePersona(_ persona: Persona) async throws -> Persona {
         let prompt = persona.systemPrompt.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !prompt.isEmpty else { throw AssistantError.emptyPersonaPrompt }
         if let temperature = persona.temperature, !(0...2).contains(temperature) { throw AssistantError.invalidTemperature(temperature) }
         var saved = persona
         saved.systemPrompt = prompt
         saved.isBuiltIn = false
-        try engine.personas.save(saved)
-        log(.info, "personas.save", "saved persona \(saved.name)")
-        return try engine.personas.persona(named: saved.name)
+        try await engine.personas.save(saved)
+        await log(.info, "personas.save", "saved persona \(saved.name)")
+        return try await engine.personas.persona(named: saved.name)
     }
 
     /// Removes a persona of the user's own (built-ins cannot be removed).
-    public func removePersona(named name: String) throws {
-        try engine.personas.remove(named: name)
-        log(.info, "personas.remove", "removed persona \(name)")
+    public func removePersona(named name: String) async throws {
+        try await engine.personas.remove(named: name)
+        await log(.info, "personas.remove", "removed persona \(name)")
     }
 }

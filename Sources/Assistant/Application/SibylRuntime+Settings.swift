@@ -45,17 +45,17 @@ extension SibylRuntime {
 
     /// Sets a setting in the config file; it applies to what happens next, without a restart.
     @discardableResult
-    public func setSetting(_ name: String, to value: String) throws -> SettingInfo {
+    public func setSetting(_ name: String, to value: String) async throws -> SettingInfo {
         try liveSettings.set(name, to: value)
-        log(.info, "config.set", "\(name) set")
+        await log(.info, "config.set", "\(name) set")
         return try setting(name)
     }
 
     /// Removes a setting from the config file: its default (or the environment) applies again.
     @discardableResult
-    public func unsetSetting(_ name: String) throws -> SettingInfo {
+    public func unsetSetting(_ name: String) async throws -> SettingInfo {
         try liveSettings.unset(name)
-        log(.info, "config.unset", "\(name) unset")
+        await log(.info, "config.unset", "\(name) unset")
         return try setting(name)
     }
 
@@ -87,19 +87,19 @@ extension SibylRuntime {
     /// Stores an API key in an owner-only secrets file (the account's own, or the shared one); it
     /// is never shown again.
     @discardableResult
-    public func setKey(_ name: String, to secret: String, scope: KeyScope = .own) throws -> KeyInfo {
+    public func setKey(_ name: String, to secret: String, scope: KeyScope = .own) async throws -> KeyInfo {
         let trimmed = secret.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw AssistantError.emptyKey }
         let scope = hasOwnKeys ? scope : .shared
         try keyStore(scope).set(trimmed, named: name)
-        log(.info, "keys.set", "stored \(scope == .own ? "your " : "")key '\(name)'")
+        await log(.info, "keys.set", "stored \(scope == .own ? "your " : "")key '\(name)'")
         return KeyInfo(name: name, source: scope == .own ? "your secrets file" : "secrets file", masked: Redaction.mask(trimmed), scope: scope)
     }
 
     /// Removes a stored key.
-    public func removeKey(_ name: String, scope: KeyScope = .own) throws {
+    public func removeKey(_ name: String, scope: KeyScope = .own) async throws {
         let scope = hasOwnKeys ? scope : .shared
         guard try keyStore(scope).remove(named: name) else { throw AssistantError.unknownKey(name) }
-        log(.info, "keys.remove", "removed \(scope == .own ? "your " : "")key '\(name)'")
+        await log(.info, "keys.remove", "removed \(scope == .own ? "your " : "")key '\(name)'")
     }
 }

@@ -39,7 +39,7 @@ extension SibylRuntime {
         let transcribed = clock.now
         let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard GlassesAssistant.hasWords(text) else {
-            log(.info, "voice", "speech-to-text heard no words")
+            await log(.info, "voice", "speech-to-text heard no words")
             throw AssistantError.noSpeech
         }
         var request = request

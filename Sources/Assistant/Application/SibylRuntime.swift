@@ -21,8 +21,9 @@ import Synchronization
 public final class SibylRuntime: Sendable {
     /// The settings, current whenever they are read.
     public let liveSettings: LiveSettings
-    /// Conversations, messages, attachments, personas and the operations log.
-    public let store: ConversationStore
+    /// Conversations, messages, attachments, personas and the operations log: in the data
+    /// directory, or in the shared database when one is named.
+    public let store: any ConversationStorage
     public let logger: Logger
     /// The local engines (installed under `SIBYL_ENGINES`).
     public let local: LocalEngineHost
@@ -40,8 +41,9 @@ public final class SibylRuntime: Sendable {
     let knowledgeOwner: String
     /// Whether this runtime opened the shared database (and closes it at shutdown).
     private let ownsDatabase: Bool
-    /// This process's claim to write answers here (see `AnswerLease`).
-    private let answerLease: AnswerLease
+    /// This process's claim to write answers into the data directory (see `AnswerLease`); the
+    /// shared database keeps its own (see `InstanceLease`).
+    private let answerLease: AnswerLease?
     let retrievers = Mutex<[RetrieverKey: Retriever]>([:])
 
     /// Where this runtime's conversations, documents and uploads live: the data directory for the
@@ -59,14 +61,14 @@ public final class SibylRuntime: Sendable {
         try paths.createHome()
         liveSettings = try LiveSettings(paths: paths, environment: environment)
         dataPaths = paths
-        store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
+        let sharedDatabase = try SharedDatabase.named(by: environment, logger: logger)
+        (store, answerLease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
         self.logger = logger
         local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
         providers = Providers(settings: liveSettings, local: local, logger: logger)
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
-        answerLease = AnswerLease(home: paths.home, store: store)
-        sharedDatabase = try SharedDatabase.named(by: environment, logger: logger)
+        self.sharedDatabase = sharedDatabase
         knowledgeOwner = ""
         ownsDatabase = true
     }
@@ -79,16 +81,24 @@ public final class SibylRuntime: Sendable {
         try paths.createHome()
         liveSettings = shared.liveSettings
         dataPaths = paths
-        store = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
+        let owner = SharedDatabase.owner(ofAccount: dataHome.lastPathComponent)
+        (store, answerLease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
         logger = shared.logger
         local = shared.local
         providers = shared.providers.withOwnKeys(SecretStore(file: paths.secretsFile))
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
-        answerLease = AnswerLease(home: paths.home, store: store)
         sharedDatabase = shared.sharedDatabase
-        knowledgeOwner = SharedDatabase.owner(ofAccount: dataHome.lastPathComponent)
+        knowledgeOwner = owner
         ownsDatabase = false
+    }
+
+    /// Where an owner's conversations live: its part of the shared database, or the SQLite file of
+    /// its data directory (with the lease that settles answers a dead process left).
+    private static func conversations(in database: SharedDatabase?, owner: String, paths: SibylPaths) throws -> (any ConversationStorage, AnswerLease?) {
+        if let database { return (database.conversations(owner: owner), nil) }
+        let file = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
+        return (QueuedConversationStore(file), AnswerLease(home: paths.home, store: file))
     }
 
     /// The knowledge base of this data directory (its part of the shared database, when one is

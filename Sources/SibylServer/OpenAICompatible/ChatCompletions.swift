@@ -18,7 +18,7 @@ struct ChatCompletions: Sendable {
     }
 
     func respond(to body: OpenAIWire.ChatRequest, client: String) async throws -> Response {
-        let choice = try choose(body.model)
+        let choice = try await choose(body.model)
         guard !body.messages.isEmpty else {
             throw APIError(.badRequest, code: "invalid_value", "'messages' must hold at least one message.", parameter: "messages")
         }
@@ -58,7 +58,7 @@ struct ChatCompletions: Sendable {
     }
 
     /// `sibyl-PERSONA` or `sibyl-PERSONA-docs`.
-    func choose(_ model: String) throws -> Choice {
+    func choose(_ model: String) async throws -> Choice {
         guard model.hasPrefix("sibyl-") else { throw OpenAICompatibleRoutes.unknownModel(model) }
         var name = String(model.dropFirst("sibyl-".count))
         var documents: DocumentScope?
@@ -66,7 +66,7 @@ struct ChatCompletions: Sendable {
             name = String(name.dropLast("-docs".count))
             documents = DocumentScope()
         }
-        guard let persona = try? runtime.persona(named: name) else { throw OpenAICompatibleRoutes.unknownModel(model) }
+        guard let persona = try? await runtime.persona(named: name) else { throw OpenAICompatibleRoutes.unknownModel(model) }
         return Choice(persona: persona.name, documents: documents)
     }
 
@@ -188,10 +188,8 @@ struct ChatCompletions: Sendable {
         }
     }
 
-    /// Writes the answer to the operations log, away from the threads that serve requests.
+    /// Writes the answer to the operations log.
     private func log(_ model: String, usage: TokenUsage?) async {
-        _ = try? await offThePool { [runtime] in
-            runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
-        }
+        await runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
     }
 }

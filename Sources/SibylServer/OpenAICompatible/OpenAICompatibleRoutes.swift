@@ -16,10 +16,10 @@ struct OpenAICompatibleRoutes: Sendable {
     static let speechModels: Set<String> = ["sibyl-speech", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
 
     func add(to group: RouterGroup<SibylRequestContext>) {
-        group.get("models") { _, context in JSONBody(OpenAIWire.ModelList(data: try models(of: state.runtime(for: context)))) }
+        group.get("models") { _, context in await JSONBody(OpenAIWire.ModelList(data: try models(of: state.runtime(for: context)))) }
         group.get("models/:model") { _, context in
             let id = try context.parameters.require("model")
-            guard let model = try models(of: state.runtime(for: context)).first(where: { $0.id == id }) else { throw Self.unknownModel(id) }
+            guard let model = try await models(of: state.runtime(for: context)).first(where: { $0.id == id }) else { throw Self.unknownModel(id) }
             return JSONBody(model)
         }
         group.post("chat/completions") { request, context in
@@ -46,9 +46,9 @@ struct OpenAICompatibleRoutes: Sendable {
     }
 
     /// Every persona as a model (and its `-docs` twin), then the models of the other endpoints.
-    func models(of runtime: SibylRuntime) throws -> [OpenAIWire.Model] {
+    func models(of runtime: SibylRuntime) async throws -> [OpenAIWire.Model] {
         let created = 1_735_689_600
-        var ids = try runtime.personas().flatMap { ["sibyl-\($0.name)", "sibyl-\($0.name)-docs"] }
+        var ids = try await runtime.personas().flatMap { ["sibyl-\($0.name)", "sibyl-\($0.name)-docs"] }
         ids += ["sibyl-embeddings", "sibyl-transcribe", "sibyl-speech"]
         return ids.map { OpenAIWire.Model(id: $0, created: created) }
     }

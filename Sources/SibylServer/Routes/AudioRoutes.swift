@@ -49,7 +49,7 @@ struct AudioRoutes: RouteCollectionAdding {
         group.post("conversations/:conversationId/voice") { request, context in
             let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try runtime.conversation(id: id)
+            _ = try await runtime.conversation(id: id)
             let receiving = ContinuousClock.now
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let received = ContinuousClock.now - receiving

@@ -19,16 +19,16 @@ struct HealthRoutes: Sendable {
     func add(to router: Router<SibylRequestContext>) {
         router.get("healthz") { _, _ in JSONBody(Health(status: "ok")) }
         router.get("readyz") { _, _ in
-            let readiness = readiness()
+            let readiness = await readiness()
             return JSONBody(readiness, status: readiness.ready ? .ok : .serviceUnavailable)
         }
     }
 
-    private func readiness() -> Readiness {
+    private func readiness() async -> Readiness {
         var checks: [String: String] = [:]
         var ready = true
         do {
-            _ = try state.runtime.conversations(limit: 1)
+            _ = try await state.runtime.conversations(limit: 1)
             checks["database"] = "ok"
         } catch {
             checks["database"] = ConversationEngine.describe(error)

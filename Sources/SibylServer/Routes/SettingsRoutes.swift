@@ -28,11 +28,11 @@ struct SettingsRoutes: RouteCollectionAdding {
         group.put("settings/:key") { request, context in
             let runtime = try state.runtime(for: context)
             let body = try await request.json(SettingValue.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(Wire.Setting(try runtime.setSetting(try context.parameters.require("key"), to: body.value)))
+            return await JSONBody(Wire.Setting(try runtime.setSetting(try context.parameters.require("key"), to: body.value)))
         }
         group.delete("settings/:key") { _, context in
             let runtime = try state.runtime(for: context)
-            return JSONBody(Wire.Setting(try runtime.unsetSetting(try context.parameters.require("key"))))
+            return await JSONBody(Wire.Setting(try runtime.unsetSetting(try context.parameters.require("key"))))
         }
         group.get("keys") { _, context in
             let runtime = try state.runtime(for: context)
@@ -47,11 +47,11 @@ struct SettingsRoutes: RouteCollectionAdding {
             let runtime = try state.runtime(for: context)
             let scope = try Self.scope(request, context)
             let body = try await request.json(KeyValue.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
+            return await JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
         }
         group.delete("keys/:name") { request, context in
             let runtime = try state.runtime(for: context)
-            try runtime.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
+            try await runtime.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
             return Response(status: .noContent)
         }
     }

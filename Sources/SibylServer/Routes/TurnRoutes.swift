@@ -110,7 +110,7 @@ struct TurnRoutes: RouteCollectionAdding {
         group.get("conversations/:conversationId/turns/current") { _, context in
             let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try runtime.conversation(id: id)
+            _ = try await runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {
                 throw APIError.notFound("No answer is being written in this conversation now; its messages hold the results.")
             }
@@ -119,7 +119,7 @@ struct TurnRoutes: RouteCollectionAdding {
         group.delete("conversations/:conversationId/turns/current") { _, context in
             let runtime = try state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try runtime.conversation(id: id)
+            _ = try await runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {
                 throw APIError.notFound("No answer is being written in this conversation now.")
             }
@@ -154,7 +154,7 @@ struct TurnRoutes: RouteCollectionAdding {
             return Wire.Answer(declined: declined, conversationID: result.conversation.id)
         case .answering(let turn):
             await turn.waitUntilEnded()
-            return Wire.Answer(conversationID: result.conversation.id, ending: turn.outcome, title: Self.title(of: turn, in: runtime))
+            return await Wire.Answer(conversationID: result.conversation.id, ending: turn.outcome, title: Self.title(of: turn, in: runtime))
         }
     }
 
@@ -177,8 +177,8 @@ struct TurnRoutes: RouteCollectionAdding {
         }
     }
 
-    private static func title(of turn: LiveTurn, in runtime: SibylRuntime) -> String? {
-        guard let conversation = try? runtime.conversation(id: turn.conversationID) else { return nil }
+    private static func title(of turn: LiveTurn, in runtime: SibylRuntime) async -> String? {
+        guard let conversation = try? await runtime.conversation(id: turn.conversationID) else { return nil }
         return conversation.title
     }
 }

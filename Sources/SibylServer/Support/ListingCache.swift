@@ -39,14 +39,19 @@ final class ListingCache: Sendable {
 
     /// The response for `key` (the route's query): the cached bytes when current, else what
     /// `make` encodes now, which is kept for the next request.
-    func response(for request: Request, key: String, version: Version, make: () throws -> Data) throws -> Response {
+    /// The page for `key`, made by `make` unless a page of the same version is cached; a nil
+    /// version (data other processes change too) is never cached.
+    func response(for request: Request, key: String, version: Version?, make: () async throws -> Data) async throws -> Response {
         let now = ContinuousClock.now
         let cached = entries.withLock { entries -> Entry? in
-            guard let entry = entries[key], entry.version == version, now - entry.made < maximumAge else { return nil }
+            guard let version, let entry = entries[key], entry.version == version, now - entry.made < maximumAge else { return nil }
             return entry
         }
         if let cached { return Self.response(cached, to: request) }
-        let data = try make()
+        let data = try await make()
+        guard let version else {
+            return Self.response(Entry(version: Version(store: 0, activity: 0), made: now, body: ByteBuffer(bytes: data), etag: Self.etag(of: data)), to: request)
+        }
         let entry = Entry(version: version, made: now, body: ByteBuffer(bytes: data), etag: Self.etag(of: data))
         entries.withLock { entries in
             if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }

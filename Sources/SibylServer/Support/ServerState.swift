@@ -69,7 +69,7 @@ final class ServerState: Sendable {
         await workspace?.runtime.finishAnswers(grace: .zero)
         try? FileManager.default.removeItem(at: runtime.paths.accountHome(id: accountID))
         do {
-            try await runtime.sharedDatabase?.removeKnowledge(ofAccount: accountID)
+            try await runtime.sharedDatabase?.removeData(ofAccount: accountID)
         } catch {
             runtime.logger.error("could not remove the documents of removed account \(accountID) from the database: \(error.localizedDescription)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Knowledge
 import PostgresStorage
+import Storage
 
 /// The test PostgreSQL (`SIBYL_TEST_DATABASE_URL`, which `scripts/test.sh` sets after starting
 /// one), and a fresh database on it per test.
@@ -46,6 +47,42 @@ public enum KnowledgeBackend: String, Sendable, CaseIterable, CustomStringConver
         switch self {
         case .sqlite: try await body(KnowledgeStore.inMemory())
         case .postgres: try await TestDatabase.withMigrated { database in try await body(PostgresKnowledgeBase(database: database)) }
+        }
+    }
+}
+
+/// Where a conversation-storage test keeps its conversations: each back end there is (PostgreSQL
+/// only when a test server is named).
+public enum ConversationBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    /// The back ends this run can test.
+    public static var available: [ConversationBackend] { TestDatabase.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    public var description: String { rawValue }
+
+    /// Runs `body` with an empty store of this kind (a SQLite file in a temporary directory, or a
+    /// fresh database with this process's lease held).
+    public func with(_ body: (any ConversationStorage) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-conversations-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = try ConversationStore(path: folder.appendingPathComponent("conversations.sqlite").path, attachmentsDirectory: folder.appendingPathComponent("attachments").path)
+            try await body(QueuedConversationStore(store))
+        case .postgres:
+            try await TestDatabase.withMigrated { database in
+                let lease = InstanceLease(database: database)
+                try await lease.hold()
+                do {
+                    try await body(PostgresConversationStore(database: database, owner: "", lease: lease))
+                } catch {
+                    await lease.release()
+                    throw error
+                }
+                await lease.release()
+            }
         }
     }
 }
