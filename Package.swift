@@ -348,7 +348,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
-        .testTarget(name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore"], resources: [.copy("Goldens"), .copy("Fixtures")]),
+        .testTarget(name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore", "VectorIndex"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.
         .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge"], path: "Tests/Support/TestDatabase"),
