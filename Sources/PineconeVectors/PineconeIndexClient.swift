@@ -79,17 +79,19 @@ public struct PineconeIndexClient: Sendable {
         try await delete(DeleteRequest(namespace: namespace, filter: filter), operation: "delete by filter")
     }
 
-    /// Deletes every vector of a namespace. A namespace that does not exist counts as emptied.
+    /// Deletes every vector of a namespace.
     public func deleteAll(namespace: String) async throws {
-        do {
-            try await delete(DeleteRequest(deleteAll: true, namespace: namespace), operation: "delete all")
-        } catch let error as PineconeError where error.status == 404 {
-            connection.logger.debug("pinecone: namespace \(namespace) was already empty")
-        }
+        try await delete(DeleteRequest(deleteAll: true, namespace: namespace), operation: "delete all")
     }
 
+    /// A namespace that does not exist (Pinecone answers 404) holds nothing to delete, so that
+    /// counts as done: documents added before Pinecone was switched on have no namespace there.
     private func delete(_ request: DeleteRequest, operation: String) async throws {
-        _ = try await connection.json("POST", "/vectors/delete", body: request, as: JSONValue.self, operation: operation)
+        do {
+            _ = try await connection.json("POST", "/vectors/delete", body: request, as: JSONValue.self, operation: operation)
+        } catch let error as PineconeError where error.status == 404 {
+            connection.logger.debug("pinecone: nothing to delete in namespace \(request.namespace)")
+        }
     }
 
     /// Every vector id of a namespace (optionally those starting with `prefix`), following

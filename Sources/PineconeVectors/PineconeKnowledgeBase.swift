@@ -50,7 +50,8 @@ public final class PineconeKnowledgeBase: KnowledgeBase {
         do {
             if let replacing { try await vectors.remove(documentID: replacing, namespace: namespace) }
             let stored = try await wrapped.chunks(of: saved.id)
-            let records = stored.map { chunk in
+            // Passages are stored in order, so a passage's ordinal is its vector's index.
+            let records = stored.filter { embeddings.indices.contains($0.ordinal) }.map { chunk in
                 VectorRecord(id: chunk.id, documentID: saved.id, vector: embeddings[chunk.ordinal])
             }
             try await vectors.upsert(records, namespace: namespace)

@@ -120,3 +120,15 @@ struct ErrorAndRetryTests {
         #expect(transport.requests.count == 1, "not retried")
     }
 }
+
+extension ErrorAndRetryTests {
+    @Test func deletingFromANamespaceThatDoesNotExistIsDone() async throws {
+        let missing = ScriptedTransport.json(404, #"{"code": 5, "message": "Namespace not found", "details": []}"#)
+        let transport = ScriptedTransport([missing, missing, missing])
+        let client = index(transport)
+        try await client.delete(ids: ["1"], namespace: "never-written")
+        try await client.delete(filter: PineconeVectorStore.filter(documentID: 1), namespace: "never-written")
+        try await client.deleteAll(namespace: "never-written")
+        #expect(transport.requests.count == 3, "each once, none retried")
+    }
+}
