@@ -7,19 +7,23 @@ import Testing
 /// find them, delete them. The index (`SIBYL_PINECONE_SMOKE_INDEX`, default `sibyl-smoke`, 8
 /// dimensions) is made when missing and kept; each run writes to a namespace of its own and
 /// empties it. Pinecone is eventually consistent, so the query is repeated for up to a minute.
-@Suite(.enabled(if: LiveSmokeTests.key != nil, "set PINECONE_API_KEY to run the live Pinecone smoke test"))
-struct LiveSmokeTests {
+/// The live test's settings.
+enum LivePinecone {
     static let key = ProcessInfo.processInfo.environment["PINECONE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
     static let indexName = ProcessInfo.processInfo.environment["SIBYL_PINECONE_SMOKE_INDEX"] ?? "sibyl-smoke"
+}
+
+@Suite(.enabled(if: LivePinecone.key != nil, "set PINECONE_API_KEY to run the live Pinecone smoke test"))
+struct LiveSmokeTests {
 
     @Test func upsertQueryDelete() async throws {
-        let control = PineconeControlClient(apiKey: try #require(Self.key))
-        let model = if let existing = try await control.indexIfExists(named: Self.indexName) {
+        let control = PineconeControlClient(apiKey: try #require(LivePinecone.key))
+        let model = if let existing = try await control.indexIfExists(named: LivePinecone.indexName) {
             existing
         } else {
-            try await control.createIndex(PineconeIndexRequest(name: Self.indexName, dimension: 8))
+            try await control.createIndex(PineconeIndexRequest(name: LivePinecone.indexName, dimension: 8))
         }
-        let ready = model.status.ready ? model : try await control.waitUntilReady(named: Self.indexName, timeout: .seconds(300))
+        let ready = model.status.ready ? model : try await control.waitUntilReady(named: LivePinecone.indexName, timeout: .seconds(300))
         let store = PineconeVectorStore(index: control.indexClient(for: ready))
         let namespace = "smoke-\(UUID().uuidString.prefix(8).lowercased())"
         let axes: [[Float]] = (0..<3).map { axis in (0..<8).map { $0 == axis ? 1 : 0 } }
