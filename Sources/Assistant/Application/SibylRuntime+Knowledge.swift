@@ -1,6 +1,7 @@
 import DocumentExtraction
 import Foundation
 import Knowledge
+import PineconeVectors
 import SibylCore
 import VectorIndex
 
@@ -78,5 +79,45 @@ extension SibylRuntime {
             embeddingModel: setup.model,
             chunker: chunker(for: setup)
         )
+    }
+}
+
+extension SibylRuntime {
+    /// The knowledge base with its vectors in Pinecone when `docs.vector_store` is `pinecone`
+    /// (passages, words and a copy of the vectors stay in `base`); `base` itself otherwise. The
+    /// index is described, or made with the embedder's dimension when it is missing.
+    func withVectorStore(_ base: any KnowledgeBase) async throws -> any KnowledgeBase {
+        let settings = settings
+        guard settings.value("docs.vector_store") == "pinecone" else { return base }
+        let apiKey = try pineconeAPIKey()
+        let control = PineconeControlClient(baseURL: settings.value("pinecone.control_url") ?? PineconeControlClient.defaultURL, apiKey: apiKey, logger: logger)
+        let name = settings.value("pinecone.index") ?? "sibyl"
+        var index = try await control.indexIfExists(named: name)
+        if index == nil {
+            // One short text tells the embedder's dimension (384 for MiniLM, 1536 for OpenAI's small model).
+            let probe = try await embeddingSetup().embedder.embed(["dimension"], options: EmbeddingOptions())
+            guard let dimension = probe.vectors.first?.count, dimension > 0 else { throw PineconeError.invalidResponse("the embedder returned no vector") }
+            logger.info("making Pinecone index \(name) (\(dimension) dimensions, cosine, serverless)")
+            do {
+                _ = try await control.createIndex(PineconeIndexRequest(
+                    name: name, dimension: dimension, cloud: settings.value("pinecone.cloud") ?? "aws", region: settings.value("pinecone.region") ?? "us-east-1"
+                ))
+            } catch let error as PineconeError where error.status == 409 {
+                // Another instance made it first.
+            }
+            index = try await control.waitUntilReady(named: name)
+        }
+        guard let index else { return base }
+        // Accounts of a shared server keep their collections apart in one index.
+        let prefix = knowledgeOwner.isEmpty ? "" : knowledgeOwner + "/"
+        return PineconeKnowledgeBase(wrapping: base, index: control.indexClient(for: index), namespacePrefix: prefix, logger: logger)
+    }
+
+    /// Pinecone's API key: `PINECONE_API_KEY`, else the stored key named `pinecone`.
+    func pineconeAPIKey() throws -> String {
+        let settings = settings
+        if let key = settings.environment["PINECONE_API_KEY"], !key.isEmpty { return key }
+        if let key = try settings.secrets.secret(named: "pinecone"), !key.isEmpty { return key }
+        throw PineconeError.invalidRequest("docs.vector_store is pinecone but no key is set: set PINECONE_API_KEY, or store one named 'pinecone'")
     }
 }

@@ -105,11 +105,12 @@ public final class SibylRuntime: Sendable {
     /// named), opened once.
     public func knowledgeBase() async throws -> any KnowledgeBase {
         if let opened = knowledgeBox.withLock({ $0 }) { return opened }
-        let opened: any KnowledgeBase = if let sharedDatabase {
+        let stored: any KnowledgeBase = if let sharedDatabase {
             try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)
         } else {
             try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
         }
+        let opened = try await withVectorStore(stored)
         return knowledgeBox.withLock { box in
             if let box { return box }
             box = opened
