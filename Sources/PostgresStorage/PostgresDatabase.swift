@@ -54,10 +54,23 @@ public final class PostgresDatabase: Sendable {
         running = Task { await client.run() }
     }
 
-    /// Closes every connection.
-    public func close() async {
+    /// Closes every connection. The pool's shutdown waits until each connection reports closed;
+    /// should one never report (seen, rarely, on a loaded machine), the wait ends after `patience`
+    /// rather than hang whoever closes, and the rest of the shutdown goes on in the background.
+    public func close(patience: Duration = .seconds(10)) async {
         running.cancel()
-        await running.value
+        let running = running
+        let logger = logger
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let resumed = Mutex(false)
+            let finish: @Sendable (Bool) -> Void = { timedOut in
+                guard !resumed.withLock({ state in defer { state = true }; return state }) else { return }
+                if timedOut { logger.warning("the database's connections did not all close within \(patience); going on without waiting") }
+                done.resume()
+            }
+            Task { await running.value; finish(false) }
+            Task { try? await Task.sleep(for: patience); finish(true) }
+        }
     }
 
     /// The server's version and pgvector's, which also proves the database answers.

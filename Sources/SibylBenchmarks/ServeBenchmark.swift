@@ -12,13 +12,13 @@ import OpenAITestServer
 struct ServeBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "sibyl serve: streaming overhead vs llama-server, 200 concurrent streamed turns, and a JSON route vs nginx (wrk).",
+        abstract: "sibyl serve: streaming overhead vs llama-server, 200 concurrent streamed turns, a JSON route vs nginx (wrk), and two instances on one PostgreSQL vs one.",
         discussion: "Needs the local chat engine (sibyl models install chat) and, for the JSON route, wrk and nginx (scripts/bench/setup-serve-reference.sh)."
     )
 
-    enum Part: String, ExpressibleByArgument, CaseIterable { case streaming, concurrency, json, all }
+    enum Part: String, ExpressibleByArgument, CaseIterable { case streaming, concurrency, json, instances, all }
 
-    @Option(help: "streaming, concurrency, json or all.") var part: Part = .all
+    @Option(help: "streaming, concurrency, json, instances or all.") var part: Part = .all
     @Option(help: "Streaming: measured rounds of each (interleaved, after a warm-up each).") var rounds = 20
     @Option(help: "Streaming: answer length in tokens.") var maxTokens = 96
     @Option(help: "Concurrency: simultaneous streamed turns.") var turns = 200
@@ -26,11 +26,15 @@ struct ServeBenchmark: AsyncParsableCommand {
     @Option(help: "Concurrency: measured rounds (after a warm-up round).") var turnRounds = 3
     @Option(help: "JSON route: seconds of load for each server in each round.") var seconds = 5
     @Option(help: "JSON route: rounds (nginx, then sibyl serve, each round).") var jsonRounds = 3
+    @Option(help: "Instances: the PostgreSQL server (default: SIBYL_DATABASE_URL); a database is made for the run and dropped after.") var databaseURL: String?
+    @Option(help: "Instances: simultaneous turns in each round.") var instanceTurns = 100
+    @Option(help: "Instances: measured rounds of each set-up.") var instanceRounds = 5
 
     func run() async throws {
         if part == .streaming || part == .all { try await StreamingOverhead(rounds: rounds, maxTokens: maxTokens).run() }
         if part == .concurrency || part == .all { try await ConcurrentTurns(turns: turns, tokens: tokens, rounds: turnRounds).run() }
         if part == .json || part == .all { try await JSONRoute(seconds: seconds, rounds: jsonRounds).run() }
+        if part == .instances || part == .all { try await InstancesThroughput(turns: instanceTurns, tokens: tokens, rounds: instanceRounds, databaseURL: databaseURL).run() }
     }
 }
 
