@@ -237,18 +237,7 @@ public final class PostgresConversationStore: ConversationStorage {
         var (conversation, messages) = try archive.restored()
         return try await writing { connection in
             if try await idsAreTaken(conversation: conversation, messages: messages, on: connection) {
-                conversation.id = UUID()
-                messages = messages.map { message in
-                    var copy = message
-                    copy.id = UUID()
-                    copy.conversationID = conversation.id
-                    copy.attachments = message.attachments.map { attachment in
-                        var fresh = attachment
-                        fresh.id = UUID()
-                        return fresh
-                    }
-                    return copy
-                }
+                (conversation, messages) = ConversationArchive.withFreshIDs(conversation, messages)
             }
             try await connection.query("""
                 INSERT INTO cv_conversation (id, owner, title, persona, mode, source, created_at, updated_at)

@@ -48,7 +48,14 @@ public final class PostgresDatabase: Sendable {
         }
         configuration.options.maximumConnections = maximumConnections
         // A filtered vector search (one collection, one owner) walks on until it has enough rows.
-        configuration.options.additionalStartupParameters = [("hnsw.ef_search", String(searchEF)), ("hnsw.iterative_scan", "strict_order")]
+        // The server probes an idle connection after 10 s, every 5 s, and gives up after 3 misses:
+        // a machine that lost power is then found gone within about 25 s, which ends its session
+        // and so frees its instance lease (see `InstanceLease`), rather than after the system's
+        // two hours. (Unix sockets need no probing and ignore these.)
+        configuration.options.additionalStartupParameters = [
+            ("hnsw.ef_search", String(searchEF)), ("hnsw.iterative_scan", "strict_order"),
+            ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
+        ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }

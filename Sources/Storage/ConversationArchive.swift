@@ -198,6 +198,25 @@ public struct ConversationArchive: Sendable, Hashable, Codable {
         }
     }
 
+    /// The conversation with fresh ids for it, its messages and their attachments: what an import
+    /// stores when any of the archive's ids is taken, so that it never overwrites or merges.
+    public static func withFreshIDs(_ conversation: Conversation, _ messages: [Message]) -> (Conversation, [Message]) {
+        var conversation = conversation
+        conversation.id = UUID()
+        let messages = messages.map { message in
+            var copy = message
+            copy.id = UUID()
+            copy.conversationID = conversation.id
+            copy.attachments = message.attachments.map { attachment in
+                var fresh = attachment
+                fresh.id = UUID()
+                return fresh
+            }
+            return copy
+        }
+        return (conversation, messages)
+    }
+
     /// The conversation and its messages as the store's value types, after checking format and version.
     public func restored() throws -> (conversation: Conversation, messages: [Message]) {
         try Self.checkHeader(format: format, version: version)

@@ -24,18 +24,7 @@ extension ConversationStore {
         do {
             return try write { db in
                 if try idsAreTaken(db, conversation: conversation, messages: messages) {
-                    conversation.id = UUID()
-                    messages = messages.map { message in
-                        var copy = message
-                        copy.id = UUID()
-                        copy.conversationID = conversation.id
-                        copy.attachments = message.attachments.map { attachment in
-                            var fresh = attachment
-                            fresh.id = UUID()
-                            return fresh
-                        }
-                        return copy
-                    }
+                    (conversation, messages) = ConversationArchive.withFreshIDs(conversation, messages)
                 }
                 try ConversationRecord(conversation).insert(db)
                 for (index, message) in messages.enumerated() {

@@ -248,9 +248,16 @@ struct PostgresConversationStoreTests {
                 #expect(try await store.settlePendingAnswers(in: conversation.id, reason: "gone") == 1)
                 #expect(try await store.message(id: answer.id)?.status == .pending)
 
-                // It dies without letting go (its connections just end, as with kill -9).
+                // It dies without letting go (its connections just end, as with kill -9). The server
+                // drops the lock once it has noticed, a moment later.
                 await other.close()
-                #expect(try await store.settlePendingAnswers(in: conversation.id, reason: "gone") == 0)
+                var busy = try await store.settlePendingAnswers(in: conversation.id, reason: "gone")
+                let deadline = ContinuousClock.now + .seconds(60)
+                while busy > 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    busy = try await store.settlePendingAnswers(in: conversation.id, reason: "gone")
+                }
+                #expect(busy == 0)
                 let settled = try #require(try await store.message(id: answer.id))
                 #expect(settled.status == .failed && settled.error == "gone" && settled.text == "Writing")
                 await here.release()
