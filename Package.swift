@@ -211,7 +211,7 @@ let package = Package(
             name: "Assistant",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
-                "DocumentExtraction", "PostgresStorage", "PineconeVectors",
+                "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -250,7 +250,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
-                "SibylCore", "Knowledge", "Storage", "VectorIndex",
+                "SibylCore", "Knowledge", "Storage", "Accounts", "VectorIndex",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -347,7 +347,7 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        .testTarget(name: "AccountsTests", dependencies: ["Accounts"]),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts", "PostgresStorage", "TestDatabase"]),
         .testTarget(name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore", "VectorIndex"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.

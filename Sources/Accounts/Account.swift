@@ -18,6 +18,13 @@ public struct Account: Sendable, Hashable, Codable {
     public var createdAt: Date
 
     public var isAdmin: Bool { role == .admin }
+
+    public init(id: String, name: String, role: Role, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.createdAt = createdAt
+    }
 }
 
 /// An API token as listed: never its secret, which is shown once when it is made.
@@ -32,6 +39,16 @@ public struct APIToken: Sendable, Hashable, Codable {
     public var prefix: String
     public var createdAt: Date
     public var lastUsedAt: Date?
+
+    public init(id: String, accountID: String, label: String, readOnly: Bool, prefix: String, createdAt: Date, lastUsedAt: Date?) {
+        self.id = id
+        self.accountID = accountID
+        self.label = label
+        self.readOnly = readOnly
+        self.prefix = prefix
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
 }
 
 /// A token as made: its secret is in `secret` and nowhere else.

@@ -5,7 +5,7 @@ internal import GRDB
 /// their password hashes, browser sessions and API tokens. Session and token secrets are kept
 /// only as SHA-256 hashes: they are 256 random bits, so a hash cannot be reversed, and a copy of
 /// the file signs no one in.
-final class AccountStore: Sendable {
+final class AccountStore: AccountStorage {
     private let database: any DatabaseWriter
     let location: String
 
@@ -119,8 +119,8 @@ final class AccountStore: Sendable {
         }
     }
 
-    var accountCount: Int {
-        get throws { try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0 } }
+    func accountCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM account") ?? 0 }
     }
 
     /// The account and its password hash.
@@ -264,10 +264,4 @@ final class AccountStore: Sendable {
             createdAt: Millis.date(row[createdColumn]), lastUsedAt: (row["last_used_at"] as Int64?).map(Millis.date)
         )
     }
-}
-
-/// Unix milliseconds, as every Sibyl database keeps dates.
-enum Millis {
-    static func of(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 }

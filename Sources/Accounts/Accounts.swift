@@ -20,7 +20,7 @@ public final class Accounts: Sendable {
         }
     }
 
-    let store: AccountStore
+    let store: any AccountStorage
     /// The database's path (":memory:" for tests).
     public var location: String { store.location }
     public let hasher: PasswordHasher
@@ -33,7 +33,7 @@ public final class Accounts: Sendable {
         path: String, hasher: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
         sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) throws {
-        try self.init(store: AccountStore(path: path), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
+        self.init(storage: try AccountStore(path: path), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
     }
 
     /// Accounts kept in memory: for tests.
@@ -41,10 +41,14 @@ public final class Accounts: Sendable {
         hasher: PasswordHasher = PasswordHasher(cost: 4), throttle: LoginThrottle = LoginThrottle(),
         sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) throws -> Accounts {
-        try Accounts(store: AccountStore(inMemory: ()), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
+        Accounts(storage: try AccountStore(inMemory: ()), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
     }
 
-    init(store: AccountStore, hasher: PasswordHasher, throttle: LoginThrottle, sessions: SessionPolicy, now: @escaping @Sendable () -> Date) {
+    /// Accounts kept in `storage` (the shared database's, say).
+    public init(
+        storage store: any AccountStorage, hasher: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
+        sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.store = store
         self.hasher = hasher
         self.throttle = throttle
@@ -61,40 +65,40 @@ public final class Accounts: Sendable {
         let name = rawName.trimmingCharacters(in: .whitespaces)
         if let why = Self.nameProblem(name) { throw AccountError.invalidName(why) }
         if let why = PasswordHasher.weakness(of: password, name: name) { throw AccountError.weakPassword(why) }
-        if try store.account(named: name) != nil { throw AccountError.nameTaken(name) }
+        if try await store.account(named: name) != nil { throw AccountError.nameTaken(name) }
         // Dates are kept to the millisecond: the account returned is the one read back later.
         let account = Account(id: UUID().uuidString.lowercased(), name: name, role: role, createdAt: Millis.date(Millis.of(now())))
-        try store.insert(account, passwordHash: try await hasher.hash(password))
+        try await store.insert(account, passwordHash: try await hasher.hash(password))
         return account
     }
 
-    public func list() throws -> [Account] { try store.accounts() }
+    public func list() async throws -> [Account] { try await store.accounts() }
 
-    public var isEmpty: Bool { get throws { try store.accountCount == 0 } }
+    public var isEmpty: Bool { get async throws { try await store.accountCount() == 0 } }
 
-    public func account(named name: String) throws -> Account {
-        guard let (account, _) = try store.account(named: name) else { throw AccountError.noSuchAccount(name) }
+    public func account(named name: String) async throws -> Account {
+        guard let (account, _) = try await store.account(named: name) else { throw AccountError.noSuchAccount(name) }
         return account
     }
 
-    public func account(id: String) throws -> Account? { try store.account(id: id) }
+    public func account(id: String) async throws -> Account? { try await store.account(id: id) }
 
     /// Removes an account with its sessions and tokens (its data directory is the caller's to remove).
-    public func remove(name: String) throws -> Account {
-        let account = try account(named: name)
-        try store.remove(accountID: account.id)
+    public func remove(name: String) async throws -> Account {
+        let account = try await account(named: name)
+        try await store.remove(accountID: account.id)
         return account
     }
 
-    public func setRole(_ role: Account.Role, name: String) throws {
-        try store.setRole(role, accountID: try account(named: name).id)
+    public func setRole(_ role: Account.Role, name: String) async throws {
+        try await store.setRole(role, accountID: try await account(named: name).id)
     }
 
     /// Sets a new password and signs the account out everywhere.
     public func resetPassword(name: String, to password: String) async throws {
-        let account = try account(named: name)
+        let account = try await account(named: name)
         if let why = PasswordHasher.weakness(of: password, name: account.name) { throw AccountError.weakPassword(why) }
-        try store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: true)
+        try await store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: true)
     }
 
     static func nameProblem(_ name: String) -> String? {
@@ -113,7 +117,7 @@ public final class Accounts: Sendable {
         let account = try await checkPassword(name: name, password: password, address: address)
         let (secret, csrf, date) = (Self.randomSecret(), Self.randomSecret(), now())
         let expires = date.addingTimeInterval(sessions.lifetime)
-        try store.insertSession(id: UUID().uuidString.lowercased(), secretHash: Self.hash(secret), accountID: account.id, csrfToken: csrf, at: date, expiresAt: expires)
+        try await store.insertSession(id: UUID().uuidString.lowercased(), secretHash: Self.hash(secret), accountID: account.id, csrfToken: csrf, at: date, expiresAt: expires)
         return IssuedSession(account: account, secret: secret, csrfToken: csrf, expiresAt: expires)
     }
 
@@ -121,58 +125,58 @@ public final class Accounts: Sendable {
     /// an old hash upgraded), without opening a session: to confirm a password change.
     public func checkPassword(name: String, password: String, address: String) async throws -> Account {
         try throttle.check(name: name, address: address)
-        let found = try store.account(named: name)
+        let found = try await store.account(named: name)
         guard try await hasher.verify(password, against: found?.1), let (account, stored) = found else {
             throttle.recordFailure(name: name, address: address)
             throw AccountError.signInFailed
         }
         throttle.recordSuccess(name: name)
         if hasher.needsRehash(stored) {
-            try store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: false)
+            try await store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: false)
         }
         return account
     }
 
     /// Who a session cookie's value belongs to; nil for an unknown, expired or idle session.
-    public func credential(sessionSecret secret: String) throws -> Credential? {
+    public func credential(sessionSecret secret: String) async throws -> Credential? {
         guard Self.looksLikeSecret(secret),
-              let found = try store.session(secretHash: Self.hash(secret), at: now(), idleLimit: sessions.idleLimit) else { return nil }
+              let found = try await store.session(secretHash: Self.hash(secret), at: now(), idleLimit: sessions.idleLimit) else { return nil }
         return Credential(account: found.account, kind: .session(id: found.id, csrfToken: found.csrfToken))
     }
 
     /// Who an API token belongs to; nil for an unknown or revoked one.
-    public func credential(bearer secret: String) throws -> Credential? {
+    public func credential(bearer secret: String) async throws -> Credential? {
         guard secret.hasPrefix(Self.tokenPrefix), Self.looksLikeSecret(String(secret.dropFirst(Self.tokenPrefix.count))),
-              let (token, account) = try store.token(secretHash: Self.hash(secret), usedAt: now()) else { return nil }
+              let (token, account) = try await store.token(secretHash: Self.hash(secret), usedAt: now()) else { return nil }
         return Credential(account: account, kind: .token(id: token.id, readOnly: token.readOnly))
     }
 
-    public func signOut(sessionID: String) throws { try store.deleteSession(id: sessionID) }
+    public func signOut(sessionID: String) async throws { try await store.deleteSession(id: sessionID) }
 
     /// Ends every browser session of the account (API tokens stay until revoked).
-    public func signOutEverywhere(accountID: String) throws { try store.deleteSessions(accountID: accountID) }
+    public func signOutEverywhere(accountID: String) async throws { try await store.deleteSessions(accountID: accountID) }
 
-    public func sessionCount(accountID: String) throws -> Int { try store.sessionCount(accountID: accountID) }
+    public func sessionCount(accountID: String) async throws -> Int { try await store.sessionCount(accountID: accountID) }
 
     // MARK: API tokens
 
     /// Tokens start with this, so that a leaked one is easy to recognise (and to scan for).
     public static let tokenPrefix = "sibyl_"
 
-    public func issueToken(accountID: String, label: String, readOnly: Bool) throws -> IssuedToken {
+    public func issueToken(accountID: String, label: String, readOnly: Bool) async throws -> IssuedToken {
         let secret = Self.tokenPrefix + Self.randomSecret()
         let token = APIToken(
             id: String(UUID().uuidString.lowercased().prefix(8)), accountID: accountID, label: String(label.prefix(100)),
             readOnly: readOnly, prefix: String(secret.prefix(Self.tokenPrefix.count + 4)), createdAt: Millis.date(Millis.of(now())), lastUsedAt: nil
         )
-        try store.insertToken(token, secretHash: Self.hash(secret))
+        try await store.insertToken(token, secretHash: Self.hash(secret))
         return IssuedToken(token: token, secret: secret)
     }
 
-    public func tokens(accountID: String) throws -> [APIToken] { try store.tokens(accountID: accountID) }
+    public func tokens(accountID: String) async throws -> [APIToken] { try await store.tokens(accountID: accountID) }
 
-    public func revokeToken(id: String, accountID: String) throws {
-        guard try store.deleteToken(id: id, accountID: accountID) else { throw AccountError.noSuchToken(id) }
+    public func revokeToken(id: String, accountID: String) async throws {
+        guard try await store.deleteToken(id: id, accountID: accountID) else { throw AccountError.noSuchToken(id) }
     }
 
     // MARK: Secrets

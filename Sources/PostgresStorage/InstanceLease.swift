@@ -73,7 +73,13 @@ public final class InstanceLease: Sendable {
                 }
             } catch {
                 state.withLock { $0.held = false }
-                if !reported { ready.yield(.failure(error)); ready.finish(); reported = true; return }
+                if !reported {
+                    // Never held: the next `hold()` starts afresh.
+                    state.withLock { $0.task = nil }
+                    ready.yield(.failure(error))
+                    ready.finish()
+                    return
+                }
                 database.logger.warning("instance lease lost, taking it again: \(error)")
                 try? await Task.sleep(for: .seconds(1))
             }

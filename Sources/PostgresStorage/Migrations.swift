@@ -25,6 +25,7 @@ extension PostgresDatabase {
         ]),
         knowledgeSchema,
         conversationSchema,
+        accountSchema,
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

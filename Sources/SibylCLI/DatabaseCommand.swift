@@ -15,8 +15,8 @@ struct DatabaseCommand: AsyncParsableCommand {
         ?sslmode=require insists, disable refuses) or postgres://USER@/DATABASE?host=/socket/folder. The server \
         needs the pgvector extension. Migrations take an advisory lock, so instances starting together apply \
         them once. With SIBYL_DATABASE_URL set, the knowledge base (documents, passages, their vectors) and the \
-        conversations (messages, attachments, personas, the operations log) live there; accounts and settings \
-        still live in SIBYL_HOME. `sibyl db migrate --to URL` copies the knowledge bases and conversations of \
+        conversations (messages, attachments, personas, the operations log) and the accounts (sessions, API \
+        tokens) live there; settings and keys still live in SIBYL_HOME. `sibyl db migrate --to URL` copies the knowledge bases and conversations of \
         SIBYL_HOME into a database, `--to home` copies them back.
         """,
         subcommands: [Status.self, Migrate.self],

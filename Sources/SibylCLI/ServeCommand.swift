@@ -28,12 +28,12 @@ struct Serve: AsyncParsableCommand {
             if let shared = runtime.sharedDatabase {
                 // The schema is brought up to date before the first request (once between instances starting together).
                 try await shared.ready()
-                Terminal.error("Documents are in the database \(shared.database.url)")
+                Terminal.error("Documents and conversations are in the database \(shared.database.url)")
             }
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }
             if let port { configuration.port = port }
-            let server = try SibylServer.prepare(runtime: runtime, configuration: configuration)
+            let server = try await SibylServer.prepare(runtime: runtime, configuration: configuration)
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
             try await server.run { channel in
                 let shown = "\(server.scheme)://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"

@@ -10,7 +10,8 @@ struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage the accounts of a shared `sibyl serve`: add, list, remove, reset passwords, API tokens.",
         discussion: """
-        Accounts live in SIBYL_HOME/accounts.sqlite (owner-only). Passwords are read from the terminal without \
+        Accounts live in SIBYL_HOME/accounts.sqlite (owner-only), or in the database SIBYL_DATABASE_URL names, \
+        which every sibyl serve on it shares. Passwords are read from the terminal without \
         echo, or as one line from standard input with --password-stdin; they are stored as bcrypt hashes (cost 12). \
         The first account must be an administrator: sibyl users add NAME --admin
         """,
@@ -18,7 +19,9 @@ struct Users: AsyncParsableCommand {
         defaultSubcommand: List.self
     )
 
+    /// The accounts: those of the shared database when SIBYL_DATABASE_URL names one, else SIBYL_HOME's.
     static func open() throws -> Accounts {
+        if let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) { return shared.accounts() }
         let paths = SibylPaths()
         try paths.createHome()
         return try Accounts(path: paths.accountsDatabase.path)
@@ -45,7 +48,7 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let accounts = try Users.open().list()
+                let accounts = try await Users.open().list()
                 if json {
                     Terminal.print(Format.json(accounts))
                 } else if accounts.isEmpty {
@@ -66,7 +69,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let accounts = try Users.open()
-                if try accounts.isEmpty, !admin {
+                if try await accounts.isEmpty, !admin {
                     throw CLIError("The first account must be an administrator.", hint: "sibyl users add \(name) --admin")
                 }
                 let password = try Users.readNewPassword(for: name, fromStandardInput: passwordStdin)
@@ -87,7 +90,7 @@ struct Users: AsyncParsableCommand {
                 // Its documents in the shared database go first: when the database does not
                 // answer, the account stays as it was, and removing it can be tried again.
                 if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) {
-                    let id = try accounts.account(named: name).id
+                    let id = try await accounts.account(named: name).id
                     do {
                         try await shared.removeData(ofAccount: id)
                         await shared.close()
@@ -96,7 +99,7 @@ struct Users: AsyncParsableCommand {
                         throw error
                     }
                 }
-                let account = try accounts.remove(name: name)
+                let account = try await accounts.remove(name: name)
                 let data = SibylPaths().accountHome(id: account.id)
                 guard !keepData else { return Terminal.print("Removed \(account.name).") }
                 if FileManager.default.fileExists(atPath: data.path) { try FileManager.default.removeItem(at: data) }
@@ -115,7 +118,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let accounts = try Users.open()
-                let account = try accounts.account(named: name)
+                let account = try await accounts.account(named: name)
                 let password = try Users.readNewPassword(for: account.name, fromStandardInput: passwordStdin)
                 try await accounts.resetPassword(name: account.name, to: password)
                 Terminal.print("New password set for \(account.name); its browser sessions have ended.")
@@ -131,7 +134,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard let chosen = Account.Role(rawValue: role) else { throw ValidationError("The role is admin or user.") }
-                try Users.open().setRole(chosen, name: name)
+                try await Users.open().setRole(chosen, name: name)
                 Terminal.print("\(name) is now \(chosen == .admin ? "an administrator" : "a user").")
             }
         }
@@ -149,7 +152,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let accounts = try Users.open()
-                let issued = try accounts.issueToken(accountID: try accounts.account(named: name).id, label: label, readOnly: readOnly)
+                let issued = try await accounts.issueToken(accountID: try accounts.account(named: name).id, label: label, readOnly: readOnly)
                 Terminal.error("API token \(issued.token.id) for \(name)\(readOnly ? " (read-only)" : ""). It is shown only now:")
                 Terminal.print(issued.secret)
             }
@@ -163,7 +166,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let accounts = try Users.open()
-                let tokens = try accounts.tokens(accountID: try accounts.account(named: name).id)
+                let tokens = try await accounts.tokens(accountID: try accounts.account(named: name).id)
                 Terminal.print(Format.table(["ID", "LABEL", "STARTS", "ACCESS", "CREATED", "LAST USED"], tokens.map {
                     [$0.id, $0.label, $0.prefix + "…", $0.readOnly ? "read-only" : "full", Format.date($0.createdAt), $0.lastUsedAt.map(Format.date) ?? "never"]
                 }))
@@ -179,7 +182,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let accounts = try Users.open()
-                try accounts.revokeToken(id: id, accountID: try accounts.account(named: name).id)
+                try await accounts.revokeToken(id: id, accountID: try accounts.account(named: name).id)
                 Terminal.print("Revoked \(id).")
             }
         }

@@ -81,14 +81,15 @@ public struct SibylServer: Sendable {
     /// `serve.auth` and the address, whether callers sign in; with accounts but none made yet, it
     /// holds a one-time setup token. Refuses (`ServeRefusal`) an open server beyond loopback and
     /// half a TLS setup.
-    public static func prepare(runtime: SibylRuntime, configuration: Configuration) throws -> SibylServer {
+    public static func prepare(runtime: SibylRuntime, configuration: Configuration) async throws -> SibylServer {
         let settings = runtime.settings
         if (settings.value("serve.tls_cert") == nil) != (settings.value("serve.tls_key") == nil) {
             throw ServeRefusal.halfTLS
         }
         if let tls = configuration.tls { _ = try Self.tlsConfiguration(tls) }  // unreadable files fail now, not at the first client
-        let accounts = try Accounts(path: runtime.paths.accountsDatabase.path)
-        let none = try accounts.isEmpty
+        // Accounts are shared with the other instances when the database is.
+        let accounts = try runtime.sharedDatabase?.accounts() ?? Accounts(path: runtime.paths.accountsDatabase.path)
+        let none = try await accounts.isEmpty
         let mode = try configuration.auth.resolve(host: configuration.host, accountsExist: !none)
         let server = SibylServer(runtime: runtime, configuration: configuration, accounts: mode == .accounts ? accounts : nil)
         if mode == .accounts, none { server.state.setupToken.withLock { $0 = Accounts.randomSecret() } }

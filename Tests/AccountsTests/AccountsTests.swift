@@ -1,7 +1,35 @@
 import Foundation
+import PostgresStorage
 import Synchronization
+import TestDatabase
 import Testing
 @testable import Accounts
+
+/// Where an accounts test keeps its accounts: every back end there is (PostgreSQL only when a test
+/// server is named).
+enum AccountsBackend: String, Sendable, CaseIterable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    static var available: [AccountsBackend] { TestDatabase.url == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var description: String { rawValue }
+
+    /// Runs `body` with empty accounts of this kind.
+    func with(
+        hasher: PasswordHasher = PasswordHasher(cost: 4), throttle: LoginThrottle = LoginThrottle(), sessions: Accounts.SessionPolicy = .init(),
+        now: @escaping @Sendable () -> Date = Date.init, _ body: (Accounts) async throws -> Void
+    ) async throws {
+        switch self {
+        case .sqlite:
+            try await body(Accounts.inMemory(hasher: hasher, throttle: throttle, sessions: sessions, now: now))
+        case .postgres:
+            try await TestDatabase.withMigrated { database in
+                try await body(Accounts(storage: PostgresAccountStore(database: database), hasher: hasher, throttle: throttle, sessions: sessions, now: now))
+            }
+        }
+    }
+}
 
 /// A clock the tests move by hand.
 final class TestClock: Sendable {
@@ -16,11 +44,11 @@ struct AccountsTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-accounts-\(UUID().uuidString)/accounts.sqlite").path
         let accounts = try Accounts(path: path, hasher: PasswordHasher(cost: 4))
         let ada = try await accounts.add(name: "Ada", password: "correct horse battery", role: .admin)
-        #expect(try accounts.list().map(\.name) == ["Ada"])
+        await #expect(try accounts.list().map(\.name) == ["Ada"])
 
         let session = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "10.0.0.1")
         #expect(session.account == ada)
-        #expect(try accounts.credential(sessionSecret: session.secret)?.account.id == ada.id)
+        await #expect(try accounts.credential(sessionSecret: session.secret)?.account.id == ada.id)
         await #expect(throws: AccountError.signInFailed) {
             try await accounts.signIn(name: "Ada", password: "correct horse battery!", address: "10.0.0.1")
         }
@@ -35,16 +63,18 @@ struct AccountsTests {
         #expect(permissions == 0o600)
     }
 
-    @Test func theDefaultCostIsTwelveAndOldHashesAreUpgradedAtSignIn() async throws {
+    @Test(arguments: AccountsBackend.available)
+    func theDefaultCostIsTwelveAndOldHashesAreUpgradedAtSignIn(_ backend: AccountsBackend) async throws {
         #expect(PasswordHasher().cost == 12)
         let clock = TestClock()
-        let cheap = try Accounts.inMemory(hasher: PasswordHasher(cost: 4), now: { clock.now })
-        try await cheap.add(name: "bo", password: "a long passphrase", role: .user)
-        let (_, stored) = try #require(try cheap.store.account(named: "bo"))
-        #expect(stored.hasPrefix("$2b$04$"))
-        let stronger = Accounts(store: cheap.store, hasher: PasswordHasher(cost: 5), throttle: LoginThrottle(), sessions: .init(), now: { clock.now })
-        _ = try await stronger.signIn(name: "bo", password: "a long passphrase", address: "a")
-        #expect(try #require(try cheap.store.account(named: "bo")).1.hasPrefix("$2b$05$"))
+        try await backend.with(hasher: PasswordHasher(cost: 4), now: { clock.now }) { cheap in
+            try await cheap.add(name: "bo", password: "a long passphrase", role: .user)
+            let (_, stored) = try await #require(try cheap.store.account(named: "bo"))
+            #expect(stored.hasPrefix("$2b$04$"))
+            let stronger = Accounts(storage: cheap.store, hasher: PasswordHasher(cost: 5), throttle: LoginThrottle(), sessions: .init(), now: { clock.now })
+            _ = try await stronger.signIn(name: "bo", password: "a long passphrase", address: "a")
+            await #expect(try #require(try cheap.store.account(named: "bo")).1.hasPrefix("$2b$05$"))
+        }
     }
 
     @Test func unknownNamesAndWrongPasswordsGetTheSameAnswer() async throws {
@@ -56,91 +86,99 @@ struct AccountsTests {
         #expect(unknown?.errorDescription == "The name or password is wrong.")
     }
 
-    @Test func namesAndPasswordsAreChecked() async throws {
-        let accounts = try Accounts.inMemory()
-        for name in ["", "../etc", "a b", "ädmin", String(repeating: "x", count: 65), "nul\u{0}byte"] {
-            await #expect(throws: AccountError.self, "\(name.debugDescription)") { try await accounts.add(name: name, password: "long enough pass", role: .user) }
+    @Test(arguments: AccountsBackend.available)
+    func namesAndPasswordsAreChecked(_ backend: AccountsBackend) async throws {
+        try await backend.with { accounts in
+            for name in ["", "../etc", "a b", "ädmin", String(repeating: "x", count: 65), "nul\u{0}byte"] {
+                await #expect(throws: AccountError.self, "\(name.debugDescription)") { try await accounts.add(name: name, password: "long enough pass", role: .user) }
+            }
+            for password in ["short", "aaaaaaaaaaaa", "Casey.Jones"] {
+                await #expect(throws: AccountError.self) { try await accounts.add(name: "casey.jones", password: password, role: .user) }
+            }
+            try await accounts.add(name: "Casey", password: "long enough pass", role: .admin)
+            await #expect(throws: AccountError.nameTaken("CASEY")) { try await accounts.add(name: "CASEY", password: "long enough pass", role: .user) }
+            // A passphrase longer than bcrypt's 72 bytes counts in full.
+            let long = String(repeating: "abcdefgh", count: 10)
+            try await accounts.add(name: "long", password: long + "1", role: .user)
+            _ = try await accounts.signIn(name: "long", password: long + "1", address: "a")
+            await #expect(throws: AccountError.signInFailed) { try await accounts.signIn(name: "long", password: long + "2", address: "a") }
         }
-        for password in ["short", "aaaaaaaaaaaa", "Casey.Jones"] {
-            await #expect(throws: AccountError.self) { try await accounts.add(name: "casey.jones", password: password, role: .user) }
-        }
-        try await accounts.add(name: "Casey", password: "long enough pass", role: .admin)
-        await #expect(throws: AccountError.nameTaken("CASEY")) { try await accounts.add(name: "CASEY", password: "long enough pass", role: .user) }
-        // A passphrase longer than bcrypt's 72 bytes counts in full.
-        let long = String(repeating: "abcdefgh", count: 10)
-        try await accounts.add(name: "long", password: long + "1", role: .user)
-        _ = try await accounts.signIn(name: "long", password: long + "1", address: "a")
-        await #expect(throws: AccountError.signInFailed) { try await accounts.signIn(name: "long", password: long + "2", address: "a") }
     }
 
-    @Test func theLastAdministratorCannotBeRemovedOrDemoted() async throws {
-        let accounts = try Accounts.inMemory()
-        try await accounts.add(name: "root", password: "long enough pass", role: .admin)
-        try await accounts.add(name: "user", password: "long enough pass", role: .user)
-        #expect(throws: AccountError.lastAdministrator) { try accounts.remove(name: "root") }
-        #expect(throws: AccountError.lastAdministrator) { try accounts.setRole(.user, name: "root") }
-        try accounts.setRole(.admin, name: "user")
-        #expect(try accounts.remove(name: "root").name == "root")
-        #expect(throws: AccountError.noSuchAccount("root")) { try accounts.account(named: "root") }
+    @Test(arguments: AccountsBackend.available)
+    func theLastAdministratorCannotBeRemovedOrDemoted(_ backend: AccountsBackend) async throws {
+        try await backend.with { accounts in
+            try await accounts.add(name: "root", password: "long enough pass", role: .admin)
+            try await accounts.add(name: "user", password: "long enough pass", role: .user)
+            await #expect(throws: AccountError.lastAdministrator) { try await accounts.remove(name: "root") }
+            await #expect(throws: AccountError.lastAdministrator) { try await accounts.setRole(.user, name: "root") }
+            try await accounts.setRole(.admin, name: "user")
+            await #expect(try accounts.remove(name: "root").name == "root")
+            await #expect(throws: AccountError.noSuchAccount("root")) { try await accounts.account(named: "root") }
+        }
     }
 
-    @Test func sessionsExpireGoIdleAndEndWithSignOutOrANewPassword() async throws {
+    @Test(arguments: AccountsBackend.available)
+    func sessionsExpireGoIdleAndEndWithSignOutOrANewPassword(_ backend: AccountsBackend) async throws {
         let clock = TestClock()
-        let accounts = try Accounts.inMemory(sessions: .init(lifetime: 3600, idleLimit: 600), now: { clock.now })
-        let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
-        let session = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+        try await backend.with(sessions: .init(lifetime: 3600, idleLimit: 600), now: { clock.now }) { accounts in
+            let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+            let session = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
 
-        clock.advance(500)
-        #expect(try accounts.credential(sessionSecret: session.secret) != nil)
-        clock.advance(601)
-        #expect(try accounts.credential(sessionSecret: session.secret) == nil, "idle for longer than the limit")
-
-        var kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
-        for _ in 0..<7 {
             clock.advance(500)
-            #expect(try accounts.credential(sessionSecret: kept.secret) != nil)
-        }
-        clock.advance(500)
-        #expect(try accounts.credential(sessionSecret: kept.secret) == nil, "past its lifetime however much it was used")
+            await #expect(try accounts.credential(sessionSecret: session.secret) != nil)
+            clock.advance(601)
+            await #expect(try accounts.credential(sessionSecret: session.secret) == nil, "idle for longer than the limit")
 
-        kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
-        let other = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "b")
-        guard case .session(let id, let csrf)? = try accounts.credential(sessionSecret: kept.secret)?.kind else {
-            Issue.record("a session credential was expected")
-            return
+            var kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+            for _ in 0..<7 {
+                clock.advance(500)
+                await #expect(try accounts.credential(sessionSecret: kept.secret) != nil)
+            }
+            clock.advance(500)
+            await #expect(try accounts.credential(sessionSecret: kept.secret) == nil, "past its lifetime however much it was used")
+
+            kept = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "a")
+            let other = try await accounts.signIn(name: "ada", password: "correct horse battery", address: "b")
+            guard case .session(let id, let csrf)? = try await accounts.credential(sessionSecret: kept.secret)?.kind else {
+                Issue.record("a session credential was expected")
+                return
+            }
+            #expect(csrf == kept.csrfToken)
+            try await accounts.signOut(sessionID: id)
+            await #expect(try accounts.credential(sessionSecret: kept.secret) == nil)
+            await #expect(try accounts.credential(sessionSecret: other.secret) != nil)
+            try await accounts.resetPassword(name: "ada", to: "another good one")
+            await #expect(try accounts.credential(sessionSecret: other.secret) == nil, "a new password signs out everywhere")
+            await #expect(try accounts.sessionCount(accountID: ada.id) == 0)
+            await #expect(try accounts.credential(sessionSecret: "not a secret") == nil)
         }
-        #expect(csrf == kept.csrfToken)
-        try accounts.signOut(sessionID: id)
-        #expect(try accounts.credential(sessionSecret: kept.secret) == nil)
-        #expect(try accounts.credential(sessionSecret: other.secret) != nil)
-        try await accounts.resetPassword(name: "ada", to: "another good one")
-        #expect(try accounts.credential(sessionSecret: other.secret) == nil, "a new password signs out everywhere")
-        #expect(try accounts.sessionCount(accountID: ada.id) == 0)
-        #expect(try accounts.credential(sessionSecret: "not a secret") == nil)
     }
 
-    @Test func apiTokensAreShownOnceStoredHashedAndRevocable() async throws {
-        let accounts = try Accounts.inMemory()
-        let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
-        let bo = try await accounts.add(name: "bo", password: "correct horse battery", role: .user)
-        let issued = try accounts.issueToken(accountID: ada.id, label: "script", readOnly: true)
-        #expect(issued.secret.hasPrefix("sibyl_") && issued.secret.count == 49)
-        let credential = try #require(try accounts.credential(bearer: issued.secret))
-        #expect(credential.account == ada && !credential.mayWrite)
-        #expect(try accounts.tokens(accountID: ada.id).map(\.label) == ["script"])
-        #expect(try accounts.tokens(accountID: ada.id).first?.lastUsedAt != nil)
-        #expect(try accounts.credential(bearer: issued.secret + "x") == nil)
-        #expect(try accounts.credential(bearer: "sibyl_" + String(issued.secret.dropFirst(6)).uppercased()) == nil)
+    @Test(arguments: AccountsBackend.available)
+    func apiTokensAreShownOnceStoredHashedAndRevocable(_ backend: AccountsBackend) async throws {
+        try await backend.with { accounts in
+            let ada = try await accounts.add(name: "ada", password: "correct horse battery", role: .admin)
+            let bo = try await accounts.add(name: "bo", password: "correct horse battery", role: .user)
+            let issued = try await accounts.issueToken(accountID: ada.id, label: "script", readOnly: true)
+            #expect(issued.secret.hasPrefix("sibyl_") && issued.secret.count == 49)
+            let credential = try await #require(try accounts.credential(bearer: issued.secret))
+            #expect(credential.account == ada && !credential.mayWrite)
+            await #expect(try accounts.tokens(accountID: ada.id).map(\.label) == ["script"])
+            await #expect(try accounts.tokens(accountID: ada.id).first?.lastUsedAt != nil)
+            await #expect(try accounts.credential(bearer: issued.secret + "x") == nil)
+            await #expect(try accounts.credential(bearer: "sibyl_" + String(issued.secret.dropFirst(6)).uppercased()) == nil)
 
-        // Only its owner can revoke it.
-        #expect(throws: AccountError.noSuchToken(issued.token.id)) { try accounts.revokeToken(id: issued.token.id, accountID: bo.id) }
-        try accounts.revokeToken(id: issued.token.id, accountID: ada.id)
-        #expect(try accounts.credential(bearer: issued.secret) == nil)
-        let writer = try accounts.issueToken(accountID: bo.id, label: "w", readOnly: false)
-        #expect(try accounts.credential(bearer: writer.secret)?.mayWrite == true)
-        // Removing an account removes its tokens.
-        _ = try accounts.remove(name: "bo")
-        #expect(try accounts.credential(bearer: writer.secret) == nil)
+            // Only its owner can revoke it.
+            await #expect(throws: AccountError.noSuchToken(issued.token.id)) { try await accounts.revokeToken(id: issued.token.id, accountID: bo.id) }
+            try await accounts.revokeToken(id: issued.token.id, accountID: ada.id)
+            await #expect(try accounts.credential(bearer: issued.secret) == nil)
+            let writer = try await accounts.issueToken(accountID: bo.id, label: "w", readOnly: false)
+            await #expect(try accounts.credential(bearer: writer.secret)?.mayWrite == true)
+            // Removing an account removes its tokens.
+            _ = try await accounts.remove(name: "bo")
+            await #expect(try accounts.credential(bearer: writer.secret) == nil)
+        }
     }
 }
 

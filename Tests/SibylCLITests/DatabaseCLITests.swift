@@ -14,7 +14,7 @@ struct DatabaseCLITests {
         let migrated = try await cli.run(["db", "migrate"])
         #expect(migrated.status == 0, "\(migrated.stderr)")
         let again = try await cli.run(["db"])
-        #expect(again.stdout.contains("schema     version 3 of 3\n"), "\(again.stdout)")
+        #expect(again.stdout.contains("schema     version 4 of 4\n"), "\(again.stdout)")
     }
 
     @Test func noURLOrABadOneIsAPlainErrorAndAPasswordIsNeverShown() async throws {

@@ -95,7 +95,7 @@ struct SharedDatabaseTests {
                 let ended = await server.finish()
                 print("[shared] server \(server.process.processIdentifier) ended with \(ended.status)")
                 #expect(ended.status == 0, "\(ended.stderr)")
-                #expect(ended.stderr.contains("Documents are in the database"))
+                #expect(ended.stderr.contains("Documents and conversations are in the database"))
             }
         }
     }
@@ -173,6 +173,54 @@ struct SharedDatabaseTests {
             servers[1].process.terminate()
             let ended = await servers[1].finish()
             #expect(ended.status == 0, "\(ended.stderr)")
+        }
+    }
+
+    /// A request with a header, through a session that keeps no cookies of its own: the status and JSON.
+    static func get(_ url: String, header: (name: String, value: String)) async throws -> (status: Int, json: Any?) {
+        var request = URLRequest(url: URL(string: url)!, timeoutInterval: 60)
+        request.setValue(header.value, forHTTPHeaderField: header.name)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        let (data, response) = try await URLSession(configuration: configuration).data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data))
+    }
+
+    @Test func accountsSessionsAndTokensAreTheSameOnEveryInstance() async throws {
+        try await TestDatabase.with { url in
+            var first = try Self.instance(database: url.connectionString)
+            first.environment["SIBYL_SERVE_AUTH"] = "accounts"
+            var second = try Self.instance(database: url.connectionString)
+            second.environment["SIBYL_SERVE_AUTH"] = "accounts"
+            // The account is made once, in the database, from either machine's CLI.
+            let added = try await first.run(["users", "add", "ada", "--admin", "--password-stdin"], input: "correct horse battery\n")
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(try await second.run(["users", "list"]).stdout.contains("ada"))
+            let token = try await second.run(["users", "token", "ada", "--label", "script"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(token.hasPrefix("sibyl_"))
+
+            let (servers, watchdog, bases) = try await Self.startBoth(first, second)
+            defer { for server in servers { server.process.terminate() } }
+            defer { watchdog.cancel() }
+            // Signed in through the first…
+            var signIn = URLRequest(url: URL(string: "\(bases[0])/auth/session")!)
+            signIn.httpMethod = "POST"
+            signIn.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            signIn.httpBody = Data(#"{"name": "ada", "password": "correct horse battery"}"#.utf8)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpShouldSetCookies = false
+            let (_, response) = try await URLSession(configuration: configuration).data(for: signIn)
+            let cookie = try #require((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Set-Cookie")?.split(separator: ";").first.map(String.init))
+            #expect(cookie.hasPrefix("sibyl_session="))
+            // …the session is good on the second, and so is the token the CLI made.
+            let session = try await Self.get("\(bases[1])/auth/session", header: ("Cookie", cookie))
+            #expect(session.status == 200 && ((session.json as? [String: Any])?["account"] as? [String: Any])?["name"] as? String == "ada", "\(session)")
+            #expect(try await Self.get("\(bases[1])/conversations", header: ("Authorization", "Bearer \(token)")).status == 200)
+            #expect(try await Self.get("\(bases[1])/conversations", header: ("Authorization", "Bearer sibyl_\(String(repeating: "x", count: 43))")).status == 401)
+            // Signed out everywhere through the CLI: no instance takes the session any more.
+            #expect(try await first.run(["users", "reset-password", "ada", "--password-stdin"], input: "another good passphrase\n").status == 0)
+            #expect(try await Self.get("\(bases[0])/auth/session", header: ("Cookie", cookie)).status == 401)
+            #expect(try await Self.get("\(bases[1])/auth/session", header: ("Cookie", cookie)).status == 401)
         }
     }
 

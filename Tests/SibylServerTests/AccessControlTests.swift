@@ -28,8 +28,8 @@ struct AccessControlTests {
         let accounts = try Accounts.inMemory()
         let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .admin)
         let bo = try await accounts.add(name: "bo", password: AuthRoutesTests.password, role: .user)
-        let adaToken = try accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret
-        let boToken = try accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret
+        let adaToken = try await accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret
+        let boToken = try await accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret
         try await withServerFixture(environment: KnowledgeAndMediaRoutesTests.local, accounts: accounts) { fixture in
             fixture.model.handle(chatPath) { _ in .chatStream(["It is violet-harbor-42 [1]."]) }
             fixture.model.handle("/v1/images/generations") { _ in .json(object: ["created": 1, "data": [["b64_json": png.base64EncodedString()]]]) }

@@ -15,8 +15,8 @@ struct AccountKeysTests {
         try await AuthRoutesTests.withAccounts { fixture, accounts in
             fixture.model.handle(chatPath) { _ in .chatStream(["hello"]) }
             let client = fixture.client
-            let asAda: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "a", readOnly: false).secret)", .contentType: "application/json"]
-            let asBo: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "b", readOnly: false).secret)", .contentType: "application/json"]
+            let asAda: HTTPFields = [.authorization: "Bearer \(try await accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "a", readOnly: false).secret)", .contentType: "application/json"]
+            let asBo: HTTPFields = [.authorization: "Bearer \(try await accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "b", readOnly: false).secret)", .contentType: "application/json"]
 
             /// Answers one question as `headers` and returns the key the provider was called with.
             func keyUsed(_ headers: HTTPFields) async throws -> String? {
@@ -72,7 +72,7 @@ struct AccountKeysTests {
             #expect(try await keyUsed(asBo) == "Bearer \(sharedKey)", "removing one's own key falls back to the shared one")
 
             // Both keys are sealed: neither file holds either key in the clear.
-            let bo = try accounts.account(named: "bo")
+            let bo = try await accounts.account(named: "bo")
             for file in [fixture.home.appendingPathComponent("secrets.json"), fixture.runtime.paths.accountHome(id: bo.id).appendingPathComponent("secrets.json")] {
                 let data = try Data(contentsOf: file)
                 #expect(data.range(of: Data(sharedKey.utf8)) == nil && data.range(of: Data(bosKey.utf8)) == nil, "\(file.path)")

@@ -129,7 +129,7 @@ struct AuthRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/auth/session", method: .get, headers: [.cookie: second.cookie]) { response in
                 #expect(response.status == .unauthorized)
             }
-            #expect(try accounts.sessionCount(accountID: try accounts.account(named: "bo").id) == 0)
+            await #expect(try accounts.sessionCount(accountID: try accounts.account(named: "bo").id) == 0)
         }
     }
 
@@ -198,8 +198,8 @@ struct AuthRoutesTests {
 
     @Test func onlyAdministratorsManageTheSharedServer() async throws {
         try await Self.withAccounts { fixture, accounts in
-            let user = try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
-            let admin = try accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "t", readOnly: false).secret
+            let user = try await accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
+            let admin = try await accounts.issueToken(accountID: try accounts.account(named: "ada").id, label: "t", readOnly: false).secret
             for (method, uri) in [(HTTPRequest.Method.put, "/api/v1/settings/chat.model"), (.put, "/api/v1/keys/openai?scope=shared"), (.post, "/api/v1/models/install"), (.get, "/api/v1/users")] {
                 try await fixture.client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(user)", .contentType: "application/json"], body: jsonBody(["value": "x"])) { response in
                     #expect(response.status == .forbidden, "\(method) \(uri)")
@@ -311,10 +311,10 @@ struct AuthRoutesTests {
                 #expect(response.status == .conflict)
                 #expect(response.errorCode == "last_admin")
             }
-            #expect(try accounts.list().map(\.name) == ["ada", "bo"])
+            await #expect(try accounts.list().map(\.name) == ["ada", "bo"])
 
             // Administrators read any account's log; a user only their own.
-            let boAgain = try accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
+            let boAgain = try await accounts.issueToken(accountID: try accounts.account(named: "bo").id, label: "t", readOnly: false).secret
             try await fixture.client.execute(uri: "/api/v1/conversations", method: .post, headers: [.authorization: "Bearer \(boAgain)", .contentType: "application/json"], body: jsonBody([:])) { _ in }
             try await fixture.client.execute(uri: "/api/v1/images?limit=1", method: .get, headers: [.authorization: "Bearer \(boAgain)"]) { _ in }
             try await fixture.client.execute(uri: "/api/v1/logs?account=ada", method: .get, headers: [.authorization: "Bearer \(boAgain)"]) { response in

@@ -56,8 +56,8 @@ struct GlassesRoutesTests {
         let accounts = try Accounts.inMemory()
         let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .admin)
         let bo = try await accounts.add(name: "bo", password: AuthRoutesTests.password, role: .user)
-        let adaToken = try accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret
-        let boToken = try accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret
+        let adaToken = try await accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret
+        let boToken = try await accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret
         try await withServerFixture(testing: .live, accounts: accounts) { fixture in
             let url = "ws://127.0.0.1:\(try #require(fixture.client.port))/api/v1/glasses/relay"
             let logger = Logger(label: "test-browser")
@@ -111,8 +111,8 @@ struct GlassesRoutesTests {
         let accounts = try Accounts.inMemory()
         let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .admin)
         let bo = try await accounts.add(name: "bo", password: AuthRoutesTests.password, role: .user)
-        let asAda: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret)", .contentType: "application/json"]
-        let asBo: HTTPFields = [.authorization: "Bearer \(try accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret)", .contentType: "application/json"]
+        let asAda: HTTPFields = [.authorization: "Bearer \(try await accounts.issueToken(accountID: ada.id, label: "a", readOnly: false).secret)", .contentType: "application/json"]
+        let asBo: HTTPFields = [.authorization: "Bearer \(try await accounts.issueToken(accountID: bo.id, label: "b", readOnly: false).secret)", .contentType: "application/json"]
         try await withServerFixture(environment: ["SIBYL_STT_PROVIDER": "local", "SIBYL_ENGINES": EngineLayout().root.path], accounts: accounts) { fixture in
             fixture.model.handle(chatPath) { _ in .chatStream(["Paris."]) }
             let client = fixture.client

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import Knowledge
 import Logging
@@ -12,8 +13,9 @@ import Synchronization
 /// next use.
 ///
 /// What lives there: the knowledge base (collections, documents, passages, their words and
-/// vectors), and conversations with their messages and attachments, personas and the operations
-/// log. Accounts and settings stay in the data directory. Once ready, the process holds its
+/// vectors), conversations with their messages and attachments, personas and the operations log,
+/// and the accounts with their sessions and API tokens. Settings and keys stay in the data
+/// directory. Once ready, the process holds its
 /// `InstanceLease`, which marks the answers it writes as those of a live process.
 
 public final class SharedDatabase: Sendable {
@@ -63,6 +65,11 @@ public final class SharedDatabase: Sendable {
     /// The conversations, personas and log of one owner.
     func conversations(owner: String) -> PostgresConversationStore {
         PostgresConversationStore(database: database, owner: owner, lease: lease) { try await self.ready() }
+    }
+
+    /// The accounts, their sessions and API tokens: one set for every instance on the database.
+    public func accounts() -> Accounts {
+        Accounts(storage: PostgresAccountStore(database: database) { try await self.ready() })
     }
 
     /// Deletes an account's documents, conversations, personas and log (the account was removed).

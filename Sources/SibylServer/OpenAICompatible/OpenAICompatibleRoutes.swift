@@ -35,7 +35,7 @@ struct OpenAICompatibleRoutes: Sendable {
             return try await transcription(form, runtime: state.runtime(for: context)).response(from: request, context: context)
         }
         group.post("audio/speech") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(OpenAIWire.SpeechRequest.self, limit: state.limits.jsonBodyBytes)
             guard Self.speechModels.contains(body.model) else { throw Self.unknownModel(body.model) }
             guard body.input.count <= 4096 else { throw APIError(.badRequest, code: "string_above_max_length", "'input' is longer than 4,096 characters.", parameter: "input") }

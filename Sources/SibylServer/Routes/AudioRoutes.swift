@@ -28,26 +28,26 @@ struct AudioRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("transcriptions") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let audio = try Self.audio(in: form)
             let options = TranscriptionOptions(translate: form.field("translate") == "true", language: form.field("language"), prompt: form.field("prompt"))
             return JSONBody(Wire.Transcription(try await runtime.transcribe(audio, options: options)))
         }
         group.post("speech") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(SpeechRequest.self, limit: state.limits.jsonBodyBytes)
             let audio = try await runtime.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.get("conversations/:conversationId/messages/:messageId/speech") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let options = try Self.speechOptions(voice: request.query("voice"), format: request.query("format"), speed: request.query("speed").flatMap(Double.init))
             let audio = try await runtime.speak(message: try context.uuid("messageId"), in: try context.uuid("conversationId"), options: options)
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.post("conversations/:conversationId/voice") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try await runtime.conversation(id: id)
             let receiving = ContinuousClock.now

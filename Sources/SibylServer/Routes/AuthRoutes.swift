@@ -99,24 +99,24 @@ struct AuthRoutes: RouteCollectionAdding {
             guard case .session(let id, _) = credential.kind else {
                 throw APIError.badRequest("This request was made with an API token, not a session; revoke the token instead.")
             }
-            try accounts.signOut(sessionID: id)
+            try await accounts.signOut(sessionID: id)
             return signedOut(context)
         }
         group.delete("auth/sessions") { _, context in
-            try accountsOn().signOutEverywhere(accountID: try credentialOn(context).account.id)
+            try await accountsOn().signOutEverywhere(accountID: try credentialOn(context).account.id)
             return signedOut(context)
         }
         group.get("auth/tokens") { _, context in
-            JSONBody(try accountsOn().tokens(accountID: try credentialOn(context).account.id).map(TokenBody.init))
+            await JSONBody(try accountsOn().tokens(accountID: try credentialOn(context).account.id).map(TokenBody.init))
         }
         group.post("auth/tokens") { request, context in
             let (accounts, credential) = (try accountsOn(), try credentialOn(context))
             let body = try await request.json(NewToken.self, limit: 16 << 10)
-            let issued = try accounts.issueToken(accountID: credential.account.id, label: body.label ?? "token", readOnly: body.readOnly ?? false)
+            let issued = try await accounts.issueToken(accountID: credential.account.id, label: body.label ?? "token", readOnly: body.readOnly ?? false)
             return JSONBody(IssuedTokenBody(token: TokenBody(issued.token), secret: issued.secret), status: .created)
         }
         group.delete("auth/tokens/:tokenId") { _, context in
-            try accountsOn().revokeToken(id: try context.parameters.require("tokenId"), accountID: try credentialOn(context).account.id)
+            try await accountsOn().revokeToken(id: try context.parameters.require("tokenId"), accountID: try credentialOn(context).account.id)
             return Response(status: .noContent)
         }
     }
@@ -133,7 +133,7 @@ struct AuthRoutes: RouteCollectionAdding {
                 token = nil
                 return true
             }
-            guard valid, try accounts.isEmpty else {
+            guard valid, try await accounts.isEmpty else {
                 throw APIError(.forbidden, code: "setup_closed", "This setup token is wrong, or the first account was made already; sign in instead.")
             }
             do {
@@ -145,14 +145,14 @@ struct AuthRoutes: RouteCollectionAdding {
             let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
             return try signedIn(session, status: .created, context: context)
         }
-        group.get("users") { _, _ in JSONBody(try accountsOn().list().map(AccountBody.init)) }
+        group.get("users") { _, _ in await JSONBody(try accountsOn().list().map(AccountBody.init)) }
         group.post("users") { request, _ in
             let body = try await request.json(NewAccount.self, limit: 16 << 10)
             guard let role = Account.Role(rawValue: body.role ?? "user") else { throw APIError.badRequest("'role' is admin or user.") }
             return JSONBody(AccountBody(try await accountsOn().add(name: body.name, password: body.password, role: role)), status: .created)
         }
         group.delete("users/:name") { _, context in
-            let removed = try accountsOn().remove(name: try context.parameters.require("name"))
+            let removed = try await accountsOn().remove(name: try context.parameters.require("name"))
             await state.closeWorkspace(accountID: removed.id)
             return Response(status: .noContent)
         }

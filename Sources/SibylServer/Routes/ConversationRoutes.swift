@@ -28,7 +28,7 @@ struct ConversationRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("conversations") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             // Taken before the data is read: see ListingCache. A query is checked only when its page
             // is made: one that failed never made a page, so a cached page's query was a good one.
             let version = runtime.engine.store.changeCount.map { ListingCache.Version(store: $0, activity: runtime.engine.activityCount) }
@@ -45,7 +45,7 @@ struct ConversationRoutes: RouteCollectionAdding {
             }
         }
         group.post("conversations") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
             let conversation = try await runtime.startConversation(
                 NewConversation(persona: change.persona, mode: try change.conversationMode() ?? .chat, source: .web), title: change.title
@@ -53,14 +53,14 @@ struct ConversationRoutes: RouteCollectionAdding {
             return JSONBody(Wire.Conversation(conversation, messageCount: 0), status: .created)
         }
         group.post("conversations/import") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let data = try await request.bodyData(limit: state.limits.uploadBytes)
             let conversation = try await runtime.importConversation(data)
             let count = try await runtime.messages(in: conversation.id).count
             return JSONBody(Wire.Conversation(conversation, messageCount: count), status: .created)
         }
         group.get("conversations/:conversationId") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let conversation = try await runtime.conversation(id: id)
             let messages = try await runtime.messages(in: id)
@@ -70,19 +70,19 @@ struct ConversationRoutes: RouteCollectionAdding {
             ))
         }
         group.patch("conversations/:conversationId") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let change = try await request.json(ConversationChange.self, limit: state.limits.jsonBodyBytes)
             let conversation = try await runtime.updateConversation(id, title: change.title.map { .some($0) }, persona: change.persona, mode: try change.conversationMode())
             return await JSONBody(Wire.Conversation(conversation, messageCount: try runtime.messages(in: id).count))
         }
         group.delete("conversations/:conversationId") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             try await runtime.deleteConversation(try context.uuid("conversationId"))
             return Response(status: .noContent)
         }
         group.get("conversations/:conversationId/export") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let format: ConversationExportFormat
             switch request.query("format") ?? "json" {
@@ -96,17 +96,17 @@ struct ConversationRoutes: RouteCollectionAdding {
                 .response(from: request, context: context)
         }
         group.get("conversations/:conversationId/messages") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let messages = try await runtime.messages(in: try context.uuid("conversationId"))
             return JSONBody(messages.map { Wire.Message($0, attachmentURL: Self.url) })
         }
         group.get("conversations/:conversationId/messages/:messageId") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let message = try await runtime.message(try context.uuid("messageId"), in: try context.uuid("conversationId"))
             return JSONBody(Wire.Message(message, attachmentURL: Self.url))
         }
         group.get("attachments/:attachmentId") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let attachment = try await runtime.attachment(try context.uuid("attachmentId"))
             return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)
         }

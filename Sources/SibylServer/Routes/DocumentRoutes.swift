@@ -23,11 +23,11 @@ struct DocumentRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("documents") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(try await runtime.documents(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
         }
         group.post("documents") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: state.limits.filesPerUpload)
             let uploads = form.files.map { UploadedFile(filename: $0.filename ?? "upload", data: $0.data) }
             guard !uploads.isEmpty else { throw APIError.badRequest("The upload holds no file: send each as a multipart part with a filename.") }
@@ -52,29 +52,29 @@ struct DocumentRoutes: RouteCollectionAdding {
             }
         }
         group.get("documents/failures") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(try await runtime.documentFailures(in: request.query("collection")).map(Wire.DocumentFailure.init))
         }
         group.post("documents/reindex") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(ReindexRequest.self, limit: state.limits.jsonBodyBytes)
             let done = try await runtime.reindex(collection: body.collection)
             return JSONBody(ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
         }
         group.get("documents/:documentId") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
             let details = try await runtime.documentDetails(id: id)
             return JSONBody(Wire.DocumentDetails(details, includePassages: request.query("passages") == "true"))
         }
         group.delete("documents/:documentId") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
             try await runtime.removeDocument(id: id)
             return Response(status: .noContent)
         }
         group.get("collections") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(try await runtime.collectionStatistics().map(Wire.CollectionStatistics.init))
         }
     }

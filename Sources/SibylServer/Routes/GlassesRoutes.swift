@@ -66,16 +66,16 @@ struct GlassesRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("glasses") { _, context in
-            _ = try state.workspace(for: context)
+            _ = try await state.workspace(for: context)
             return JSONBody(hub.links(of: context.dataOwner).map(LinkBody.init))
         }
         group.post("glasses/emulator") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(SessionRequest.self, limit: state.limits.jsonBodyBytes)
             return JSONBody(LinkBody(try await hub.startEmulator(runtime: runtime, owner: context.dataOwner, options: try body.options())), status: .created)
         }
         group.delete("glasses/emulator") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             guard await hub.stopEmulator(of: context.dataOwner, runtime: runtime) else { throw APIError.notFound("Your virtual Monocle is not running.") }
             return Response(status: .noContent)
         }
@@ -93,7 +93,7 @@ struct GlassesRoutes: RouteCollectionAdding {
             return Response(status: .accepted)
         }
         group.post("glasses/emulator/microphone") { request, context in
-            let emulator = try emulator(context)
+            let emulator = try await emulator(context)
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let audio = try AudioRoutes.audio(in: form)
             guard audio.format == .wav else { throw APIError(.unsupportedMediaType, code: "unsupported_audio", "The virtual microphone takes WAV.") }
@@ -103,10 +103,10 @@ struct GlassesRoutes: RouteCollectionAdding {
         let options = GlassesSessionOptions()
         group.addMonocleRelay(at: "glasses/relay", shouldUpgrade: { request, context in
             try Self.checkOrigin(request)
-            _ = try state.workspace(for: context)
+            _ = try await state.workspace(for: context)
             return .upgrade([:])
         }) { transport, context in
-            guard let runtime = try? state.runtime(for: context) else { return }
+            guard let runtime = try? await state.runtime(for: context) else { return }
             await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
         }
     }
@@ -126,8 +126,8 @@ struct GlassesRoutes: RouteCollectionAdding {
     }
 
     /// The caller's virtual Monocle, when it runs.
-    private func emulator(_ context: SibylRequestContext) throws -> MonocleEmulator {
-        _ = try state.workspace(for: context)
+    private func emulator(_ context: SibylRequestContext) async throws -> MonocleEmulator {
+        _ = try await state.workspace(for: context)
         guard let emulator = hub.emulator(of: context.dataOwner) else {
             throw APIError.notFound("Your virtual Monocle is not running: start it with POST /api/v1/glasses/emulator.")
         }

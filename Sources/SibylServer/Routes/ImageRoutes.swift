@@ -28,7 +28,7 @@ struct ImageRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("images") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(ImagineRequest.self, limit: state.limits.jsonBodyBytes)
             var choice = ConversationChoice.new(NewConversation(source: .web))
             if let text = body.conversationId {
@@ -50,12 +50,12 @@ struct ImageRoutes: RouteCollectionAdding {
             ), status: .created)
         }
         group.get("images") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let images = try await runtime.images(limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)))
             return JSONBody(images.map { Wire.Image($0, url: Self.url($0.id)) })
         }
         group.get("images/:imageId") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let attachment = try await runtime.attachment(try context.uuid("imageId"))
             guard attachment.kind == .image else { throw APIError.notFound("There is no image '\(attachment.id.wireString)'.") }
             return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)

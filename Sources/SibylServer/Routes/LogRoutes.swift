@@ -12,7 +12,7 @@ struct LogRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("logs") { request, context in
             let query = try Self.query(request)
-            let runtime = try runtime(for: request, context: context)
+            let runtime = try await runtime(for: request, context: context)
             switch request.query("format") {
             case nil:
                 return try await JSONBody(try runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
@@ -31,8 +31,8 @@ struct LogRoutes: RouteCollectionAdding {
 
     /// The caller's own log, or with `account=NAME` (administrators; `local` for the local user's
     /// data, where the glasses' conversations go) another account's.
-    private func runtime(for request: Request, context: SibylRequestContext) throws -> SibylRuntime {
-        guard let name = request.query("account") else { return try state.runtime(for: context) }
+    private func runtime(for request: Request, context: SibylRequestContext) async throws -> SibylRuntime {
+        guard let name = request.query("account") else { return try await state.runtime(for: context) }
         guard let accounts = state.accounts else {
             throw APIError(.notFound, code: "accounts_off", "This server has no accounts (serve.auth is none); leave out 'account'.")
         }
@@ -40,7 +40,7 @@ struct LogRoutes: RouteCollectionAdding {
             throw APIError(.forbidden, code: "admin_only", "Only an administrator may read another account's log.")
         }
         if name == "local" { return state.base.runtime }
-        return try state.workspace(forAccount: try accounts.account(named: name), in: accounts).runtime
+        return try await state.workspace(forAccount: try accounts.account(named: name), in: accounts).runtime
     }
 
     static func query(_ request: Request) throws -> LogQuery {

@@ -13,11 +13,11 @@ struct ModelRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("models") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(runtime.modelStatus().map(Wire.ModelComponent.init))
         }
         group.post("models/install") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(InstallRequest.self, limit: state.limits.jsonBodyBytes)
             let components = body.components ?? []
             // Unknown names are refused before anything streams.
@@ -35,7 +35,7 @@ struct ModelRoutes: RouteCollectionAdding {
             }
         }
         group.get("providers/check") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(await runtime.checkProviders().map(Wire.ProviderCheck.init))
         }
     }

@@ -17,22 +17,22 @@ struct PersonaRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("personas") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return await JSONBody(try runtime.personas().map(Wire.Persona.init))
         }
         group.get("personas/:name") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return await JSONBody(Wire.Persona(try runtime.persona(named: try context.parameters.require("name"))))
         }
         group.put("personas/:name") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let name = try context.parameters.require("name")
             let body = try await request.json(PersonaBody.self, limit: state.limits.jsonBodyBytes)
             let saved = try await runtime.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
             return JSONBody(Wire.Persona(saved))
         }
         group.delete("personas/:name") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             try await runtime.removePersona(named: try context.parameters.require("name"))
             return Response(status: .noContent)
         }

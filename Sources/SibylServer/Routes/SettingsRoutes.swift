@@ -18,24 +18,24 @@ struct SettingsRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("settings") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(runtime.settingsList().map(Wire.Setting.init))
         }
         group.get("settings/:key") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(Wire.Setting(try runtime.setting(try context.parameters.require("key"))))
         }
         group.put("settings/:key") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let body = try await request.json(SettingValue.self, limit: state.limits.jsonBodyBytes)
             return await JSONBody(Wire.Setting(try runtime.setSetting(try context.parameters.require("key"), to: body.value)))
         }
         group.delete("settings/:key") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return await JSONBody(Wire.Setting(try runtime.unsetSetting(try context.parameters.require("key"))))
         }
         group.get("keys") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             return JSONBody(try runtime.keys().map { info in
                 var key = Wire.Key(info)
                 // Others learn that a shared key is set, not which.
@@ -44,13 +44,13 @@ struct SettingsRoutes: RouteCollectionAdding {
             })
         }
         group.put("keys/:name") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let scope = try Self.scope(request, context)
             let body = try await request.json(KeyValue.self, limit: state.limits.jsonBodyBytes)
             return await JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
         }
         group.delete("keys/:name") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             try await runtime.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
             return Response(status: .noContent)
         }

@@ -77,7 +77,7 @@ struct TurnRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("conversations/:conversationId/turns") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.uploadBytes)
             let text = body.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -94,7 +94,7 @@ struct TurnRoutes: RouteCollectionAdding {
             return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
         }
         group.post("conversations/:conversationId/retry") { request, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.jsonBodyBytes)
             let release = try state.reserveTurn(for: context.ownerKey)
@@ -108,7 +108,7 @@ struct TurnRoutes: RouteCollectionAdding {
             return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
         }
         group.get("conversations/:conversationId/turns/current") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try await runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {
@@ -117,7 +117,7 @@ struct TurnRoutes: RouteCollectionAdding {
             return Self.stream(turn)
         }
         group.delete("conversations/:conversationId/turns/current") { _, context in
-            let runtime = try state.runtime(for: context)
+            let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             _ = try await runtime.conversation(id: id)
             guard let turn = runtime.turns.turn(inConversation: id) else {

@@ -28,7 +28,7 @@ struct AuthMiddleware: RouterMiddleware {
         let path = request.uri.path
         if Self.publicRoutes.contains("\(request.method.rawValue) \(path)") { return try await next(request, context) }
         var context = context
-        let credential = try identify(request)
+        let credential = try await identify(request)
         context.credential = credential
         let safe = [.get, .head, .options].contains(request.method)
         if case .session(_, let csrfToken) = credential.kind, !safe {
@@ -45,16 +45,16 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func identify(_ request: Request) throws -> Credential {
+    private func identify(_ request: Request) async throws -> Credential {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer", let credential = try accounts.credential(bearer: String(parts[1])) {
+            if parts.count == 2, parts[0].lowercased() == "bearer", let credential = try await accounts.credential(bearer: String(parts[1])) {
                 return credential
             }
             throw Self.unauthorized("This API token is unknown or was revoked.")
         }
         if let cookie = request.cookies[Self.cookieName] {
-            if let credential = try accounts.credential(sessionSecret: cookie.value) { return credential }
+            if let credential = try await accounts.credential(sessionSecret: cookie.value) { return credential }
             throw Self.unauthorized("Your session has ended; sign in again.")
         }
         throw Self.unauthorized("Sign in, or send an API token as `Authorization: Bearer TOKEN`.")

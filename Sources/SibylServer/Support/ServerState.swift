@@ -41,24 +41,31 @@ final class ServerState: Sendable {
 
     /// The data a request may reach: its account's on a server with accounts (never anyone
     /// else's, and never the local user's), the local user's on an open server.
-    func workspace(for context: SibylRequestContext) throws -> Workspace {
+    func workspace(for context: SibylRequestContext) async throws -> Workspace {
         guard let accounts else { return base }
         guard let account = context.credential?.account else { throw AuthMiddleware.unauthorized("Sign in first.") }
-        return try workspace(forAccount: account, in: accounts)
+        return try await workspace(forAccount: account, in: accounts)
     }
 
     /// An account's workspace, opened on first use (for its own requests, or an administrator's look at its log).
-    func workspace(forAccount account: Account, in accounts: Accounts) throws -> Workspace {
-        try workspaces.withLock { open in
-            if let workspace = open[account.id] { return workspace }
-            // An account removed meanwhile must not get its directory back.
-            guard try accounts.account(id: account.id) != nil else { throw AuthMiddleware.unauthorized("This account no longer exists.") }
+    func workspace(forAccount account: Account, in accounts: Accounts) async throws -> Workspace {
+        if let workspace = workspaces.withLock({ $0[account.id] }) { return workspace }
+        // An account removed meanwhile must not get its directory back.
+        guard try await accounts.account(id: account.id) != nil else { throw AuthMiddleware.unauthorized("This account no longer exists.") }
+        let (workspace, made) = try workspaces.withLock { open in
+            if let workspace = open[account.id] { return (workspace, false) }
             let home = runtime.paths.accountHome(id: account.id)
             try FileManager.default.createDirectory(at: runtime.paths.accountHomes, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let workspace = Workspace(runtime: try SibylRuntime(sharing: runtime, dataHome: home))
             open[account.id] = workspace
-            return workspace
+            return (workspace, true)
         }
+        // Removed while its workspace was being made (by this instance or another): undo it.
+        if made, try await accounts.account(id: account.id) == nil {
+            await closeWorkspace(accountID: account.id)
+            throw AuthMiddleware.unauthorized("This account no longer exists.")
+        }
+        return workspace
     }
 
     /// Forgets an account's workspace (the account was removed): its answers under way are
@@ -76,8 +83,8 @@ final class ServerState: Sendable {
     }
 
     /// The runtime of the request's data (see `workspace(for:)`).
-    func runtime(for context: SibylRequestContext) throws -> SibylRuntime {
-        try workspace(for: context).runtime
+    func runtime(for context: SibylRequestContext) async throws -> SibylRuntime {
+        try await workspace(for: context).runtime
     }
 
     /// Every open workspace, the local user's first.
