@@ -48,10 +48,10 @@ extension PostgresDatabase {
 
 /// The accounts in PostgreSQL, shared by every `sibyl serve` on the database: an account made,
 /// a session opened or a token issued through one instance is known to all at once.
-public final class PostgresAccountStore: AccountStorage {
+public final class PostgresAccountStore: AccountStorage, SharedTables {
     public let database: PostgresDatabase
     /// Runs before each call: brings the schema up to date, once.
-    private let ready: @Sendable () async throws -> Void
+    let ready: @Sendable () async throws -> Void
 
     public init(database: PostgresDatabase, ready: @escaping @Sendable () async throws -> Void = {}) {
         self.database = database
@@ -59,21 +59,6 @@ public final class PostgresAccountStore: AccountStorage {
     }
 
     public var location: String { database.url.description }
-    var logger: Logger { database.logger }
-
-    @discardableResult
-    private func calling<T>(_ body: () async throws -> T) async throws -> T {
-        try await ready()
-        return try await database.reachable(body)
-    }
-
-    @discardableResult
-    private func writing<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await ready()
-        return try await database.retryingConflicts {
-            try await database.client.withTransaction(logger: logger) { connection in try await body(connection) }
-        }
-    }
 
     static let accountColumns = "a.id, a.name, a.role, a.created_at"
 

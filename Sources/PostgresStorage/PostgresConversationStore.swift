@@ -12,14 +12,14 @@ import Storage
 /// it. Appends to one conversation lock its row, so positions stay in order however many
 /// instances append at once. Answers being written carry this process's lease key, so that only
 /// answers whose writer died are ever marked failed (see `InstanceLease`).
-public final class PostgresConversationStore: ConversationStorage {
+public final class PostgresConversationStore: ConversationStorage, SharedTables {
     public let database: PostgresDatabase
     /// Whose conversations: "" for the local user, `users/ID` for an account.
     public let owner: String
     /// The lease whose key marks the answers this process writes.
     public let lease: InstanceLease
     /// Runs before each call: brings the schema up to date and takes the lease, once.
-    private let ready: @Sendable () async throws -> Void
+    let ready: @Sendable () async throws -> Void
 
     public init(database: PostgresDatabase, owner: String, lease: InstanceLease, ready: @escaping @Sendable () async throws -> Void = {}) {
         self.database = database
@@ -28,7 +28,6 @@ public final class PostgresConversationStore: ConversationStorage {
         self.ready = ready
     }
 
-    var logger: Logger { database.logger }
 
     /// Whose conversations, personas or logs the database holds ("" is the local user's).
     public static func owners(in database: PostgresDatabase) async throws -> [String] {
@@ -44,20 +43,6 @@ public final class PostgresConversationStore: ConversationStorage {
 
     /// Other instances write here too: nothing read may be cached.
     public var changeCount: Int? { nil }
-
-    @discardableResult
-    private func calling<T>(_ body: () async throws -> T) async throws -> T {
-        try await ready()
-        return try await database.reachable(body)
-    }
-
-    @discardableResult
-    private func writing<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await ready()
-        return try await database.retryingConflicts {
-            try await database.client.withTransaction(logger: logger) { connection in try await body(connection) }
-        }
-    }
 
     // MARK: Conversations
 
