@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// When and how long to wait before trying a request again.
 ///
@@ -29,14 +30,10 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait before retry number `attempt` (0-based), given the failed response's headers.
     func delay(beforeRetry attempt: Int, headers: [(String, String)], now: Date = Date(), jitter: Double = Double.random(in: 0...1)) -> Duration {
-        if let requested = Self.requestedDelay(headers: headers, now: now),
-           requested >= .zero, requested <= maxHonouredRetryAfter {
-            return requested
-        }
-        let exponent = min(attempt, 30)
-        let base = initialDelay * Double(1 << exponent)
-        let capped = min(base, maxDelay)
-        return capped * (1 - 0.25 * jitter)
+        RetryDelay.delay(
+            beforeRetry: attempt, requested: Self.requestedDelay(headers: headers, now: now),
+            initial: initialDelay, maximum: maxDelay, maxHonoured: maxHonouredRetryAfter, jitter: jitter
+        )
     }
 
     /// The wait the server asked for, from `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date).
@@ -47,18 +44,7 @@ public struct RetryPolicy: Sendable, Hashable {
         if let value = header("retry-after-ms"), let ms = Double(value) {
             return .milliseconds(Int64(ms))
         }
-        guard let value = header("retry-after") else { return nil }
-        if let seconds = Double(value) {
-            return .milliseconds(Int64(seconds * 1000))
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        if let date = formatter.date(from: value) {
-            return .milliseconds(Int64(date.timeIntervalSince(now) * 1000))
-        }
-        return nil
+        return header("retry-after").flatMap { RetryDelay.retryAfter($0, now: now) }
     }
 
     /// Whether the server told us outright to retry or not (`x-should-retry`).

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// When and how long to wait before sending a failed Pinecone request again.
 ///
@@ -30,22 +31,9 @@ public struct PineconeRetryPolicy: Sendable, Hashable {
 
     /// The wait before retry number `attempt` (0-based), given the failed answer's `Retry-After`.
     public func delay(beforeRetry attempt: Int, retryAfter: String?, now: Date = Date(), jitter: Double = Double.random(in: 0...1)) -> Duration {
-        if let requested = retryAfter.flatMap({ Self.requestedDelay($0, now: now) }), requested >= .zero, requested <= maxHonouredRetryAfter {
-            return requested
-        }
-        let base = initialDelay * Double(1 << min(attempt, 30))
-        return min(base, maxDelay) * (1 - 0.25 * jitter)
-    }
-
-    /// A `Retry-After` value: seconds, or an HTTP date.
-    static func requestedDelay(_ value: String, now: Date) -> Duration? {
-        let value = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(value) { return .milliseconds(Int64(seconds * 1000)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return .milliseconds(Int64(date.timeIntervalSince(now) * 1000))
+        RetryDelay.delay(
+            beforeRetry: attempt, requested: retryAfter.flatMap { RetryDelay.retryAfter($0, now: now) },
+            initial: initialDelay, maximum: maxDelay, maxHonoured: maxHonouredRetryAfter, jitter: jitter
+        )
     }
 }
