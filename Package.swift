@@ -352,7 +352,13 @@ let package = Package(
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.
         .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge", "Storage"], path: "Tests/Support/TestDatabase"),
-        .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Knowledge", "Storage", "SibylCore", "OpenAITestServer"]),
+        .testTarget(
+            name: "AssistantTests",
+            dependencies: [
+                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SibylServerTests",

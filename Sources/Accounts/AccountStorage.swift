@@ -39,6 +39,8 @@ public protocol AccountStorage: Sendable {
     /// The token with this secret hash and its account, its last use recorded (at most once a minute).
     func token(secretHash: String, usedAt date: Date) async throws -> (APIToken, Account)?
     func tokens(accountID: String) async throws -> [APIToken]
+    /// The SHA-256 hashes of an account's token secrets, by token id (for copying accounts).
+    func tokenSecretHashes(accountID: String) async throws -> [String: String]
     /// Deletes one of an account's tokens; false when it has none with that id.
     func deleteToken(id: String, accountID: String) async throws -> Bool
 }

@@ -250,6 +250,16 @@ final class AccountStore: AccountStorage {
         }
     }
 
+    func tokenSecretHashes(accountID: String) throws -> [String: String] {
+        try read { db in
+            var hashes: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, secret_hash FROM api_token WHERE account_id = ?", arguments: [accountID]) {
+                hashes[row["id"]] = row["secret_hash"]
+            }
+            return hashes
+        }
+    }
+
     /// Deletes one of an account's tokens; false when it has none with that id.
     func deleteToken(id: String, accountID: String) throws -> Bool {
         try write { db in

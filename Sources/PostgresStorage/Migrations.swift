@@ -26,6 +26,7 @@ extension PostgresDatabase {
         knowledgeSchema,
         conversationSchema,
         accountSchema,
+        settingsSchema,
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

@@ -51,8 +51,9 @@ public final class PgVectorStore: VectorStore {
                 _ = try await connection.query(PostgresQuery(unsafeSQL: """
                     CREATE INDEX IF NOT EXISTS \(table)_hnsw ON \(table) USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)
                     """), logger: database.logger)
-                // Fresh statistics, or the planner may sort the whole table instead of walking the graph.
-                _ = try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: database.logger)
+                // Fresh statistics, or the planner may sort the whole table instead of walking the
+                // graph; and the loaded rows vacuumed now, not by autovacuum under the first searches.
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "VACUUM (ANALYZE) \(table)"), logger: database.logger)
             }
         }
     }

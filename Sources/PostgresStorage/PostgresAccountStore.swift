@@ -263,6 +263,18 @@ public final class PostgresAccountStore: AccountStorage, SharedTables {
         }
     }
 
+    public func tokenSecretHashes(accountID: String) async throws -> [String: String] {
+        try await calling {
+            var hashes: [String: String] = [:]
+            for try await (id, hash) in try await database.client.query(
+                "SELECT id, secret_hash FROM ac_api_token WHERE account_id = \(accountID)", logger: logger
+            ).decode((String, String).self) {
+                hashes[id] = hash
+            }
+            return hashes
+        }
+    }
+
     public func deleteToken(id: String, accountID: String) async throws -> Bool {
         try await calling {
             let rows = try await database.client.query("DELETE FROM ac_api_token WHERE id = \(id) AND account_id = \(accountID) RETURNING 1", logger: logger)

@@ -39,7 +39,7 @@ extension StoresBenchmark {
                     // Room for the whole graph: a build that outgrows it goes on far more slowly.
                     let megabytes = max(1_024, count * dimension * 4 * 2 / 1_000_000)
                     try await base.buildVectorIndex(dimension: dimension, memory: "\(megabytes)MB")
-                    say(String(format: "PostgreSQL: stored in %.1f s (%.0f passages per second: passages, words and vectors, a transaction per 1,000); HNSW built in %.1f s",
+                    say(String(format: "PostgreSQL: stored in %.1f s (%.0f passages per second: passages, words and vectors, a transaction per 1,000); HNSW built and the tables vacuumed in %.1f s",
                                load, Double(count) / load, Statistics.seconds(clock.now - indexed)))
                     return try await timeQueries(Retriever(store: base, embedder: embedder), corpus: corpus)
                 }

@@ -33,13 +33,14 @@ struct Config: AsyncParsableCommand {
                 let settings = runtime.settingsList()
                 if json { Terminal.print(Format.json(settings.map(Wire.Setting.init))); return }
                 Terminal.print(Format.table(["SETTING", "VALUE", "FROM", "MEANING"], settings.map { [$0.key.name, $0.value ?? "-", $0.source.description, $0.key.summary] }))
-                Terminal.print(Terminal.dim("\nConfig file: \(runtime.paths.configFile.path). API keys are not settings: see `sibyl keys`."))
+                let place = runtime.sharedDatabase.map { "Shared settings: the database \($0.database.url); this machine's own: \(runtime.paths.configFile.path)" } ?? "Config file: \(runtime.paths.configFile.path)"
+                Terminal.print(Terminal.dim("\n\(place). API keys are not settings: see `sibyl keys`."))
             }
         }
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a setting to the config file (a running `sibyl serve` picks it up at once).")
+        static let configuration = CommandConfiguration(abstract: "Write a setting to the config file, or to the shared database with SIBYL_DATABASE_URL (a running `sibyl serve` picks it up at once).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The setting's name, e.g. chat.base_url.") var key: String
         @Argument(help: "The value.") var value: String
@@ -47,7 +48,9 @@ struct Config: AsyncParsableCommand {
         func run() async throws {
             try await global.withRuntime { runtime in
                 let setting = try await runtime.setSetting(key, to: value)
-                Terminal.print("\(key) = \(runtime.settings.fileValues[key] ?? value)")
+                let stored = (try? ConfigKey.named(key)?.validate(value).get()) ?? value
+                let shared = runtime.sharedDatabase != nil && ConfigKey.named(key)?.scope == .shared
+                Terminal.print("\(key) = \(stored)" + (shared ? " (in the database: every instance uses it)" : ""))
                 if case .environment(let variable) = setting.source {
                     Terminal.error(Terminal.yellow("note: \(variable) is set in the environment and takes precedence (\(key) = \(setting.value ?? "")).", stderr: true))
                 }
@@ -107,7 +110,12 @@ struct Keys: AsyncParsableCommand {
                     throw CLIError("No key was given.", hint: "Paste the key when asked, or pipe it in: `printenv MY_KEY | sibyl keys set \(name)`.")
                 }
                 let stored = try await runtime.setKey(name, to: key)
-                Terminal.print("Stored key '\(name)' (\(stored.masked)) in \(runtime.paths.secretsFile.path) (owner-only).")
+                if let shared = runtime.sharedDatabase {
+                    let fingerprint = shared.settings.recordedFingerprint ?? "?"
+                    Terminal.print("Stored key '\(name)' (\(stored.masked)) in the database, sealed with the database key \(fingerprint); every instance holding that key uses it (`sibyl db key export FILE` gives it to others).")
+                } else {
+                    Terminal.print("Stored key '\(name)' (\(stored.masked)) in \(runtime.paths.secretsFile.path) (owner-only).")
+                }
             }
         }
     }

@@ -1,6 +1,9 @@
+import Accounts
 import ArgumentParser
+import Assistant
 import Foundation
 import Knowledge
+import Logging
 import PostgresStorage
 import SibylConfig
 import Storage
@@ -15,11 +18,13 @@ struct DatabaseCommand: AsyncParsableCommand {
         ?sslmode=require insists, disable refuses) or postgres://USER@/DATABASE?host=/socket/folder. The server \
         needs the pgvector extension. Migrations take an advisory lock, so instances starting together apply \
         them once. With SIBYL_DATABASE_URL set, the knowledge base (documents, passages, their vectors) and the \
-        conversations (messages, attachments, personas, the operations log) and the accounts (sessions, API \
-        tokens) live there; settings and keys still live in SIBYL_HOME. `sibyl db migrate --to URL` copies the knowledge bases and conversations of \
-        SIBYL_HOME into a database, `--to home` copies them back.
+        conversations (messages, attachments, personas, the operations log), the accounts (sessions, API \
+        tokens), the settings every instance shares and the API keys (sealed with a key each instance holds: \
+        see `sibyl db key`) live there; each machine's own settings (serve.host, serve.port, its TLS files, \
+        glasses and microphone) stay in its config file. `sibyl db migrate --to URL` copies everything of \
+        SIBYL_HOME into a database, `--to home` copies it back.
         """,
-        subcommands: [Status.self, Migrate.self],
+        subcommands: [Status.self, Migrate.self, Key.self],
         defaultSubcommand: Status.self
     )
 
@@ -34,6 +39,29 @@ struct DatabaseCommand: AsyncParsableCommand {
             }
             try await PostgresDatabase.with(url: try DatabaseURL(text), maximumConnections: 2, body)
         }
+
+        /// Runs `body` with the database as an instance uses it (settings and keys loaded).
+        func withShared(_ body: (SharedDatabase) async throws -> Void) async throws {
+            guard let text = url ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"], !text.isEmpty else {
+                throw CLIError("No database is named: set SIBYL_DATABASE_URL=postgres://USER@HOST/DATABASE, or pass --url.")
+            }
+            try await DatabaseCommand.withShared(url: text, body)
+        }
+    }
+
+    /// Runs `body` with the database at `url` opened as an instance opens it, and closes it after.
+    static func withShared(url: String, _ body: (SharedDatabase) async throws -> Void) async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SIBYL_DATABASE_URL"] = url
+        guard let shared = try SharedDatabase.named(by: environment, paths: SibylPaths(), logger: Logger(label: "sibyl")) else { return }
+        do {
+            try await shared.ready()
+            try await body(shared)
+        } catch {
+            await shared.close()
+            throw error
+        }
+        await shared.close()
     }
 
     struct Status: AsyncParsableCommand {
@@ -52,6 +80,22 @@ struct DatabaseCommand: AsyncParsableCommand {
                 Terminal.print("pgvector   \(info.vector ?? "not installed (CREATE EXTENSION vector, or sibyl db migrate)")")
                 let pending = known.filter { !applied.contains($0) }
                 Terminal.print("schema     version \(applied.max() ?? 0) of \(known.max() ?? 0)" + (pending.isEmpty ? "" : " (run sibyl db migrate)"))
+                guard pending.isEmpty else { return }
+                let settings = PostgresSettingsStore(database: database)
+                let snapshot = try await settings.snapshot()
+                let keyCount = snapshot.keys.values.reduce(0) { $0 + $1.count }
+                Terminal.print("settings   \(snapshot.values.count) shared, \(keyCount) API keys (\(snapshot.keys[""]?.count ?? 0) for everyone)")
+                let keyring = DatabaseKeyring(paths: SibylPaths(), environment: ProcessInfo.processInfo.environment)
+                let held = try keyring.key()
+                switch (snapshot.fingerprint, held) {
+                case (nil, _): Terminal.print("keys       no database key yet (made when the first API key is stored)")
+                case (let recorded?, let held?) where held.fingerprint == recorded:
+                    Terminal.print("keys       sealed with key \(recorded); this instance holds it" + (keyring.fromEnvironment ? " (SIBYL_DATABASE_KEY)" : ""))
+                case (let recorded?, let held?):
+                    Terminal.print("keys       sealed with key \(recorded); this instance holds another (\(held.fingerprint)): sibyl db key import FILE")
+                case (let recorded?, nil):
+                    Terminal.print("keys       sealed with key \(recorded); this instance does not hold it: sibyl db key import FILE")
+                }
             }
         }
     }
@@ -103,7 +147,13 @@ struct DatabaseCommand: AsyncParsableCommand {
                                 QueuedConversationStore(try ConversationStore(path: destination.database.path, attachmentsDirectory: destination.attachments.path))
                             ))
                         }
-                        try await Self.copy(copies, conversations: conversations, into: "SIBYL_HOME (\(paths.home.path))")
+                        try await Self.copy(copies, conversations: conversations, into: "SIBYL_HOME (\(paths.home.path))") {
+                            let accounts = Self.report(try await AccountCopy.copy(
+                                from: Accounts(storage: PostgresAccountStore(database: database)), to: Accounts(path: paths.accountsDatabase.path)
+                            ))
+                            try await connection.withShared { shared in Self.report(try await SettingsCopy.copy(from: shared.settings, into: paths)) }
+                            return accounts
+                        }
                     }
                 } else {
                     let url = try DatabaseURL(to)
@@ -125,7 +175,22 @@ struct DatabaseCommand: AsyncParsableCommand {
                                 ))
                             }
                         }
-                        try await Self.copy(copies, conversations: conversations, into: url.description)
+                        try await Self.copy(copies, conversations: conversations, into: url.description) {
+                            var accounts: [String] = []
+                            if FileManager.default.fileExists(atPath: paths.accountsDatabase.path) {
+                                accounts = Self.report(try await AccountCopy.copy(
+                                    from: Accounts(path: paths.accountsDatabase.path), to: Accounts(storage: PostgresAccountStore(database: database))
+                                ))
+                            }
+                            try await DatabaseCommand.withShared(url: to) { shared in
+                                let report = try await SettingsCopy.copy(from: paths, into: shared.settings)
+                                Self.report(report)
+                                if report.keys > 0, let fingerprint = shared.settings.recordedFingerprint {
+                                    Terminal.print("The API keys there are sealed with the database key \(fingerprint), which this machine holds: give it to each instance with `sibyl db key export FILE` here and `sibyl db key import FILE` there.")
+                                }
+                            }
+                            return accounts
+                        }
                         Terminal.print("To use it: SIBYL_DATABASE_URL=\(url.description)\(url.password == nil ? "" : " (with its password)") sibyl serve")
                     }
                 }
@@ -141,12 +206,10 @@ struct DatabaseCommand: AsyncParsableCommand {
         static func copy(
             _ copies: [(owner: String, source: any KnowledgeBase, destination: any KnowledgeBase)],
             conversations: [(owner: String, source: any ConversationStorage, destination: any ConversationStorage)],
-            into place: String
+            into place: String,
+            accountsAndSettings: () async throws -> [String]
         ) async throws {
-            guard !copies.isEmpty || !conversations.isEmpty else {
-                Terminal.print("There is nothing to copy.")
-                return
-            }
+            if copies.isEmpty && conversations.isEmpty { Terminal.print("There are no documents or conversations to copy.") }
             var mismatches: [String] = []
             for (owner, source, destination) in copies {
                 let report = try await KnowledgeCopy.copy(from: source, to: destination) { step in
@@ -165,10 +228,100 @@ struct DatabaseCommand: AsyncParsableCommand {
                     + ", \(report.personas) personas; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
                 mismatches += report.mismatches.map { "\(owner): conversation \($0)" }
             }
+            let nameTaken = try await accountsAndSettings()
             guard mismatches.isEmpty else {
                 throw CLIError("Some copies differ from their originals (the originals are untouched): \(mismatches.prefix(5).joined(separator: ", "))")
             }
+            if !nameTaken.isEmpty {
+                Terminal.error(Terminal.yellow("note: not copied, their names belong to other accounts there: \(nameTaken.joined(separator: ", ")) (rename one with sibyl users, then run this again)", stderr: true))
+            }
             Terminal.print("Copied into \(place).")
+        }
+
+        /// Says what an account copy did; returns the names it could not copy.
+        static func report(_ report: AccountCopy.Report) -> [String] {
+            Terminal.print("accounts: \(report.copied) copied with \(report.tokens) API tokens, \(report.alreadyThere) already there (sessions are not copied: browsers sign in again)")
+            return report.nameTaken
+        }
+
+        /// Says what a settings copy did.
+        static func report(_ report: SettingsCopy.Report) {
+            Terminal.print("settings: \(report.settings) settings and \(report.keys) API keys copied"
+                + (report.keptThere.isEmpty ? "" : "; kept as they are there: \(report.keptThere.joined(separator: ", "))"))
+        }
+    }
+}
+
+extension DatabaseCommand {
+    /// `sibyl db key`: the key that seals the API keys kept in the shared database.
+    struct Key: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give every instance the key that seals the API keys kept in the shared database.",
+            discussion: """
+            API keys stored with a shared database are sealed (AES-256-GCM) with a database key the database never \
+            sees: the first instance that stores one makes it and keeps it in its owner-only secrets store; the \
+            database records only its fingerprint. Every other instance needs the same key: run \
+            `sibyl db key export FILE` on one that holds it, copy FILE to the others, run `sibyl db key import FILE` \
+            there and delete FILE. Or give each instance SIBYL_DATABASE_KEY (FILE's one line) from a secrets manager. \
+            `sibyl db status` says whether this instance holds it.
+            """,
+            subcommands: [Export.self, Import.self]
+        )
+
+        struct Export: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Write the database key to a new owner-only file (made first when the database has none).")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var connection: Connection
+            @Argument(help: "The file to write; it must not exist.") var file: String
+
+            func run() async throws {
+                global.bootstrap()
+                try await reportingErrors {
+                    let path = (file as NSString).expandingTildeInPath
+                    try await connection.withShared { shared in
+                        let key = try await shared.settings.sealingKey(creating: true)
+                        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                        guard descriptor >= 0 else {
+                            throw CLIError("Cannot create \(path): \(String(cString: strerror(errno))).", hint: errno == EEXIST ? "Name a file that does not exist yet." : nil)
+                        }
+                        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                        try handle.write(contentsOf: Data((key.exported + "\n").utf8))
+                        try handle.close()
+                        Terminal.print("Wrote the database key (fingerprint \(key.fingerprint)) to \(path), readable by you only.")
+                        Terminal.print("Copy it to each other instance, run `sibyl db key import FILE` there, then delete every copy.")
+                    }
+                }
+            }
+        }
+
+        struct Import: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Keep the database key from a file (`-`: standard input) in this instance's secrets store.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var connection: Connection
+            @Argument(help: "The file `sibyl db key export` wrote, or - to read it from standard input.") var file: String
+
+            func run() async throws {
+                global.bootstrap()
+                try await reportingErrors {
+                    let text: String
+                    if file == "-" {
+                        text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    } else {
+                        let path = (file as NSString).expandingTildeInPath
+                        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("Cannot read \(path).") }
+                        text = String(decoding: data, as: UTF8.self)
+                    }
+                    let key = try DatabaseKey(exported: text)
+                    if DatabaseKeyring(paths: SibylPaths(), environment: ProcessInfo.processInfo.environment).fromEnvironment {
+                        throw CLIError("SIBYL_DATABASE_KEY is set, and it wins over a stored key.", hint: "Change SIBYL_DATABASE_KEY instead, or unset it first.")
+                    }
+                    try await connection.withShared { shared in
+                        try await shared.settings.adopt(key)
+                        let count = shared.settings.snapshot.keys.values.reduce(0) { $0 + $1.count }
+                        Terminal.print("This instance now holds the database key (fingerprint \(key.fingerprint)): it opens the \(count) API keys stored there.")
+                    }
+                }
+            }
         }
     }
 }

@@ -54,6 +54,8 @@ struct GlobalOptions: ParsableArguments {
         try await reportingErrors {
             let runtime = try runtime()
             do {
+                // The shared settings are read before anything uses them.
+                try await runtime.sharedDatabase?.ready()
                 try await body(runtime)
             } catch {
                 await runtime.shutdown()

@@ -21,8 +21,8 @@ struct Users: AsyncParsableCommand {
 
     /// The accounts: those of the shared database when SIBYL_DATABASE_URL names one, else SIBYL_HOME's.
     static func open() throws -> Accounts {
-        if let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) { return shared.accounts() }
         let paths = SibylPaths()
+        if let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, paths: paths, logger: Logger(label: "sibyl")) { return shared.accounts() }
         try paths.createHome()
         return try Accounts(path: paths.accountsDatabase.path)
     }
@@ -89,7 +89,7 @@ struct Users: AsyncParsableCommand {
                 let accounts = try Users.open()
                 // Its documents in the shared database go first: when the database does not
                 // answer, the account stays as it was, and removing it can be tried again.
-                if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, logger: Logger(label: "sibyl")) {
+                if !keepData, let shared = try SharedDatabase.named(by: ProcessInfo.processInfo.environment, paths: SibylPaths(), logger: Logger(label: "sibyl")) {
                     let id = try await accounts.account(named: name).id
                     do {
                         try await shared.removeData(ofAccount: id)

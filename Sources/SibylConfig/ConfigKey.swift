@@ -44,6 +44,23 @@ public struct ConfigKey: Sendable, Hashable {
         self.choices = choices
     }
 
+    /// Where a setting is kept when several instances share a database.
+    public enum Scope: String, Sendable {
+        /// In the database, the same for every instance (models, providers, limits).
+        case shared
+        /// In each machine's config file: where it listens, its certificate files, its
+        /// Bluetooth adapter and glasses, its microphone's levels.
+        case machine
+    }
+
+    public var scope: Scope {
+        Self.machineKeys.contains(name) || name.hasPrefix("voice.") ? .machine : .shared
+    }
+
+    private static let machineKeys: Set<String> = [
+        "serve.host", "serve.port", "serve.tls_cert", "serve.tls_key", "glasses.device", "glasses.adapter",
+    ]
+
     /// Checks a value a user wants to set; returns it normalised, or says what is wrong.
     public func validate(_ raw: String) -> Result<String, ConfigError> {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)

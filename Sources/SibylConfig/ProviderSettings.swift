@@ -28,14 +28,16 @@ public struct ProviderSettings: Sendable, Hashable {
 extension Settings {
     /// Resolves provider, model and key for a capability. On a shared server an account's own
     /// stored key (`personal`) comes first; then the environment, then the shared stored keys.
-    public func provider(for capability: CapabilityKind, secrets: SecretStore, personal: SecretStore? = nil) throws -> ProviderSettings {
+    public func provider(for capability: CapabilityKind, secrets: any SecretReading, personal: (any SecretReading)? = nil) throws -> ProviderSettings {
         let base = resolve("base_url", for: capability)
         let model = resolve("\(capability.rawValue).model")
         let keyName = value("\(capability.rawValue).key") ?? "openai"
+        // The database key is never sent anywhere.
+        let readable = keyName != DatabaseKey.secretName
         var apiKey: String?
         var keySource = "none"
         let specificVariable = "SIBYL_\(capability.rawValue.uppercased())_API_KEY"
-        if let key = try personal?.secret(named: keyName), !key.isEmpty {
+        if readable, let key = try personal?.secret(named: keyName), !key.isEmpty {
             apiKey = key
             keySource = "your key '\(keyName)'"
         } else if let key = environment[specificVariable], !key.isEmpty {
@@ -44,7 +46,7 @@ extension Settings {
         } else if keyName == "openai", let key = environment["OPENAI_API_KEY"], !key.isEmpty {
             apiKey = key
             keySource = "env OPENAI_API_KEY"
-        } else if let key = try secrets.secret(named: keyName), !key.isEmpty {
+        } else if readable, let key = try secrets.secret(named: keyName), !key.isEmpty {
             apiKey = key
             keySource = "stored key '\(keyName)'"
         }
@@ -75,6 +77,6 @@ extension Settings {
         )
     }
 
-    /// The secrets file of this data directory.
-    public var secrets: SecretStore { SecretStore(file: paths.secretsFile) }
+    /// The stored keys everyone uses: the shared database's, or the secrets file of this data directory.
+    public var secrets: any SecretReading { shared?.keys ?? SecretStore(file: paths.secretsFile) }
 }

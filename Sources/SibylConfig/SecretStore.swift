@@ -135,7 +135,8 @@ public struct SecretStore: Sendable {
         return key
     }
 
-    private static func check(_ name: String) throws {
+    /// Refuses a name other than letters, digits, '-' and '_'.
+    public static func check(_ name: String) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_"))
         guard !name.isEmpty, name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw ConfigError.invalidSecretName(name)

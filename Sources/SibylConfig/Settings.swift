@@ -4,6 +4,8 @@ import Foundation
 public enum SettingSource: Sendable, Hashable, CustomStringConvertible {
     case environment(String)
     case file
+    /// The database several instances share (`SIBYL_DATABASE_URL`).
+    case database
     case defaultValue
     case unset
 
@@ -11,6 +13,7 @@ public enum SettingSource: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .environment(let name): "env \(name)"
         case .file: "config file"
+        case .database: "database"
         case .defaultValue: "default"
         case .unset: "unset"
         }
@@ -24,7 +27,9 @@ public struct ResolvedSetting: Sendable, Hashable {
     public var source: SettingSource
 }
 
-/// Sibyl's settings: environment over the config file over defaults.
+/// Sibyl's settings: environment over the config file over defaults. With a shared database
+/// (`shared`), the settings of `ConfigKey.Scope.shared` come from there instead of the file, so
+/// that every instance on it works alike; the machine's own (`.machine`) stay in the file.
 ///
 /// The config file is a flat JSON object of dotted keys (`"chat.model": "gpt-4o"`), so that
 /// `sibyl config set` can write exactly what `sibyl config get` shows. A capability-specific
@@ -35,12 +40,15 @@ public struct Settings: Sendable {
     public let environment: [String: String]
     /// The values written in the config file.
     public private(set) var fileValues: [String: String]
+    /// The settings and keys of the shared database, when there is one.
+    public var shared: SharedConfiguration?
 
     /// Loads the config file (a missing file means no values).
-    public init(paths: SibylPaths, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(paths: SibylPaths, environment: [String: String] = ProcessInfo.processInfo.environment, shared: SharedConfiguration? = nil) throws {
         self.paths = paths
         self.environment = environment
         self.fileValues = try Self.readFile(paths.configFile)
+        self.shared = shared
     }
 
     /// The effective value of a setting and where it came from.
@@ -51,7 +59,11 @@ public struct Settings: Sendable {
                 return ResolvedSetting(key: name, value: value, source: .environment(variable))
             }
         }
-        if let value = fileValues[name] { return ResolvedSetting(key: name, value: value, source: .file) }
+        if key.scope == .shared, let shared {
+            if let value = shared.values[name] { return ResolvedSetting(key: name, value: value, source: .database) }
+        } else if let value = fileValues[name] {
+            return ResolvedSetting(key: name, value: value, source: .file)
+        }
         if let value = key.defaultValue { return ResolvedSetting(key: name, value: value, source: .defaultValue) }
         return ResolvedSetting(key: name, value: nil, source: .unset)
     }
@@ -72,11 +84,17 @@ public struct Settings: Sendable {
         switch (specific.source, general.source) {
         case (.environment, _): return specific
         case (_, .environment): return general
-        case (.file, _): return specific
-        case (_, .file): return general
+        case (.file, _), (.database, _): return specific
+        case (_, .file), (_, .database): return general
         case (.defaultValue, _): return specific
         default: return general
         }
+    }
+
+    /// The config file's values of shared settings, which a shared database overrides: what
+    /// `sibyl db migrate --to` copies there.
+    public var sharedFileValues: [String: String] {
+        fileValues.filter { ConfigKey.named($0.key)?.scope == .shared }
     }
 
     // MARK: Writing

@@ -63,6 +63,28 @@ struct AccountsTests {
         #expect(permissions == 0o600)
     }
 
+    /// Copied into the other back end (SQLite into PostgreSQL, or PostgreSQL into SQLite), an
+    /// account keeps its id, its password and its tokens; a second copy adds nothing.
+    @Test(arguments: AccountsBackend.available)
+    func accountsCopyWithTheirPasswordsAndTokens(_ backend: AccountsBackend) async throws {
+        let other = AccountsBackend.available.first { $0 != backend } ?? backend
+        try await backend.with { source in
+            let ada = try await source.add(name: "Ada", password: "correct horse battery", role: .admin)
+            let issued = try await source.issueToken(accountID: ada.id, label: "script", readOnly: true)
+            try await source.add(name: "bo", password: "another passphrase", role: .user)
+            try await other.with { destination in
+                try await destination.add(name: "BO", password: "someone else's", role: .admin)
+                let report = try await AccountCopy.copy(from: source, to: destination)
+                #expect(report == AccountCopy.Report(copied: 1, alreadyThere: 0, tokens: 1, nameTaken: ["bo"]))
+                #expect(try await destination.account(id: ada.id)?.name == "Ada")
+                #expect(try await destination.signIn(name: "ada", password: "correct horse battery", address: "a").account.id == ada.id)
+                let credential = try #require(try await destination.credential(bearer: issued.secret))
+                #expect(credential.account.id == ada.id && credential.kind == .token(id: issued.token.id, readOnly: true))
+                #expect(try await AccountCopy.copy(from: source, to: destination) == AccountCopy.Report(copied: 0, alreadyThere: 1, tokens: 0, nameTaken: ["bo"]))
+            }
+        }
+    }
+
     @Test(arguments: AccountsBackend.available)
     func theDefaultCostIsTwelveAndOldHashesAreUpgradedAtSignIn(_ backend: AccountsBackend) async throws {
         #expect(PasswordHasher().cost == 12)

@@ -89,13 +89,31 @@ struct SharedDatabaseTests {
             _ = try await URLSession.shared.data(for: remove)
             #expect((try await Self.get("\(one)/documents").json as? [[String: Any]])?.isEmpty == true)
 
+            // A setting changed through one instance applies on the other without a restart.
+            var change = URLRequest(url: URL(string: "\(one)/settings/docs.passages")!)
+            change.httpMethod = "PUT"
+            change.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            change.httpBody = Data(#"{"value": "4"}"#.utf8)
+            let (_, changed) = try await URLSession.shared.data(for: change)
+            #expect((changed as? HTTPURLResponse)?.statusCode == 200)
+            let clock = ContinuousClock(), deadline = clock.now + .seconds(60)
+            var seen: [String: Any]?
+            repeat {
+                seen = try await Self.get("\(two)/settings/docs.passages").json as? [String: Any]
+                if seen?["value"] as? String == "4" { break }
+                try await Task.sleep(for: .milliseconds(50))
+            } while clock.now < deadline
+            #expect(seen?["value"] as? String == "4" && seen?["source"] as? String == "database", "\(String(describing: seen))")
+            // Where each listens stays its own.
+            #expect(try await second.run(["config", "get", "serve.port"]).stdout == "8080\n")
+
             print("[shared] searched and removed through the other")
             for server in servers { server.process.terminate() }
             for server in servers {
                 let ended = await server.finish()
                 print("[shared] server \(server.process.processIdentifier) ended with \(ended.status)")
                 #expect(ended.status == 0, "\(ended.stderr)")
-                #expect(ended.stderr.contains("Documents and conversations are in the database"))
+                #expect(ended.stderr.contains("Documents, conversations, accounts, settings and API keys are in the database"))
             }
         }
     }
@@ -238,8 +256,18 @@ struct SharedDatabaseTests {
             try Data("# Offices\n\nThe staff wifi password at the Kestrel Lane office is violet-harbor-42.\n\n# Printers\n\nPrinters are on the second floor.\n".utf8).write(to: handbook)
             #expect(try await embedded.run(["docs", "add", handbook.path]).status == 0)
 
+            // Settings (the shared ones; where it listens stays the machine's), a key, an account with a token.
+            #expect(try await embedded.run(["config", "set", "chat.temperature", "0.3"]).status == 0)
+            #expect(try await embedded.run(["config", "set", "serve.port", "9123"]).status == 0)
+            #expect(try await embedded.run(["keys", "set", "openai"], input: "sk-from-home-0123456789\n").status == 0)
+            #expect(try await embedded.run(["users", "add", "ada", "--admin", "--password-stdin"], input: "correct horse battery\n").status == 0)
+            #expect(try await embedded.run(["users", "token", "ada", "--label", "script"]).status == 0)
+
             let copied = try await embedded.run(["db", "migrate", "--to", url.connectionString])
             #expect(copied.status == 0, "\(copied.stderr)")
+            #expect(copied.stdout.contains("accounts: 1 copied with 1 API tokens, 0 already there"), "\(copied.stdout)")
+            #expect(copied.stdout.contains("settings: 1 settings and 1 API keys copied"), "\(copied.stdout)")
+            #expect(copied.stdout.contains("sealed with the database key"), "\(copied.stdout)")
             #expect(copied.stdout.contains("local user: 1 collections, 1 documents copied"), "\(copied.stdout)")
             #expect(copied.stdout.contains("every copy checked"))
             #expect(copied.stdout.contains("local user: 1 conversations copied (2 messages), 0 already there, 1 personas; every copy checked"), "\(copied.stdout)")
@@ -255,12 +283,41 @@ struct SharedDatabaseTests {
             let shared = try await embedded.run(["search", "wifi password"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
             #expect(shared.stdout.contains("violet-harbor-42"), "\(shared.stdout) \(shared.stderr)")
 
+            // Another machine sees the settings and the account at once, and the key once it holds the database key.
+            let other = try Self.instance(database: url.connectionString, model: model)
+            #expect(try await other.run(["config", "get", "chat.temperature"]).stdout == "0.3\n")
+            #expect(try await other.run(["users", "tokens", "ada"]).stdout.contains("script"))
+            #expect(try await other.run(["db", "status"]).stdout.contains("this instance does not hold it"))
+            let exported = embedded.home.appendingPathComponent("database.key")
+            let export = try await embedded.run(["db", "key", "export", exported.path], environment: ["SIBYL_DATABASE_URL": url.connectionString])
+            #expect(export.status == 0, "\(export.stderr)")
+            #expect((try FileManager.default.attributesOfItem(atPath: exported.path)[.posixPermissions] as? Int) == 0o600)
+            let imported = try await other.run(["db", "key", "import", exported.path])
+            #expect(imported.status == 0 && imported.stdout.contains("opens the 1 API keys"), "\(imported.stdout) \(imported.stderr)")
+            #expect(try await other.run(["db", "status"]).stdout.contains("this instance holds it"))
+
             // And back, into another data directory.
-            let other = try Self.instance(database: url.connectionString)
             let back = try await other.run(["db", "migrate", "--to", "home"])
             #expect(back.status == 0, "\(back.stderr)")
             #expect(back.stdout.contains("1 documents copied"), "\(back.stdout)")
             #expect(back.stdout.contains("1 conversations copied (2 messages)"), "\(back.stdout)")
+            #expect(back.stdout.contains("accounts: 1 copied with 1 API tokens"), "\(back.stdout)")
+            #expect(back.stdout.contains("settings: 1 settings and 1 API keys copied"), "\(back.stdout)")
+            #expect(try await other.run(["config", "get", "chat.temperature"], environment: ["SIBYL_DATABASE_URL": ""]).stdout == "0.3\n")
+            #expect(try await other.run(["keys", "list"], environment: ["SIBYL_DATABASE_URL": ""]).stdout.contains("sk-…6789"))
+            #expect(try await other.run(["users", "list"], environment: ["SIBYL_DATABASE_URL": ""]).stdout.contains("ada"))
+
+            // Asking through the database: the machine holding the database key sends the stored
+            // key; one without it is told how to get it, and sends nothing.
+            model.reset()
+            model.handle("/v1/chat/completions") { _ in .chatStream(["Ask the front desk."]) }
+            #expect(try await other.run(["ask", "What is the wifi password?"]).status == 0)
+            #expect(model.requests(to: "/v1/chat/completions").last?.header("Authorization") == "Bearer sk-from-home-0123456789")
+            let third = try Self.instance(database: url.connectionString, model: model)
+            model.reset()
+            let refused = try await third.run(["ask", "What is the wifi password?"])
+            #expect(refused.status != 0 && refused.stderr.contains("sibyl db key import"), "\(refused.stderr)")
+            #expect(model.requests(to: "/v1/chat/completions").isEmpty)
             let shown = try await other.run(["conversations", "show", try #require(conversations?.first?["id"] as? String)], environment: ["SIBYL_DATABASE_URL": ""])
             #expect(shown.stdout.contains("violet-harbor-42"), "\(shown.stdout) \(shown.stderr)")
             let local = try await other.run(["search", "wifi password"], environment: ["SIBYL_DATABASE_URL": ""])

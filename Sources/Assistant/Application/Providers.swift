@@ -19,7 +19,7 @@ public final class Providers: Sendable {
     let local: LocalEngineHost
     let logger: Logger
     /// An account's own keys, on a shared server; nil for the local user.
-    let personal: SecretStore?
+    let personal: (any SecretReading)?
     private let caches: Caches
 
     /// What is slow to make and the same for everyone: kept once per process.
@@ -33,7 +33,7 @@ public final class Providers: Sendable {
         self.init(settings: settings, local: local, logger: logger, personal: nil, caches: Caches())
     }
 
-    private init(settings: LiveSettings, local: LocalEngineHost, logger: Logger, personal: SecretStore?, caches: Caches) {
+    private init(settings: LiveSettings, local: LocalEngineHost, logger: Logger, personal: (any SecretReading)?, caches: Caches) {
         self.settings = settings
         self.local = local
         self.logger = logger
@@ -42,7 +42,7 @@ public final class Providers: Sendable {
     }
 
     /// The same providers, with an account's own keys tried first.
-    func withOwnKeys(_ secrets: SecretStore) -> Providers {
+    func withOwnKeys(_ secrets: any SecretReading) -> Providers {
         Providers(settings: settings, local: local, logger: logger, personal: secrets, caches: caches)
     }
 

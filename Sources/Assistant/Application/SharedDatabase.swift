@@ -3,6 +3,7 @@ import Foundation
 import Knowledge
 import Logging
 import PostgresStorage
+import SibylConfig
 import Storage
 import Synchronization
 
@@ -14,45 +15,48 @@ import Synchronization
 ///
 /// What lives there: the knowledge base (collections, documents, passages, their words and
 /// vectors), conversations with their messages and attachments, personas and the operations log,
-/// and the accounts with their sessions and API tokens. Settings and keys stay in the data
-/// directory. Once ready, the process holds its
-/// `InstanceLease`, which marks the answers it writes as those of a live process.
+/// the accounts with their sessions and API tokens, and the shared settings and API keys (sealed;
+/// see `SharedSettings`). Once ready, the process holds its `InstanceLease`, which marks the
+/// answers it writes as those of a live process, and keeps the shared settings current.
 
 public final class SharedDatabase: Sendable {
     public let database: PostgresDatabase
     /// This process's claim on the answers it writes.
     public let lease: InstanceLease
-    private let migration = Mutex<Task<Void, any Error>?>(nil)
+    /// The settings and API keys every instance on the database uses.
+    public let settings: SharedSettings
+    private let schema: Once
 
     /// The database the environment names, or nil when Sibyl keeps everything in its data directory.
-    public static func named(by environment: [String: String], logger: Logger) throws -> SharedDatabase? {
+    /// `paths` is this instance's data directory, whose secrets store holds the key the shared
+    /// API keys are sealed with.
+    public static func named(by environment: [String: String], paths: SibylPaths, logger: Logger) throws -> SharedDatabase? {
         guard let text = environment["SIBYL_DATABASE_URL"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         var databaseLogger = logger
         databaseLogger[metadataKey: "component"] = "postgres"
-        return SharedDatabase(database: try PostgresDatabase(url: try DatabaseURL(text), logger: databaseLogger))
+        let database = try PostgresDatabase(url: try DatabaseURL(text), logger: databaseLogger)
+        return SharedDatabase(database: database, keyring: DatabaseKeyring(paths: paths, environment: environment), logger: logger)
     }
 
-    init(database: PostgresDatabase) {
+    init(database: PostgresDatabase, keyring: DatabaseKeyring, logger: Logger) {
         self.database = database
-        lease = InstanceLease(database: database)
+        let lease = InstanceLease(database: database)
+        self.lease = lease
+        let schema = Once {
+            _ = try await database.migrate()
+            try await lease.hold()
+        }
+        self.schema = schema
+        settings = SharedSettings(store: PostgresSettingsStore(database: database) { try await schema.run() }, keyring: keyring, logger: logger)
     }
 
-    /// Brings the schema up to date and takes the instance lease, once.
+    /// Brings the schema up to date and takes the instance lease, once; then reads the shared
+    /// settings and keeps them current.
     public func ready() async throws {
-        let task = migration.withLock { running in
-            if let running { return running }
-            let started = Task { [database, lease] in
-                _ = try await database.migrate()
-                try await lease.hold()
-            }
-            running = started
-            return started
-        }
-        do {
-            try await task.value
-        } catch {
-            migration.withLock { $0 = nil }
-            throw error
+        try await schema.run()
+        if !settings.isLoaded {
+            try await settings.load()
+            settings.watch()
         }
     }
 
@@ -77,12 +81,39 @@ public final class SharedDatabase: Sendable {
         let owner = Self.owner(ofAccount: id)
         try await knowledgeBase(owner: owner).removeEverything()
         try await conversations(owner: owner).removeEverything()
+        try await settings.removeKeys(owner: owner)
     }
 
     static func owner(ofAccount id: String) -> String { "users/\(id)" }
 
     public func close() async {
+        await settings.stop()
         await lease.release()
         await database.close()
+    }
+}
+
+/// Work done once, by the first caller; one that failed is tried again by the next.
+final class Once: Sendable {
+    private let work: @Sendable () async throws -> Void
+    private let running = Mutex<Task<Void, any Error>?>(nil)
+
+    init(_ work: @escaping @Sendable () async throws -> Void) {
+        self.work = work
+    }
+
+    func run() async throws {
+        let task = running.withLock { running in
+            if let running { return running }
+            let started = Task { try await work() }
+            running = started
+            return started
+        }
+        do {
+            try await task.value
+        } catch {
+            running.withLock { $0 = nil }
+            throw error
+        }
     }
 }

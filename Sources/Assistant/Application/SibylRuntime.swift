@@ -59,9 +59,9 @@ public final class SibylRuntime: Sendable {
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "sibyl")) throws {
         let paths = SibylPaths(environment: environment)
         try paths.createHome()
-        liveSettings = try LiveSettings(paths: paths, environment: environment)
+        let sharedDatabase = try SharedDatabase.named(by: environment, paths: paths, logger: logger)
+        liveSettings = try LiveSettings(paths: paths, environment: environment, shared: sharedDatabase?.settings)
         dataPaths = paths
-        let sharedDatabase = try SharedDatabase.named(by: environment, logger: logger)
         (store, answerLease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
         self.logger = logger
         local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
@@ -85,7 +85,8 @@ public final class SibylRuntime: Sendable {
         (store, answerLease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
         logger = shared.logger
         local = shared.local
-        providers = shared.providers.withOwnKeys(SecretStore(file: paths.secretsFile))
+        // The account's own keys: its part of the shared database, or its directory's secrets file.
+        providers = shared.providers.withOwnKeys(shared.sharedDatabase.map { $0.settings.keys(owner: owner) } ?? SecretStore(file: paths.secretsFile))
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
         sharedDatabase = shared.sharedDatabase

@@ -31,7 +31,7 @@ extension Wire {
     public struct Setting: Sendable, Hashable, Codable {
         public var key: String
         public var value: String?
-        /// `environment`, `file`, `default` or `unset`.
+        /// `environment`, `file`, `database` (the one several instances share), `default` or `unset`.
         public var source: String
         /// The environment variable the value comes from, when it does.
         public var variable: String?
@@ -51,6 +51,7 @@ extension Wire {
                 source = "environment"
                 variable = name
             case .file: source = "file"
+            case .database: source = "database"
             case .defaultValue: source = "default"
             case .unset: source = "unset"
             }

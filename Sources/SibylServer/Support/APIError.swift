@@ -89,8 +89,10 @@ public struct APIError: Error, Sendable {
         case let error as ConfigError:
             switch error {
             case .unknownKey: return make(.notFound, "not_found")
-            case .invalidValue, .invalidSecretName: return make(.badRequest, "invalid_request")
+            case .invalidValue, .invalidSecretName, .reservedSecretName, .invalidDatabaseKey: return make(.badRequest, "invalid_request")
             case .unreadableFile: return internalError(error)
+            // This instance cannot open the shared database's API keys: the message says what its operator must do.
+            case .databaseKeyMissing, .databaseKeyMismatch, .sealedKeyUnreadable: return make(.serviceUnavailable, "database_key_needed")
             }
         case let error as LocalEngineError:
             if case .notInstalled = error { return make(.serviceUnavailable, "engine_not_installed") }
