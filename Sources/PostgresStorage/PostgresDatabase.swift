@@ -51,9 +51,11 @@ public final class PostgresDatabase: Sendable {
         // The server probes an idle connection after 10 s, every 5 s, and gives up after 3 misses:
         // a machine that lost power is then found gone within about 25 s, which ends its session
         // and so frees its instance lease (see `InstanceLease`), rather than after the system's
-        // two hours. (Unix sockets need no probing and ignore these.)
+        // two hours. (Unix sockets need no probing and ignore these.) BM25 for a frequent word
+        // adds up a row per passage holding it: 32 MB (per query step that needs it) keeps half a
+        // million such sums in memory instead of spilling them to disk.
         configuration.options.additionalStartupParameters = [
-            ("hnsw.ef_search", String(searchEF)), ("hnsw.iterative_scan", "strict_order"),
+            ("hnsw.ef_search", String(searchEF)), ("hnsw.iterative_scan", "strict_order"), ("work_mem", "32MB"),
             ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
         ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)

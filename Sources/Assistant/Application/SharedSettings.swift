@@ -20,6 +20,10 @@ public final class SharedSettings: Sendable {
     private struct State {
         var snapshot: SharedSettingsSnapshot?
         var watcher: Task<Void, Never>?
+        /// Loads begun so far, and the one whose snapshot is kept: a load that began earlier (and
+        /// so may have read older rows) never replaces one that began later.
+        var loadsBegun = 0
+        var kept = 0
     }
 
     init(store: PostgresSettingsStore, keyring: DatabaseKeyring, logger: Logger) {
@@ -33,8 +37,16 @@ public final class SharedSettings: Sendable {
 
     /// Reads every setting and key from the database.
     public func load() async throws {
+        let ticket = state.withLock { state in
+            state.loadsBegun += 1
+            return state.loadsBegun
+        }
         let snapshot = try await store.snapshot()
-        state.withLock { $0.snapshot = snapshot }
+        state.withLock { state in
+            guard ticket > state.kept else { return }
+            state.snapshot = snapshot
+            state.kept = ticket
+        }
     }
 
     /// Keeps the settings current until `stop()`: started once, after the first `load()`.
