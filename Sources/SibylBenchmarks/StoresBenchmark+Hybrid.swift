@@ -23,11 +23,16 @@ extension StoresBenchmark {
         let embeddedLoad = Statistics.seconds(clock.now - start)
         say(String(format: "embedded: stored in %.1f s (%.0f passages per second)", embeddedLoad, Double(count) / embeddedLoad))
         let embeddedTimes = try await timeQueries(Retriever(store: embedded, embedder: embedder), corpus: corpus)
-        say(String(format: "embedded: hybrid search p50 %.2f ms / p99 %.2f ms", embeddedTimes.p50, embeddedTimes.p99))
+        say(String(format: "embedded: hybrid search p50 %.2f ms / p99 %.2f ms; asked again: p50 %.2f ms / p99 %.2f ms",
+                   embeddedTimes.first.p50, embeddedTimes.first.p99, embeddedTimes.again.p50, embeddedTimes.again.p99))
 
         let shared = try await PostgresDatabase.with(url: url, maximumConnections: 2) { admin in
-            try await admin.withDatabase(kept: keepDatabase, prefix: "sibyl_bench") { scoped in
+            try await admin.withDatabase(kept: keepDatabase, reused: reuseDatabase, prefix: "sibyl_bench") { scoped in
                 try await PostgresDatabase.with(url: scoped, maximumConnections: 4) { database in
+                    if reuseDatabase != nil {
+                        say("PostgreSQL: reusing the database \(scoped.database) as an earlier run left it")
+                        return try await timeQueries(Retriever(store: PostgresKnowledgeBase(database: database), embedder: embedder), corpus: corpus)
+                    }
                     try await database.migrate()
                     let base = PostgresKnowledgeBase(database: database)
                     // A bulk load: the HNSW index is built once the vectors are in.
@@ -45,28 +50,41 @@ extension StoresBenchmark {
                 }
             }
         }
-        say(String(format: "hybrid search, %d questions each timed alone: embedded p50 %.2f ms / p99 %.2f ms; PostgreSQL p50 %.2f ms / p99 %.2f ms (goal at 1M passages: ≤ 50 ms)",
-                   corpus.questions.count, embeddedTimes.p50, embeddedTimes.p99, shared.p50, shared.p99))
+        say(String(format: "hybrid search, %d questions each timed alone, first asked: embedded p50 %.2f ms / p99 %.2f ms; PostgreSQL p50 %.2f ms / p99 %.2f ms",
+                   corpus.questions.count, embeddedTimes.first.p50, embeddedTimes.first.p99, shared.first.p50, shared.first.p99))
+        say(String(format: "hybrid search, the same questions asked again: embedded p50 %.2f ms / p99 %.2f ms; PostgreSQL p50 %.2f ms / p99 %.2f ms (goal at 1M passages: ≤ 50 ms)",
+                   embeddedTimes.again.p50, embeddedTimes.again.p99, shared.again.p50, shared.again.p99))
     }
 
-    /// Times each question alone (after one untimed search that loads what needs loading).
-    private func timeQueries(_ retriever: Retriever, corpus: SyntheticCorpus) async throws -> (p50: Double, p99: Double) {
+    /// Times each question alone (after one untimed search that loads what needs loading), then
+    /// all of them once more: the first pass reads what no question read before (from disk, when
+    /// the data outgrew the memory loading it left warm), the second what a busy server keeps.
+    private func timeQueries(_ retriever: Retriever, corpus: SyntheticCorpus) async throws -> (first: (p50: Double, p99: Double), again: (p50: Double, p99: Double)) {
         let clock = ContinuousClock()
         _ = try await retriever.search(corpus.questions[0], mode: .hybrid, limit: 10)
-        var latencies: [Double] = []
-        for question in corpus.questions {
-            let start = clock.now
-            _ = try await retriever.search(question, mode: .hybrid, limit: 10)
-            latencies.append(Statistics.milliseconds(clock.now - start))
+        var passes: [(p50: Double, p99: Double)] = []
+        for _ in 0..<2 {
+            var latencies: [Double] = []
+            for question in corpus.questions {
+                let start = clock.now
+                _ = try await retriever.search(question, mode: .hybrid, limit: 10)
+                latencies.append(Statistics.milliseconds(clock.now - start))
+            }
+            passes.append((Statistics.percentile(50, of: latencies), Statistics.percentile(99, of: latencies)))
         }
-        return (Statistics.percentile(50, of: latencies), Statistics.percentile(99, of: latencies))
+        return (passes[0], passes[1])
     }
 }
 
 extension PostgresDatabase {
     /// Runs `body` with a scratch database, or with the database `kept` names (made afresh and
     /// left for a look afterwards).
-    func withDatabase<T>(kept: String?, prefix: String, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+    func withDatabase<T>(kept: String?, reused: String? = nil, prefix: String, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+        if let reused {
+            var scoped = url
+            scoped.database = reused
+            return try await body(scoped)
+        }
         guard let kept else { return try await withScratchDatabase(prefix: prefix, body) }
         try await dropDatabase(kept)
         try await createDatabase(kept)

@@ -36,6 +36,8 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Option(help: "Also time hybrid search on this many synthetic passages in both knowledge bases (0: not).") var hybridPassages = 0
     @Flag(help: "Only the hybrid-search measurement (needs --hybrid-passages).") var hybridOnly = false
     @Option(help: "Keep the hybrid measurement's PostgreSQL database under this name (to look at its plans afterwards).") var keepDatabase: String?
+    @Option(help: "Time hybrid search on the database an earlier run kept (--keep-database) with the same --hybrid-passages and --seed, instead of loading PostgreSQL again.")
+    var reuseDatabase: String?
 
     struct Point {
         var ef: Int

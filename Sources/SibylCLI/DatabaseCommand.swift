@@ -102,19 +102,21 @@ struct DatabaseCommand: AsyncParsableCommand {
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring the database's schema up to date (safe to run while other instances start), or copy the knowledge base.",
+            abstract: "Bring the database's schema up to date (safe to run while other instances start), or copy an installation.",
             discussion: """
             --to postgres://… copies the knowledge base and the conversations of SIBYL_HOME (and of every account under \
-            SIBYL_HOME/users) into that database; --to home copies those in SIBYL_DATABASE_URL (or --url) into SIBYL_HOME. \
-            The source is only read; each document and each conversation is written whole in one transaction and checked \
-            against its original (passages and vectors bit for bit; messages and attachments). Interrupted, run it again: \
-            what was copied is skipped. Personas are copied unless the destination has one of the same name; the \
-            operations log is not copied.
+            SIBYL_HOME/users), the accounts with their password hashes and API tokens, the shared settings of the config \
+            file and the API keys of the secrets files into that database; --to home copies those in SIBYL_DATABASE_URL \
+            (or --url) into SIBYL_HOME. The source is only read; each document and each conversation is written whole in \
+            one transaction and checked against its original (passages and vectors bit for bit; messages and attachments). \
+            Interrupted, run it again: what was copied is skipped. What the destination already has (a persona, a setting, \
+            a key, an account's name) is kept and named. Sessions and the operations log are not copied. Keys copied into \
+            the database are sealed with its database key (see `sibyl db key`).
             """
         )
         @OptionGroup var global: GlobalOptions
         @OptionGroup var connection: Connection
-        @Option(help: "Copy the knowledge base: into this PostgreSQL (postgres://…) from SIBYL_HOME, or `home` from the database into SIBYL_HOME.")
+        @Option(help: "Copy an installation: into this PostgreSQL (postgres://…) from SIBYL_HOME, or `home` from the database into SIBYL_HOME.")
         var to: String?
 
         func run() async throws {
