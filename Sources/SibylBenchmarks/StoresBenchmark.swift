@@ -38,6 +38,7 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Option(help: "Keep the hybrid measurement's PostgreSQL database under this name (to look at its plans afterwards).") var keepDatabase: String?
     @Option(help: "Time hybrid search on the database an earlier run kept (--keep-database) with the same --hybrid-passages and --seed, instead of loading PostgreSQL again.")
     var reuseDatabase: String?
+    @Flag(help: "Time hybrid search on PostgreSQL only (with --reuse-database, to look at one change).") var postgresOnly = false
 
     struct Point {
         var ef: Int
