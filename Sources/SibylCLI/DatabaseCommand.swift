@@ -32,20 +32,22 @@ struct DatabaseCommand: AsyncParsableCommand {
         @Option(help: "The database URL (default: SIBYL_DATABASE_URL).")
         var url: String?
 
-        /// Runs `body` with the database open, and closes it however `body` ends.
-        func with(_ body: (PostgresDatabase) async throws -> Void) async throws {
+        /// The database's URL: --url, else SIBYL_DATABASE_URL.
+        func named() throws -> String {
             guard let text = url ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"], !text.isEmpty else {
                 throw CLIError("No database is named: set SIBYL_DATABASE_URL=postgres://USER@HOST/DATABASE, or pass --url.")
             }
-            try await PostgresDatabase.with(url: try DatabaseURL(text), maximumConnections: 2, body)
+            return text
+        }
+
+        /// Runs `body` with the database open, and closes it however `body` ends.
+        func with(_ body: (PostgresDatabase) async throws -> Void) async throws {
+            try await PostgresDatabase.with(url: try DatabaseURL(try named()), maximumConnections: 2, body)
         }
 
         /// Runs `body` with the database as an instance uses it (settings and keys loaded).
         func withShared(_ body: (SharedDatabase) async throws -> Void) async throws {
-            guard let text = url ?? ProcessInfo.processInfo.environment["SIBYL_DATABASE_URL"], !text.isEmpty else {
-                throw CLIError("No database is named: set SIBYL_DATABASE_URL=postgres://USER@HOST/DATABASE, or pass --url.")
-            }
-            try await DatabaseCommand.withShared(url: text, body)
+            try await DatabaseCommand.withShared(url: try named(), body)
         }
     }
 
@@ -133,16 +135,13 @@ struct DatabaseCommand: AsyncParsableCommand {
                     try await connection.with { database in
                         try await database.migrate()
                         let lease = InstanceLease(database: database)
-                        func home(of owner: String) -> SibylPaths {
-                            SibylPaths(home: owner.hasPrefix("users/") ? paths.accountHome(id: String(owner.dropFirst("users/".count))) : paths.home)
-                        }
                         var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
                         for owner in try await PostgresKnowledgeBase.owners(in: database) {
-                            copies.append((Self.name(of: owner), PostgresKnowledgeBase(database: database, owner: owner), try KnowledgeStore(path: home(of: owner).knowledgeDatabase.path)))
+                            copies.append((Self.name(of: owner), PostgresKnowledgeBase(database: database, owner: owner), try KnowledgeStore(path: paths.dataDirectory(ofOwner: owner).knowledgeDatabase.path)))
                         }
                         var conversations: [(String, any ConversationStorage, any ConversationStorage)] = []
                         for owner in try await PostgresConversationStore.owners(in: database) {
-                            let destination = home(of: owner)
+                            let destination = paths.dataDirectory(ofOwner: owner)
                             try destination.createHome()
                             conversations.append((
                                 Self.name(of: owner), PostgresConversationStore(database: database, owner: owner, lease: lease),
@@ -162,11 +161,9 @@ struct DatabaseCommand: AsyncParsableCommand {
                     try await PostgresDatabase.with(url: url, maximumConnections: 4) { database in
                         try await database.migrate()
                         let lease = InstanceLease(database: database)
-                        let accounts = (try? FileManager.default.contentsOfDirectory(atPath: paths.accountHomes.path)) ?? []
-                        let owners = [("", paths)] + accounts.sorted().map { ("users/\($0)", SibylPaths(home: paths.accountHome(id: $0))) }
                         var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
                         var conversations: [(String, any ConversationStorage, any ConversationStorage)] = []
-                        for (owner, home) in owners {
+                        for (owner, home) in paths.dataDirectories() {
                             if FileManager.default.fileExists(atPath: home.knowledgeDatabase.path) {
                                 copies.append((Self.name(of: owner), try KnowledgeStore(path: home.knowledgeDatabase.path), PostgresKnowledgeBase(database: database, owner: owner)))
                             }

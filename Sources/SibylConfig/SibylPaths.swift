@@ -38,6 +38,20 @@ public struct SibylPaths: Sendable, Hashable {
     /// One account's data directory.
     public func accountHome(id: String) -> URL { accountHomes.appendingPathComponent(id, isDirectory: true) }
 
+    /// The name a shared database keeps an account's data under (`users/ID`); the local user's is "".
+    public static func owner(ofAccount id: String) -> String { "users/\(id)" }
+
+    /// The data directory of an owner ("" for this one, `users/ID` for an account's).
+    public func dataDirectory(ofOwner owner: String) -> SibylPaths {
+        owner.hasPrefix("users/") ? SibylPaths(home: accountHome(id: String(owner.dropFirst("users/".count)))) : self
+    }
+
+    /// This data directory and each account's under it, with their owners' names, this one first.
+    public func dataDirectories() -> [(owner: String, paths: SibylPaths)] {
+        let accounts = (try? FileManager.default.contentsOfDirectory(atPath: accountHomes.path)) ?? []
+        return [("", self)] + accounts.sorted().map { (Self.owner(ofAccount: $0), SibylPaths(home: accountHome(id: $0))) }
+    }
+
     /// Creates the data directory, readable by the owner only.
     public func createHome() throws {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -16,11 +16,9 @@ public enum SettingsCopy {
         public var keptThere: [String] = []
     }
 
-    /// The keys of a data directory: the server's own ("") and each account's (`users/ID`).
-    static func keyFiles(of paths: SibylPaths) -> [(owner: String, store: SecretStore)] {
-        let accounts = (try? FileManager.default.contentsOfDirectory(atPath: paths.accountHomes.path)) ?? []
-        return [("", SecretStore(file: paths.secretsFile))]
-            + accounts.sorted().map { ("users/\($0)", SecretStore(file: SibylPaths(home: paths.accountHome(id: $0)).secretsFile)) }
+    /// How a key kept as it is in the destination is named in the report.
+    static func keyLabel(_ name: String, owner: String) -> String {
+        owner.isEmpty ? "key \(name)" : "\(owner): key \(name)"
     }
 
     /// From a data directory into the shared database.
@@ -37,13 +35,14 @@ public enum SettingsCopy {
             try await shared.setValue(value, named: name)
             report.settings += 1
         }
-        for (owner, store) in keyFiles(of: paths) {
+        for (owner, home) in paths.dataDirectories() {
+            let store = SecretStore(file: home.secretsFile)
             guard FileManager.default.fileExists(atPath: store.file.path) else { continue }
             let present = Set(try shared.keys(owner: owner).names())
             for name in try store.names() where name != DatabaseKey.secretName {
                 guard let secret = try store.secret(named: name) else { continue }
                 if present.contains(name) {
-                    if try shared.keys(owner: owner).secret(named: name) != secret { report.keptThere.append(owner.isEmpty ? "key \(name)" : "\(owner): key \(name)") }
+                    if try shared.keys(owner: owner).secret(named: name) != secret { report.keptThere.append(keyLabel(name, owner: owner)) }
                     continue
                 }
                 try await shared.setKey(secret, named: name, owner: owner)
@@ -67,14 +66,14 @@ public enum SettingsCopy {
             report.settings += 1
         }
         for owner in shared.snapshot.keys.keys.sorted() {
-            let home = owner.hasPrefix("users/") ? SibylPaths(home: paths.accountHome(id: String(owner.dropFirst("users/".count)))) : paths
+            let home = paths.dataDirectory(ofOwner: owner)
             try home.createHome()
             let store = SecretStore(file: home.secretsFile)
             let keys = shared.keys(owner: owner)
             for name in try keys.names() {
                 guard let secret = try keys.secret(named: name) else { continue }
                 if let existing = try store.secret(named: name) {
-                    if existing != secret { report.keptThere.append(owner.isEmpty ? "key \(name)" : "\(owner): key \(name)") }
+                    if existing != secret { report.keptThere.append(keyLabel(name, owner: owner)) }
                     continue
                 }
                 try store.set(secret, named: name)

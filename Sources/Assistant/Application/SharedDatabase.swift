@@ -84,7 +84,7 @@ public final class SharedDatabase: Sendable {
         try await settings.removeKeys(owner: owner)
     }
 
-    static func owner(ofAccount id: String) -> String { "users/\(id)" }
+    static func owner(ofAccount id: String) -> String { SibylPaths.owner(ofAccount: id) }
 
     public func close() async {
         await settings.stop()

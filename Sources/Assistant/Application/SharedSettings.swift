@@ -144,10 +144,10 @@ public final class SharedSettings: Sendable {
 
     /// Why this instance cannot open the database's API keys, in words; nil when it can (or there are none).
     public func keyProblem() -> String? {
-        guard let recorded = snapshot.fingerprint else { return nil }
+        guard snapshot.fingerprint != nil else { return nil }
         do {
-            guard let held = try keyring.key() else { return ConfigError.databaseKeyMissing.localizedDescription }
-            return held.fingerprint == recorded ? nil : ConfigError.databaseKeyMismatch(held: held.fingerprint, recorded: recorded).localizedDescription
+            _ = try heldKey()
+            return nil
         } catch {
             return error.localizedDescription
         }
@@ -174,11 +174,16 @@ public final class SharedSettings: Sendable {
 
     /// Opens a sealed key of an owner with this instance's database key.
     func open(_ sealed: Data, owner: String, name: String) throws -> String {
+        try heldKey().open(sealed, owner: owner, name: name)
+    }
+
+    /// This instance's database key, when it is the one the database recorded (or none is).
+    private func heldKey() throws -> DatabaseKey {
         guard let held = try keyring.key() else { throw ConfigError.databaseKeyMissing }
         if let recorded = snapshot.fingerprint, recorded != held.fingerprint {
             throw ConfigError.databaseKeyMismatch(held: held.fingerprint, recorded: recorded)
         }
-        return try held.open(sealed, owner: owner, name: name)
+        return held
     }
 }
 
