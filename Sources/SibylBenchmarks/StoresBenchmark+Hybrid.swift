@@ -44,9 +44,7 @@ extension StoresBenchmark {
                     try await corpus.load(into: base)
                     let load = Statistics.seconds(clock.now - started)
                     let indexed = clock.now
-                    // Room for the whole graph: a build that outgrows it goes on far more slowly.
-                    let megabytes = max(1_024, count * dimension * 4 * 2 / 1_000_000)
-                    try await base.buildVectorIndex(dimension: dimension, memory: "\(megabytes)MB")
+                    try await base.buildVectorIndex(dimension: dimension, memory: Self.graphMemory(count: count, dimension: dimension))
                     say(String(format: "PostgreSQL: stored in %.1f s (%.0f passages per second: passages, words and vectors, a transaction per 1,000); HNSW built and the tables vacuumed in %.1f s",
                                load, Double(count) / load, Statistics.seconds(clock.now - indexed)))
                     return try await timeQueries(Retriever(store: base, embedder: embedder), corpus: corpus)
@@ -57,6 +55,12 @@ extension StoresBenchmark {
                    corpus.questions.count, embeddedTimes.first.p50, embeddedTimes.first.p99, shared.first.p50, shared.first.p99))
         say(String(format: "hybrid search, the same questions asked again: embedded p50 %.2f ms / p99 %.2f ms; PostgreSQL p50 %.2f ms / p99 %.2f ms (goal at 1M passages: ≤ 50 ms)",
                    embeddedTimes.again.p50, embeddedTimes.again.p99, shared.again.p50, shared.again.p99))
+    }
+
+    /// `maintenance_work_mem` with room for a whole HNSW graph of `count` vectors: a build that
+    /// outgrows it goes on far more slowly.
+    static func graphMemory(count: Int, dimension: Int) -> String {
+        "\(max(1_024, count * dimension * 4 * 2 / 1_000_000))MB"
     }
 
     /// Times each question alone (after one untimed search that loads what needs loading), then

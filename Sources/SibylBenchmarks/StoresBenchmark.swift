@@ -109,8 +109,7 @@ struct StoresBenchmark: AsyncParsableCommand {
             let load = Statistics.seconds(clock.now - start)
             say(String(format: "pgvector: loaded %d vectors in %.1f s (%.0f per second)", count, load, Double(count) / load))
             start = clock.now
-            // Room for the whole graph, as in the hybrid part: a build that outgrows it goes on far more slowly.
-            try await store.buildIndex(memory: "\(max(1_024, count * dimension * 4 * 2 / 1_000_000))MB")
+            try await store.buildIndex(memory: Self.graphMemory(count: count, dimension: dimension))
             let build = Statistics.seconds(clock.now - start)
             say(String(format: "pgvector: HNSW built in %.1f s", build))
             return (build, Double(count) / load)
