@@ -50,6 +50,8 @@ let package = Package(
         .library(name: "VectorIndex", targets: ["VectorIndex"]),
         .library(name: "Monocle", targets: ["Monocle"]),
         .library(name: "MonocleEmulator", targets: ["MonocleEmulator"]),
+        .library(name: "FrameProtocol", targets: ["FrameProtocol"]),
+        .library(name: "FrameEmulator", targets: ["FrameEmulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -192,6 +194,15 @@ let package = Package(
             ],
             resources: firmwareStubFiles.map { .embedInCode("Resources/firmware/\($0)") }
         ),
+        // Brilliant Labs Frame glasses: the protocol stack (no I/O): write routing, MTU limits,
+        // frame-msg's message framing, packers and assemblers, Lua file upload.
+        .target(name: "FrameProtocol", dependencies: ["SibylCore"]),
+        // Debian's Lua 5.4 (liblua5.4-dev), and the C shim that runs the virtual Frame's firmware
+        // API on it: a Lua error never unwinds through Swift.
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .target(name: "CFrameLua", dependencies: ["CLua"]),
+        // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.
+        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "CFrameLua", "SibylCore"]),
         // BlueZ over D-Bus (libdbus), for real glasses on Linux.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "MonocleBluetooth", dependencies: ["Monocle", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
@@ -380,6 +391,8 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [

