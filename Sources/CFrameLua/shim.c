@@ -1,3 +1,0 @@
-#include "CFrameLua.h"
-#include <lua.h>
-int cframelua_version(void) { return LUA_VERSION_NUM; }
