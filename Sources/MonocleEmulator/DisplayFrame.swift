@@ -3,6 +3,9 @@ import Foundation
 /// One `display.show()` (or `display.clear()`) on the emulated glasses.
 public struct DisplayFrame: Sendable, Hashable {
     /// One object drawn: `Text`, `Line`, `Rectangle`, … with the fields the device app gave it.
+    ///
+    /// Text: `text` with its top-left corner at `x`, `y` (after justification). Lines and
+    /// rectangles: from `x`, `y` to `x2`, `y2`. Polylines and polygons: `points`.
     public struct Object: Sendable, Hashable {
         public var type: String
         public var text: String?
@@ -10,6 +13,26 @@ public struct DisplayFrame: Sendable, Hashable {
         public var y: Int?
         public var color: Int?
         public var justify: Int?
+        public var x2: Int?
+        public var y2: Int?
+        /// A line's width in pixels.
+        public var thickness: Int?
+        /// A polyline's or polygon's corners, as (x, y).
+        public var points: [[Int]]?
+
+        public init(type: String, text: String? = nil, x: Int? = nil, y: Int? = nil, color: Int? = nil, justify: Int? = nil,
+                    x2: Int? = nil, y2: Int? = nil, thickness: Int? = nil, points: [[Int]]? = nil) {
+            self.type = type
+            self.text = text
+            self.x = x
+            self.y = y
+            self.color = color
+            self.justify = justify
+            self.x2 = x2
+            self.y2 = y2
+            self.thickness = thickness
+            self.points = points
+        }
 
         /// The firmware's red, used for errors.
         public static let red = 0xAD2323
@@ -33,14 +56,19 @@ public struct DisplayFrame: Sendable, Hashable {
     init(time: Duration, json: [UInt8]) {
         self.time = time
         let list = (try? JSONSerialization.jsonObject(with: Data(json))) as? [[String: Any]] ?? []
+        func number(_ item: [String: Any], _ key: String) -> Int? { (item[key] as? NSNumber)?.intValue }
         objects = list.map { item in
             Object(
                 type: item["type"] as? String ?? "?",
                 text: item["text"] as? String,
-                x: (item["x"] as? NSNumber)?.intValue,
-                y: (item["y"] as? NSNumber)?.intValue,
-                color: (item["color"] as? NSNumber)?.intValue,
-                justify: (item["justify"] as? NSNumber)?.intValue
+                x: number(item, "x") ?? number(item, "x1"),
+                y: number(item, "y") ?? number(item, "y1"),
+                color: number(item, "color"),
+                justify: number(item, "justify"),
+                x2: number(item, "x2"),
+                y2: number(item, "y2"),
+                thickness: number(item, "thickness"),
+                points: (item["points"] as? [[NSNumber]])?.map { $0.map(\.intValue) }
             )
         }
     }

@@ -16,12 +16,34 @@ public struct EmulatorConfiguration: Sendable {
     public var bootloader = EmulatedBootloader.Settings()
     /// Deliver microphone samples as fast as the app reads them (true), or at 8/16 kHz in real time.
     public var realTimeMicrophone = false
+    /// The data service's notification queue; nil (the default) makes a link that is never busy.
+    ///
+    /// With a queue, `bluetooth.send` raises `OSError: raw data service is busy` as the firmware does
+    /// when the SoftDevice's queue is full, so that an app learns to try again.
+    public var dataQueue: DataQueue?
     /// Skip the firmware's one-second pauses in `device.reset()`.
     public var fastReset = true
     public var battery = 100
 
     public init(interpreter: MicroPythonInterpreter) {
         self.interpreter = interpreter
+    }
+}
+
+/// A notification queue like the SoftDevice's: it holds `capacity` notifications and sends up to
+/// `capacity` at each connection event, every `interval`.
+public struct DataQueue: Sendable, Hashable {
+    /// Notifications held (Monocle's firmware configures 2: `hvn_tx_queue_size`).
+    public var capacity: Int
+    /// Time between connection events (Monocle asks for 15 ms).
+    public var interval: Duration
+
+    /// The real glasses' queue: 2 notifications, emptied every 15 ms.
+    public static let firmware = DataQueue(capacity: 2, interval: .milliseconds(15))
+
+    public init(capacity: Int, interval: Duration) {
+        self.capacity = capacity
+        self.interval = interval
     }
 }
 

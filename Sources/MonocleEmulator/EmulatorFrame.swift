@@ -8,6 +8,7 @@ struct EmulatorFrame: Sendable, Equatable {
         // Emulator → interpreter.
         case executeRaw = 0x58 // X
         case executeFriendly = 0x59 // Y
+        case executePasted = 0x5A // Z
         case dataWrite = 0x44 // D
         case touchDown = 0x54 // T
         case touchUp = 0x55 // U

@@ -190,7 +190,7 @@ public actor MonocleEmulator {
     }
 
     private func configJSON(safeMode: Bool) -> String {
-        let config: [String: Any] = [
+        var config: [String: Any] = [
             "max_length": configuration.maximumWriteLength,
             "firmware": firmwareVersion,
             "fpga": fpgaVersion,
@@ -199,6 +199,10 @@ public actor MonocleEmulator {
             "battery": configuration.battery,
             "fast_reset": configuration.fastReset,
         ]
+        if let queue = configuration.dataQueue {
+            let milliseconds = queue.interval.components.seconds * 1_000 + queue.interval.components.attoseconds / 1_000_000_000_000_000
+            config["data_queue"] = [queue.capacity, max(1, Int(milliseconds))]
+        }
         let data = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
@@ -505,7 +509,7 @@ public actor MonocleEmulator {
             // The interpreter's end of the link is set up: an interrupt can no longer cut it short.
             linked = true
             if pendingInterrupt { interrupt() }
-        case .executeRaw, .executeFriendly, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo, .interrupt:
+        case .executeRaw, .executeFriendly, .executePasted, .dataWrite, .touchDown, .touchUp, .connection, .microphone, .photo, .interrupt:
             break
         }
     }
@@ -522,6 +526,8 @@ public actor MonocleEmulator {
                 }
             case .execute(let code, let raw):
                 send(EmulatorFrame(raw ? .executeRaw : .executeFriendly, Array(code.utf8)))
+            case .executePasted(let code):
+                send(EmulatorFrame(.executePasted, Array(code.utf8)))
             case .interrupt:
                 // Until the interpreter says its link is up, hold it: before, MicroPython may not
                 // have its SIGINT handler yet (the signal would kill the host Python), and a ^C in

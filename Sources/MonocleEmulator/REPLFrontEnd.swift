@@ -17,6 +17,8 @@ struct REPLFrontEnd: Sendable {
         case output([UInt8])
         /// Run code in raw mode (output framed by ^D) or friendly mode (like typed at `>>>`).
         case execute(String, raw: Bool)
+        /// Run code pasted in paste mode (^E … ^D): a whole program, with friendly-mode output.
+        case executePasted(String)
         /// Interrupt the running code (SIGINT).
         case interrupt
         /// Restart the interpreter and run `main.py` again.
@@ -33,6 +35,11 @@ struct REPLFrontEnd: Sendable {
     private(set) var mode = Mode.friendly
     private(set) var phase = Phase.booting
     private var line: [UInt8] = []
+    /// Friendly mode: the lines of a compound statement typed so far (after `... ` prompts).
+    private var continued: [String] = []
+    /// Friendly mode: in paste mode (after ^E), and what was pasted.
+    private var pasting = false
+    private var pasted: [UInt8] = []
     private var ring: [UInt8] = []
     private var interrupted = false
     private var lastOutput: UInt8 = 0
@@ -45,6 +52,9 @@ struct REPLFrontEnd: Sendable {
         if !afterSoftReset { mode = .friendly }
         phase = .booting
         line = []
+        continued = []
+        pasting = false
+        pasted = []
         ring = []
         interrupted = false
         pendingSentinel = false
@@ -151,9 +161,11 @@ struct REPLFrontEnd: Sendable {
     }
 
     private mutating func consumeFriendly(_ byte: UInt8) -> [Action] {
+        if pasting { return consumePasted(byte) }
         switch byte {
         case 0x01:
             line = []
+            continued = []
             mode = .raw
             return [.output(Array("\r\n".utf8) + Self.rawBanner)]
         case 0x02:
@@ -161,24 +173,113 @@ struct REPLFrontEnd: Sendable {
             return [.output(Array("\r\n".utf8) + Self.friendlyBanner)]
         case 0x03:
             line = []
+            continued = []
             return [.output(Array("\r\n>>> ".utf8))]
         case 0x04:
-            guard line.isEmpty else { return [] }
+            guard line.isEmpty, continued.isEmpty else { return [] }
             phase = .booting
             return [.output(Array("\r\n".utf8)), .softReset]
+        case 0x05:
+            guard line.isEmpty, continued.isEmpty else { return [] }
+            pasting = true
+            pasted = []
+            return [.output(Array("\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== ".utf8))]
         case 0x08, 0x7F:
             guard !line.isEmpty else { return [] }
             line.removeLast()
             return [.output([0x08, 0x20, 0x08])]
         case 0x0D, 0x0A:
-            let code = String(decoding: line, as: UTF8.self)
+            let typed = String(decoding: line, as: UTF8.self)
             line = []
-            if code.trimmingCharacters(in: .whitespaces).isEmpty { return [.output(Array("\r\n>>> ".utf8))] }
+            let blank = typed.trimmingCharacters(in: .whitespaces).isEmpty
+            if continued.isEmpty && blank { return [.output(Array("\r\n>>> ".utf8))] }
+            // As MicroPython's REPL decides: a compound statement goes on until a blank line, open
+            // brackets, a triple-quoted string or a trailing backslash until they are closed.
+            let compound = Self.startsCompound(continued.first ?? typed)
+            let ends = compound ? blank && !Self.isIncomplete(continued.joined(separator: "\n")) : !Self.isIncomplete((continued + [typed]).joined(separator: "\n"))
+            if !ends {
+                continued.append(typed)
+                return [.output(Array("\r\n... ".utf8))]
+            }
+            if !compound { continued.append(typed) }
+            let code = continued.joined(separator: "\n")
+            continued = []
             phase = .executing
             return [.output(Array("\r\n".utf8)), .execute(code, raw: false)]
         default:
             line.append(byte)
             return [.output([byte])]
         }
+    }
+
+    /// Paste mode: everything is taken as typed until ^D runs it (^C drops it).
+    private mutating func consumePasted(_ byte: UInt8) -> [Action] {
+        switch byte {
+        case 0x03:
+            pasting = false
+            pasted = []
+            return [.output(Array("\r\n>>> ".utf8))]
+        case 0x04:
+            pasting = false
+            let code = String(decoding: pasted, as: UTF8.self)
+            pasted = []
+            phase = .executing
+            return [.output(Array("\r\n".utf8)), .executePasted(code)]
+        case 0x0D, 0x0A:
+            pasted.append(0x0A)
+            return [.output(Array("\r\n=== ".utf8))]
+        default:
+            pasted.append(byte)
+            return [.output([byte])]
+        }
+    }
+
+    private static let compoundKeywords: Set<String> = ["if", "while", "for", "try", "def", "class", "with", "async"]
+
+    /// Whether a line opens a compound statement (or is a decorator), which only a blank line ends.
+    static func startsCompound(_ line: String) -> Bool {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        return text.hasPrefix("@") || compoundKeywords.contains(String(text.prefix { $0.isLetter || $0 == "_" }))
+    }
+
+    /// Whether code leaves a bracket or a triple-quoted string open, or ends in a backslash.
+    static func isIncomplete(_ code: String) -> Bool {
+        let characters = Array(code)
+        var depth = 0
+        var string: (quote: Character, triple: Bool)?
+        var index = 0
+        func starts(_ text: String, at position: Int) -> Bool {
+            position + text.count <= characters.count && String(characters[position..<(position + text.count)]) == text
+        }
+        while index < characters.count {
+            let character = characters[index]
+            if let open = string {
+                if character == "\\" {
+                    index += 2
+                } else if open.triple, starts(String(repeating: open.quote, count: 3), at: index) {
+                    string = nil
+                    index += 3
+                } else {
+                    if !open.triple && (character == open.quote || character == "\n") { string = nil }
+                    index += 1
+                }
+                continue
+            }
+            switch character {
+            case "#":
+                while index < characters.count, characters[index] != "\n" { index += 1 }
+                continue
+            case "\"", "'":
+                let triple = starts(String(repeating: character, count: 3), at: index)
+                string = (character, triple)
+                index += triple ? 3 : 1
+                continue
+            case "(", "[", "{": depth += 1
+            case ")", "]", "}": depth -= 1
+            default: break
+            }
+            index += 1
+        }
+        return depth > 0 || string?.triple == true || code.hasSuffix("\\")
     }
 }

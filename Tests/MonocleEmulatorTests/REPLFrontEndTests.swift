@@ -71,4 +71,36 @@ import Testing
         #expect(repl.receive([13]) == [output("\r\n"), .execute("1+1", raw: false)])
         #expect(repl.interpreterPrinted(Array("2\n\u{1E}E".utf8)) == [output("2\r\n"), output(">>> ")])
     }
+
+    /// Typed one key at a time, as a terminal sends them; the actions of the whole line.
+    func type(_ text: String, into repl: inout REPLFrontEnd) -> [Action] {
+        Array(text.utf8).flatMap { repl.receive([$0]) }
+    }
+
+    @Test func aCompoundStatementContinuesUntilABlankLine() {
+        var repl = booted()
+        _ = repl.interpreterPrinted(Array("\u{1E}B".utf8))
+        #expect(type("for i in range(2):\r", into: &repl).last == output("\r\n... "))
+        #expect(type("  print(i)\r", into: &repl).last == output("\r\n... "))
+        #expect(type("\r", into: &repl) == [output("\r\n"), .execute("for i in range(2):\n  print(i)", raw: false)])
+        _ = repl.interpreterPrinted(Array("0\n1\n\u{1E}E".utf8))
+        // An open bracket continues until it is closed, without a blank line.
+        #expect(type("x = (1,\r", into: &repl).last == output("\r\n... "))
+        #expect(type("2)\r", into: &repl) == [output("2"), output(")"), output("\r\n"), .execute("x = (1,\n2)", raw: false)])
+        #expect(REPLFrontEnd.isIncomplete("s = '''a\nb"))
+        #expect(!REPLFrontEnd.isIncomplete("s = '(' # (\n"))
+    }
+
+    @Test func pasteModeTakesAWholeProgramUntilCtrlD() {
+        var repl = booted()
+        _ = repl.interpreterPrinted(Array("\u{1E}B".utf8))
+        #expect(repl.receive([0x05]) == [output("\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== ")])
+        #expect(type("a = 1\rif a:\r", into: &repl).last == output("\r\n=== "))
+        #expect(type("    print(a)\r\u{04}", into: &repl).suffix(2) == [output("\r\n"), .executePasted("a = 1\nif a:\n    print(a)\n")])
+        _ = repl.interpreterPrinted(Array("1\n\u{1E}E".utf8))
+        // Ctrl-C leaves paste mode without running anything.
+        _ = repl.receive([0x05])
+        #expect(type("print(2)\u{03}", into: &repl).last == output("\r\n>>> "))
+        #expect(repl.phase == .idle)
+    }
 }

@@ -55,7 +55,7 @@ _poller = None
 _rx = b""
 _closed = False
 _inbox = []  # whole frames received and not yet acted on, oldest first
-_repl_requests = []  # 'X'/'Y' frames wait here until the REPL is idle, like serial input
+_repl_requests = []  # 'X'/'Y'/'Z' frames wait here until the REPL is idle, like serial input
 _events = []  # (callback, argument) waiting for the scheduler
 _pump_scheduled = False
 _interrupted = False  # a ^C that hit a callback, re-raised in the program (see _pump)
@@ -204,7 +204,7 @@ def _act():
     cuts this short leaves the frame to be acted on again, never twice."""
     global connected, touch_pads, mic_clip, photo, _interrupted
     kind, payload = _inbox[0]
-    if kind in "XY":
+    if kind in "XYZ":
         _repl_requests.append((kind, payload)); _inbox.pop(0)  # noqa: E702
         return
     fn = None
@@ -277,9 +277,9 @@ def _repl_request(g):
     # Taken off the queue and marked current in one step (see _finish_request); until
     # the code has run, its outcome is the host's ^C, which may land anywhere from here on.
     kind, source = _repl_requests.pop(0); _current = [kind, KeyboardInterrupt()]  # noqa: E702
-    # Raw REPL: "exec"; friendly REPL: one statement compiled like the interactive prompt, so an
-    # expression's value is printed.
-    _current[1] = _run(source, "<stdin>", "exec" if kind == "X" else "single", g)
+    # Raw REPL and paste mode ('Z'): "exec"; friendly REPL: one statement compiled like the
+    # interactive prompt, so an expression's value is printed.
+    _current[1] = _run(source, "<stdin>", "single" if kind == "Y" else "exec", g)
     _finish_request()
 
 

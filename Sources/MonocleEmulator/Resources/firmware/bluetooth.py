@@ -1,6 +1,32 @@
 # Emulated firmware module `bluetooth` (monocle-micropython modules/bluetooth.c): the data
 # service. send() is a data-TX notification to the host, receive_callback() gets data-RX writes.
 import _sibyl_emu as _emu
+import time as _time
+
+# The SoftDevice's notification queue (main.c: hvn_tx_queue_size = 2), emptied at each connection
+# event. With config "data_queue" = [capacity, interval in ms] the emulated link fills the same way;
+# without it the link is never busy.
+_queued = 0
+_emptied_at = None
+
+
+def _busy():
+    global _queued, _emptied_at
+    queue = _emu.config.get("data_queue")
+    if not queue:
+        return False
+    capacity, interval = int(queue[0]), max(1, int(queue[1]))
+    now = _time.ticks_ms()
+    if _emptied_at is None:
+        _emptied_at = now
+    events = _time.ticks_diff(now, _emptied_at) // interval
+    if events > 0:
+        _queued = max(0, _queued - events * capacity)
+        _emptied_at = _time.ticks_add(_emptied_at, events * interval)
+    if _queued >= capacity:
+        return True
+    _queued += 1
+    return False
 
 
 def send(buffer):
@@ -16,7 +42,10 @@ def send(buffer):
         raise TypeError("object with buffer protocol required")
     if len(data) > max_length():
         raise ValueError("input buffer is too large")
-    # The emulated link never reports "raw data service is busy": it has no queue to fill.
+    # sd_ble_gatts_hvx refuses a notification while the queue is full; the firmware turns that
+    # into this OSError (bluetooth.c), and the app is expected to try again.
+    if _busy():
+        raise OSError("raw data service is busy")
     _emu.send("d", data)
 
 

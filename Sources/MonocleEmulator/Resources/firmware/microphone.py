@@ -59,6 +59,10 @@ def _sample(i):
 
 
 def read(samples):
+    # As microphone.c: None whenever the FIFO holds nothing at this instant. That is also the case
+    # while the recording goes on and the app has read faster than the microphone fills the FIFO
+    # (in real time, an app's loop always does), so None means "nothing yet", not "finished": an app
+    # reads until it has the samples it asked for (seconds * rate) or the time is up.
     global _taken
     if samples > 127:
         raise ValueError("only 127 samples may be read at a time")
