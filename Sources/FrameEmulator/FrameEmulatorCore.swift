@@ -1,0 +1,210 @@
+import CFrameLua
+import Foundation
+import Synchronization
+
+/// The C device handle; used from any thread because the C side locks its own state.
+struct DeviceHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// Where the virtual Frame's power is.
+public enum FramePowerState: Sendable, Equatable {
+    /// Off (never started, or powered off).
+    case off
+    /// Running Lua (booting, in an app or idle in the REPL loop).
+    case running
+    /// Deep sleep after `frame.sleep()`: a tap wakes it, which reboots.
+    case asleep
+    /// In the DFU bootloader after `frame.update()`.
+    case bootloader
+}
+
+/// Mutable state shared by the VM thread, the C callbacks and the API.
+struct CoreState {
+    var power = FramePowerState.off
+    var threadRunning = false
+    var boots = 0
+    /// The last boot that reached the REPL loop.
+    var idleBoot = 0
+    var enteredBootloader = false
+    var display = FrameDisplayState()
+    var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    var bootWaiters: [CheckedContinuation<Bool, Never>] = []
+}
+
+/// Owns the C device and the VM thread; the C callbacks reach it through an unretained pointer,
+/// which stays valid because the thread holds a strong reference while it runs.
+final class FrameEmulatorCore: Sendable {
+    let state = Mutex(CoreState())
+    let continuation: AsyncStream<Data>.Continuation
+    // Set once in init, before any callback can run.
+    nonisolated(unsafe) private(set) var device: DeviceHandle!
+
+    init(configuration: FrameEmulatorConfiguration, flash: URL, continuation: AsyncStream<Data>.Continuation) throws {
+        self.continuation = continuation
+        var callbacks = cframe_callbacks()
+        callbacks.context = Unmanaged.passUnretained(self).toOpaque()
+        callbacks.notify = { context, bytes, length in
+            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
+            core.continuation.yield(bytes.map { Data(bytes: $0, count: length) } ?? Data())
+        }
+        callbacks.display = { context, op in
+            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
+            if let op { core.record(op.pointee) }
+        }
+        callbacks.booted = { context, boots in
+            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
+            let waiters = core.state.withLock { state in
+                state.boots = Int(boots)
+                defer { state.bootWaiters = [] }
+                return state.bootWaiters
+            }
+            for waiter in waiters { waiter.resume(returning: true) }
+        }
+        callbacks.idle = { context, boots in
+            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
+            core.state.withLock { $0.idleBoot = Int(boots) }
+        }
+        let pointer = flash.path.withCString { flashPath in
+            configuration.firmwareVersion.withCString { firmware in
+                configuration.gitTag.withCString { tag in
+                    configuration.hardwareVersion.withCString { hardware in
+                        configuration.bluetoothAddress.withCString { address in
+                            var config = cframe_config(
+                                flash_path: flashPath, firmware_version: firmware, git_tag: tag,
+                                hardware_version: hardware, address: address,
+                                paired: configuration.isPaired ? 1 : 0,
+                                notify_interval: configuration.notificationSlotTime.seconds,
+                                virtual_clock: configuration.clock == .virtual ? 1 : 0,
+                                capture_latency: configuration.captureLatency.seconds,
+                                battery_level: configuration.batteryLevel)
+                            return cframe_create(&config, callbacks)
+                        }
+                    }
+                }
+            }
+        }
+        guard let pointer else { throw FrameEmulatorError.startFailed }
+        device = DeviceHandle(pointer: pointer)
+    }
+
+    deinit {
+        cframe_destroy(device.pointer)
+    }
+
+    /// Starts the VM thread (cold = power-on or wake, so clock and peripherals start over) and waits
+    /// until its Lua state exists.
+    func start(cold: Bool) async throws {
+        let started = state.withLock { state -> Bool in
+            guard !state.threadRunning else { return false }
+            state.threadRunning = true
+            state.power = .running
+            if cold { state.display = FrameDisplayState(display: state.display) }
+            return true
+        }
+        guard started else { return }
+        let booted = await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
+            state.withLock { $0.bootWaiters.append(waiter) }
+            let thread = Thread { [self] in
+                let reason = cframe_run(device.pointer, cold ? 1 : 0)
+                stopped(reason: reason)
+            }
+            thread.name = "Frame Lua VM"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        if !booted { throw FrameEmulatorError.startFailed }
+        // A host connects only after boot: give main.lua a moment to return (a missing one fails at
+        // once) so what it says at boot goes nowhere, as on the glasses. An app that keeps running
+        // is left running.
+        let deadline = ContinuousClock.now + .milliseconds(250)
+        while ContinuousClock.now < deadline, state.withLock({ $0.idleBoot < $0.boots && $0.threadRunning }) {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Runs on the VM thread when `cframe_run` returns.
+    private func stopped(reason: Int32) {
+        cframe_disconnect(device.pointer)
+        let (exits, boots) = state.withLock { state in
+            state.threadRunning = false
+            switch Int(reason) {
+            case Int(CFRAME_STOP_DEEP_SLEEP.rawValue): state.power = .asleep
+            case Int(CFRAME_STOP_BOOTLOADER.rawValue):
+                state.power = .bootloader
+                state.enteredBootloader = true
+            default: state.power = .off
+            }
+            defer {
+                state.exitWaiters = []
+                state.bootWaiters = []
+            }
+            return (state.exitWaiters, state.bootWaiters)
+        }
+        for waiter in boots { waiter.resume(returning: false) }
+        for waiter in exits { waiter.resume() }
+    }
+
+    /// Stops the VM thread and waits for it.
+    func stop() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let running = state.withLock { state in
+                if state.threadRunning { state.exitWaiters.append(waiter) }
+                return state.threadRunning
+            }
+            if running { cframe_power_off(device.pointer) } else { waiter.resume() }
+        }
+        cframe_disconnect(device.pointer)
+        state.withLock { if $0.power == .running { $0.power = .off } }
+    }
+
+    /// Stops the VM thread from a synchronous context (deinit), blocking until it is gone.
+    func stopBlocking() {
+        guard state.withLock({ $0.threadRunning }) else { return }
+        cframe_power_off(device.pointer)
+        while state.withLock({ $0.threadRunning }) { usleep(1000) }
+    }
+
+    private func record(_ op: cframe_display_op) {
+        state.withLock { state in
+            var display = state.display
+            switch Int(op.kind) {
+            case Int(CFRAME_DISPLAY_TEXT.rawValue):
+                let text = String(decoding: UnsafeRawBufferPointer(start: op.bytes, count: op.length), as: UTF8.self)
+                let offset = Int(op.palette)
+                let color = display.palette[min(15, offset + 1)].name
+                display.pending.append(.text(text, x: Int(op.x), y: Int(op.y), color: color, paletteOffset: offset, spacing: Int(op.spacing)))
+            case Int(CFRAME_DISPLAY_BITMAP.rawValue):
+                let pixels = op.bytes.map { Data(bytes: $0, count: op.length) } ?? Data()
+                display.pending.append(.bitmap(x: Int(op.x), y: Int(op.y), width: Int(op.width), totalColors: Int(op.total_colors),
+                                               paletteOffset: Int(op.palette), pixels: pixels))
+            case Int(CFRAME_DISPLAY_SHOW.rawValue):
+                display.frames.append(FrameDisplayFrame(drawings: display.pending, palette: display.palette))
+                display.pending = []
+            case Int(CFRAME_DISPLAY_ASSIGN_COLOR.rawValue):
+                let index = Int(op.palette)
+                display.palette[index].y = Int(op.ycbcr.0)
+                display.palette[index].cb = Int(op.ycbcr.1)
+                display.palette[index].cr = Int(op.ycbcr.2)
+                display.palette[index].rgb = op.rgb.0 < 0 ? nil : [Int(op.rgb.0), Int(op.rgb.1), Int(op.rgb.2)]
+            case Int(CFRAME_DISPLAY_POWER_SAVE.rawValue):
+                display.isPowerSaving = op.value != 0
+            case Int(CFRAME_DISPLAY_BRIGHTNESS.rawValue):
+                display.brightness = Int(op.value)
+            case Int(CFRAME_DISPLAY_WRITE_REGISTER.rawValue):
+                display.registers[Int(op.x)] = Int(op.value)
+            default:
+                break
+            }
+            state.display = display
+        }
+    }
+}
+
+extension FrameDisplayState {
+    /// A display after power-on: default palette and settings; the log of earlier frames is kept.
+    init(display: FrameDisplayState) {
+        self.init()
+        frames = display.frames
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import FrameEmulator
+import Testing
+
+/// The firmware's write routing (0x01 data, 0x03 break, 0x04 reset, Lua), REPL loop and print.
+@Suite("Frame write routing and REPL")
+struct RoutingTests {
+    @Test("print: one notification per argument, a separate tab between, nothing for print()")
+    func printFragments() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            let start = link.mark
+            try await emulator.send(lua: "print(1, 'a', nil); print(); print(87.0, 243, 1/3, 2^53); print('end')")
+            let texts = try await link.wait(after: start, for: "the prints") { $0.last == Data("end".utf8) }
+                .map { String(decoding: $0, as: UTF8.self) }
+            #expect(texts == ["1", "\t", "a", "\t", "nil", "87.0", "\t", "243", "\t", "0.33333333333333", "\t", "9.007199254741e+15", "end"])
+        }
+    }
+
+    @Test("nothing is echoed and errors come back as a print with the chunk as its name")
+    func errors() async throws {
+        try await TestFrame.with { _, link async throws in
+            #expect(try await link.lua("y = 2; print(y)") == "2")
+            #expect(try await link.lua("frame.display.text('Hello there!', 0, 50);print(nil)")
+                    == "[string \"frame.display.text('Hello there!', 0, 50);pri...\"]:1: x_position must be between 1 and 640 pixels")
+            #expect(try await link.lua("print(") == "[string \"print(\"]:1: unexpected symbol near <eof>")
+        }
+    }
+
+    @Test("a print longer than the MTU allows is lost, and prints are dropped while disconnected")
+    func longPrints() async throws {
+        try await TestFrame.with(files: ["long.lua": "print(string.rep('x', 21)); print('short')"], mtu: 23) { emulator, link async throws in
+            #expect(try await link.lua("require('long')") == "short")
+            emulator.disconnect()
+            try await Task.sleep(for: .milliseconds(20))
+            await #expect(throws: FrameEmulatorError.notConnected) { try await emulator.send(lua: "print('lost')") }
+            try emulator.connect(mtu: 23)
+            #expect(try await link.lua("print('back')") == "back")
+            await #expect(throws: FrameEmulatorError.writeTooLong(length: 21, maximum: 20)) {
+                try await emulator.write(Data(repeating: 0x41, count: 21))
+            }
+        }
+    }
+
+    @Test("a missing main.lua is reported after a reset")
+    func missingMain() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            #expect(emulator.boots == 1)
+            let start = link.mark
+            try await emulator.write(Data([0x04]))
+            #expect(try await link.print(after: start)
+                    == "[string \"frame.stay_awake(false); require('main')\"]:1: cannot open file: main.lua")
+            #expect(emulator.boots == 2)
+            // The pairing screen is drawn on every boot.
+            #expect(emulator.display.current?.texts == ["Frame is Paired", "Frame 5A"])
+        }
+    }
+
+    @Test("main.lua runs at boot; require runs a file each time and returns its value")
+    func mainAndRequire() async throws {
+        let files = ["main.lua": "print('main ran')", "lib.min.lua": "count = (count or 0) + 1\nreturn {n = count}",
+                     "broken.lua": "local x = 1\nerror('boom')"]
+        try await TestFrame.with(files: files) { emulator, link async throws in
+            let start = link.mark
+            try await emulator.write(Data([0x04]))
+            #expect(try await link.print(after: start) == "main ran")
+            #expect(try await link.evaluate("require('lib.min').n") == "1")
+            #expect(try await link.evaluate("require('lib.min').n") == "2")
+            #expect(try await link.evaluate("require('main')") == "main ran")
+            #expect(try await link.lua("require('broken')")
+                    == "[string \"require('broken')\"]:1: exiting module 'broken': [string \"broken.lua\"]:2: boom")
+        }
+    }
+
+    @Test("break stops a busy loop and a long frame.sleep; the REPL answers afterwards")
+    func breakSignal() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            var start = link.mark
+            try await emulator.send(lua: "while true do end")
+            try await Task.sleep(for: .milliseconds(200))
+            try await emulator.write(Data([0x03]))
+            var message = try await link.print(after: start)
+            // The hook interrupts the chunk itself, whose caller is C: no position prefix.
+            #expect(message == "break signal")
+            #expect(try await link.evaluate("'alive'") == "alive")
+
+            start = link.mark
+            try await emulator.send(lua: "frame.sleep(100)")
+            try await Task.sleep(for: .milliseconds(300))
+            try await emulator.write(Data([0x03]))
+            message = try await link.print(after: start)
+            #expect(message.hasPrefix("[string \"frame.sleep(100)\"]:1: "))
+            #expect(message.hasSuffix("break signal"))
+            #expect(try await link.evaluate("'awake'") == "awake")
+        }
+    }
+
+    @Test("reset acts only when the REPL loop is idle: a running app must be broken first")
+    func resetWhenIdle() async throws {
+        let files = ["main.lua": "print('app started'); while true do frame.sleep(0.01) end"]
+        try await TestFrame.with(files: files) { emulator, link async throws in
+            // main.lua has been looping since power-on (its print went nowhere: nobody was connected).
+            let start = link.mark
+            try await emulator.write(Data([0x04]))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(emulator.boots == 1)
+            #expect(link.mark == start)
+            try await emulator.write(Data([0x03]))
+            let tail = try await link.wait(after: start, for: "the break and the restart") { $0.contains(Data("app started".utf8)) }
+            #expect(String(decoding: tail[0], as: UTF8.self).hasSuffix("break signal"))
+            #expect(tail.count == 2)
+            #expect(emulator.boots == 2)
+        }
+    }
+
+    @Test("a REPL write replaces one that was not yet picked up")
+    func singleREPLBuffer() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            let start = link.mark
+            try await emulator.send(lua: "frame.sleep(0.3); print('first')")
+            try await Task.sleep(for: .milliseconds(100))
+            try await emulator.send(lua: "print('second')")
+            try await emulator.send(lua: "print('third')")
+            let tail = try await link.wait(after: start, for: "both prints") { $0.count >= 2 }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(link.all.dropFirst(start).map { String(decoding: $0, as: UTF8.self) } == ["first", "third"])
+            _ = tail
+        }
+    }
+
+    @Test("the single data slot: writes that land before the hook ran replace each other")
+    func singleDataSlot() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            // The callback holds the VM for 0.3 s (hooks are off inside it), so later writes queue in the slot.
+            #expect(try await link.error(of: """
+                got = {}; frame.bluetooth.receive_callback(function(d) got[#got+1] = d; print('got '..d); frame.sleep(0.3) end)
+                """) == nil)
+            let start = link.mark
+            try await emulator.write(Data([0x01]) + Data("p1".utf8))
+            #expect(try await link.print(after: start) == "got p1")
+            for packet in ["p2", "p3", "p4"] { try await emulator.write(Data([0x01]) + Data(packet.utf8)) }
+            try await link.wait(after: start, for: "the second delivery") { $0.count >= 2 }
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await link.evaluate("#got .. table.concat(got, ',')") == "2p1,p4")
+            // A write with no callback registered is dropped.
+            #expect(try await link.error(of: "frame.bluetooth.receive_callback(nil)") == nil)
+            try await emulator.write(Data([0x01]) + Data("p5".utf8))
+            #expect(try await link.evaluate("#got") == "2")
+        }
+    }
+
+    @Test("a tap replaces pending data in the single hook slot")
+    func tapReplacesData() async throws {
+        try await TestFrame.with { emulator, link async throws in
+            #expect(try await link.error(of: """
+                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; frame.sleep(0.3) end)
+                frame.imu.tap_callback(function() log[#log+1] = 'tap' end)
+                """) == nil)
+            try await emulator.write(Data([0x01]) + Data("a".utf8))
+            try await Task.sleep(for: .milliseconds(100))
+            try await emulator.write(Data([0x01]) + Data("b".utf8))
+            try await emulator.tap()
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await link.evaluate("table.concat(log, ',')") == "a,tap")
+        }
+    }
+
+    @Test("a busy radio slot makes bluetooth.send fail with 'bluetooth is busy'")
+    func busyRadio() async throws {
+        try await TestFrame.with(configure: { $0.notificationSlotTime = .milliseconds(200) }) { _, link async throws in
+            let answer = try await link.lua("""
+                frame.bluetooth.send('a'); local ok, e = pcall(frame.bluetooth.send, 'b'); frame.sleep(0.3); print(e)
+                """)
+            #expect(answer.hasSuffix("bluetooth is busy"))
+        }
+    }
+
+    @Test("deep sleep, wake by tap, update into the bootloader, unpaired boots wipe the flash")
+    func power() async throws {
+        try await TestFrame.with(files: ["keep.txt": "x"]) { emulator, link async throws in
+            try await emulator.send(lua: "frame.sleep()")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while emulator.powerState != .asleep, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(emulator.powerState == .asleep)
+            #expect(!emulator.isConnected)
+            try await emulator.tap()
+            #expect(emulator.powerState == .running)
+            try emulator.connect()
+            #expect(try await link.evaluate("frame.time.utc() < 60") == "true")
+            try await emulator.send(lua: "frame.update()")
+            while emulator.powerState != .bootloader, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(emulator.enteredBootloader)
+            #expect(emulator.display.current?.texts == ["Frame Update"])
+            #expect(emulator.readFile("keep.txt") != nil)
+        }
+        try await TestFrame.with(files: ["main.lua": "print('x')"], configure: { $0.isPaired = false }) { emulator, link async throws in
+            #expect(emulator.fileNames().isEmpty)
+            #expect(emulator.display.frames.first?.texts == ["Ready to Pair", "Frame 5A"])
+            _ = link
+        }
+    }
+}
