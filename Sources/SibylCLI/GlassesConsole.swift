@@ -14,11 +14,16 @@ final class GlassesConsole: Sendable {
         self.emulator = emulator
     }
 
-    /// Prints the screen whenever its status line changes (not on every word revealed or progress step).
-    func watchDisplay(showMessages: Bool = false) async {
+    /// Prints the screen whenever its status line changes (not on every word revealed or progress step),
+    /// and with `showSerial` what the glasses print on their serial port (the app's prints, tracebacks).
+    func watchDisplay(showMessages: Bool = false, showSerial: Bool = false) async {
         var lastStatus: String?
+        let serial = SerialEcho()
+        defer { serial.flush() }
         for await event in emulator.events {
             switch event {
+            case .serial(let text) where showSerial:
+                serial.feed(text)
             case .display(let frame):
                 // "Listening [==   ]" and "Thinking.." are one status each: print when the words change.
                 let status = String((frame.texts.last { $0.color == DisplayFrame.Object.yellow }?.text ?? "").filter { $0.isLetter || $0 == " " })
@@ -31,6 +36,7 @@ final class GlassesConsole: Sendable {
                 let shown = AppMessage(packet: packet)?.description ?? String(decoding: packet.prefix(60), as: UTF8.self).debugDescription
                 Terminal.print(Terminal.cyan("glasses → \(shown)"))
             case .restarted(let why):
+                if showSerial { serial.flush() }
                 Terminal.print(Terminal.dim("[glasses: \(why)]"))
             case .log(let line):
                 Terminal.error(Terminal.dim("[micropython] \(line)", stderr: true))
@@ -84,7 +90,7 @@ final class GlassesConsole: Sendable {
 
     /// Reads commands until `quit` or the end of input.
     func readCommands(phone: EmulatorTransport? = nil) async {
-        Terminal.print(Terminal.dim("commands: tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen · quit" + (phone == nil ? "" : " · send res:TEXT")))
+        Terminal.print(Terminal.dim("commands: tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen [--png FILE] · quit" + (phone == nil ? "" : " · send res:TEXT")))
         let lines = Terminal.lines { "" }
         Terminal.requestLine()
         for await line in lines {
@@ -107,7 +113,17 @@ final class GlassesConsole: Sendable {
                 case "pause":
                     try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
                 case "screen":
-                    if let frame = await emulator.screen { Terminal.print(frame.rendered()) }
+                    let words = (argument ?? "").split(separator: " ").map(String.init)
+                    var png: String?
+                    if let flag = words.firstIndex(of: "--png") {
+                        guard flag + 1 < words.count else { throw CLIError("screen --png needs a file name: screen --png screen.png") }
+                        png = words[flag + 1]
+                    }
+                    guard let frame = await emulator.screen else {
+                        Terminal.print(Terminal.dim("nothing drawn yet"))
+                        break
+                    }
+                    try GlassesCommand.Screen.show(frame, png: png)
                 case "send":
                     guard let phone, let argument, let message = AppMessage(packet: Data(argument.utf8)) else {
                         throw CLIError("send needs a message such as res:Hello")
@@ -116,7 +132,7 @@ final class GlassesConsole: Sendable {
                 case "quit", "exit":
                     return
                 default:
-                    throw CLIError("Unknown command '\(command)'. Commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen, quit.")
+                    throw CLIError("Unknown command '\(command)'. Commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen [--png FILE], quit.")
                 }
             } catch {
                 Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)

@@ -42,11 +42,29 @@ struct MonocleCommand: AsyncParsableCommand {
         @Flag(name: .customLong("real-time-microphone"), help: "Deliver microphone samples at their real rate.")
         var realTimeMicrophone = false
 
+        @Option(name: .customLong("data-queue"), help: ArgumentHelp(
+            "Make the virtual link busy like a real one: it holds N notifications (the firmware's queue holds 2), and bluetooth.send raises OSError 'raw data service is busy' while they wait.",
+            valueName: "N"
+        ))
+        var dataQueue: Int?
+
+        @Option(name: .customLong("connection-interval"), help: ArgumentHelp("With --data-queue: milliseconds between the link's connection events, which empty the queue.", valueName: "MS"))
+        var connectionInterval = 15
+
         @Option(name: .customLong("emulated-fpga"), help: "FPGA version the virtual glasses report (an older one exercises `update --fpga`).")
         var emulatedFPGA = "v23.230.0808"
 
         /// The FPGA version the virtual glasses report after a complete update (set by `update`).
         var emulatedFPGAAfterUpdate: String?
+
+        func validate() throws {
+            if let dataQueue, dataQueue < 1 {
+                throw ValidationError("--data-queue needs at least 1 notification (the real glasses hold 2).")
+            }
+            guard connectionInterval >= 1 else {
+                throw ValidationError("--connection-interval needs at least 1 millisecond (the real glasses use 15).")
+            }
+        }
 
         func app() throws -> DeviceApp {
             guard let scripts else { return try DeviceApp.sibyl() }
@@ -69,6 +87,7 @@ struct MonocleCommand: AsyncParsableCommand {
                 }
             }
             configuration.realTimeMicrophone = realTimeMicrophone
+            configuration.dataQueue = dataQueue.map { DataQueue(capacity: $0, interval: .milliseconds(connectionInterval)) }
             configuration.fpga = emulatedFPGA
             configuration.fpgaAfterUpdate = emulatedFPGAAfterUpdate
             let filesystem = runtime.paths.home.appendingPathComponent("monocle/\(name)", isDirectory: true)
@@ -131,7 +150,7 @@ struct MonocleCommand: AsyncParsableCommand {
             let session = try runtime.glassesSession(transport: transport, app: try emulatorOptions.app(), options: sessionOptions)
             let console = GlassesConsole(emulator: glasses)
             let serving = Task { await session.run { console.report($0) } }
-            let watching = Task { await console.watchDisplay() }
+            let watching = Task { await console.watchDisplay(showSerial: global.verbose) }
             await console.waitUntilReady()
             await console.readCommands()
             await session.stop()
@@ -351,16 +370,17 @@ struct MonocleCommand: AsyncParsableCommand {
                 }
                 let app = try emulatorOptions.app()
                 let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulate")
-                // Written straight to the filesystem: this is the app as it would be after an upload.
+                // Written straight to the filesystem, as the author wrote them: no version line on top
+                // (no phone checks it here), so a traceback's line numbers are those of the author's files.
                 try FileManager.default.createDirectory(at: glasses.filesystem, withIntermediateDirectories: true)
-                for (file, contents) in app.installedFiles() {
-                    try Data(contents.utf8).write(to: glasses.filesystem.appendingPathComponent(file))
+                for file in app.files {
+                    try Data(file.contents.utf8).write(to: glasses.filesystem.appendingPathComponent(file.name))
                 }
                 try await glasses.powerOn()
                 let console = GlassesConsole(emulator: glasses)
                 let phone = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
                 try await phone.connect()
-                let watching = Task { await console.watchDisplay(showMessages: true) }
+                let watching = Task { await console.watchDisplay(showMessages: true, showSerial: true) }
                 await console.readCommands(phone: phone)
                 watching.cancel()
                 await glasses.powerOff()
@@ -381,7 +401,7 @@ struct MonocleCommand: AsyncParsableCommand {
                 throw CLIError("Cannot offer the virtual glasses on port \(port): \(error.localizedDescription)", hint: "Pick another port, or 0 for a free one.")
             }
             Terminal.print("The virtual glasses wait at \(server.url)")
-            let watching = Task { await console.watchDisplay(showMessages: true) }
+            let watching = Task { await console.watchDisplay(showMessages: true, showSerial: true) }
             await console.readCommands()
             watching.cancel()
             await server.stop()

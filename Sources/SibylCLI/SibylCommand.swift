@@ -17,7 +17,7 @@ public enum SibylCommand {
         version: "0.1.0",
         subcommands: [
             Chat.self, Ask.self, Docs.self, Search.self, Eval.self, Conversations.self, Personas.self,
-            Transcribe.self, Speak.self, Imagine.self, MonocleCommand.self, Serve.self,
+            Transcribe.self, Speak.self, Imagine.self, MonocleCommand.self, GlassesCommand.self, Serve.self,
             Users.self, Providers.self, Models.self, Config.self, Keys.self, Logs.self, DatabaseCommand.self,
         ]
     )

@@ -1,0 +1,428 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import Monocle
+import MonocleBluetooth
+import MonocleEmulator
+import Synchronization
+
+/// `sibyl glasses`: the glasses as a MicroPython computer, for device-app authors.
+struct GlassesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "glasses",
+        abstract: "Work on the glasses' REPL and files, and see their screen (for device-app authors).",
+        discussion: """
+        The glasses are the paired Monocle over Bluetooth (see `sibyl monocle pair`), or with --emulator the \
+        virtual Monocle, whose files are kept between runs. Examples:
+          sibyl glasses repl --emulator
+          sibyl glasses repl --emulator --watch my-app/
+          sibyl glasses files put main.py
+          sibyl glasses screen --emulator --scripts my-app/ --png screen.png
+        """,
+        subcommands: [REPL.self, Files.self, Screen.self]
+    )
+
+    /// Which glasses, and how to reach them.
+    struct Target: ParsableArguments {
+        @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
+        var emulator = false
+
+        @OptionGroup var emulatorOptions: MonocleCommand.EmulatorOptions
+
+        /// The virtual glasses' name: their files are kept in SIBYL_HOME/monocle/emulator, as for `monocle connect --emulator`.
+        static let emulatorName = "emulator"
+
+        /// Connects a session to the glasses; `close` ends it (and switches the virtual glasses off).
+        func open(_ runtime: SibylRuntime) async throws -> OpenGlasses {
+            if emulator {
+                let glasses = try await powerOnEmulator(runtime)
+                let session = MonocleGlassesSession(
+                    transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength),
+                    name: "the virtual Monocle"
+                )
+                do {
+                    try await session.connect()
+                } catch {
+                    await glasses.powerOff()
+                    throw error
+                }
+                return OpenGlasses(session: session, emulator: glasses) {
+                    await session.close()
+                    await glasses.powerOff()
+                }
+            }
+            guard let address = runtime.settings.value("glasses.device") else {
+                throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
+            }
+            let bus = try BluetoothSupport.bus()
+            let session = MonocleGlassesSession(transport: BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime)), name: "the Monocle \(address)")
+            do {
+                try await session.connect()
+            } catch {
+                bus.close()
+                throw error
+            }
+            return OpenGlasses(session: session, emulator: nil) {
+                await session.close()
+                bus.close()
+            }
+        }
+
+        /// The virtual glasses, with `--scripts` written to their filesystem first (as the author wrote them).
+        func powerOnEmulator(_ runtime: SibylRuntime) async throws -> MonocleEmulator {
+            let glasses = try emulatorOptions.emulator(runtime: runtime, name: Self.emulatorName)
+            if emulatorOptions.scripts != nil {
+                let app = try emulatorOptions.app()
+                try FileManager.default.createDirectory(at: glasses.filesystem, withIntermediateDirectories: true)
+                for file in app.files {
+                    try Data(file.contents.utf8).write(to: glasses.filesystem.appendingPathComponent(file.name))
+                }
+            }
+            try await glasses.powerOn()
+            return glasses
+        }
+    }
+
+    /// A connected session and how to end it.
+    struct OpenGlasses {
+        var session: any GlassesSession
+        var emulator: MonocleEmulator?
+        var close: @Sendable () async -> Void
+    }
+}
+
+extension GlassesCommand {
+    /// `sibyl glasses repl`.
+    struct REPL: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "An interactive REPL on the glasses.",
+            discussion: """
+            Every key goes to the glasses' MicroPython REPL, which echoes and edits: Ctrl-C interrupts the running \
+            program, Ctrl-E enters paste mode (Ctrl-D runs what was pasted), Ctrl-A raw mode, Ctrl-B back to the \
+            friendly prompt, Ctrl-D on an empty line a soft reset. Ctrl-] leaves. From a pipe, the lines are typed \
+            one after the other, and the REPL ends when the input ends and the glasses are quiet.
+
+            With --watch DIR, the directory's files are uploaded and the glasses soft-reset into them; whenever a \
+            file there changes, it is uploaded again and the glasses reset.
+            """
+        )
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var target: Target
+
+        @Option(help: ArgumentHelp("Upload this directory's files now and whenever they change, then soft-reset.", valueName: "DIR"))
+        var watch: String?
+
+        func run() async throws {
+            try await global.withRuntime { runtime in
+                let watched = try watch.map { try WatchedDirectory(path: $0) }
+                let glasses = try await target.open(runtime)
+                let session = glasses.session
+                Terminal.error(Terminal.dim("Connected to \(session.name). Ctrl-C interrupts the program, Ctrl-E pastes, Ctrl-] leaves.", stderr: true))
+                let quiet = QuietClock()
+                let printing = Task {
+                    for await bytes in session.serialOutput {
+                        quiet.touch()
+                        Terminal.write(bytes)
+                    }
+                }
+                let watching = Task {
+                    guard let watched else { return }
+                    await Self.keepUploading(watched, to: session)
+                }
+                if watched == nil {
+                    // A booting app greets by itself; glasses that say nothing get asked for the
+                    // friendly prompt (Ctrl-B: its banner).
+                    await quiet.waitUntilQuiet(for: .milliseconds(500), atMost: .seconds(3))
+                    if !quiet.touched { try await session.type(Data([0x02])) }
+                }
+                let keyboard = KeyboardInput()
+                let stop = StopSignal()
+                Interrupts.shared.onInterrupt { stop.fire() }
+                let typing = Task {
+                    for await keys in keyboard.keys {
+                        if let quit = keys.firstIndex(of: 0x1D) {
+                            if quit > keys.startIndex { try? await session.type(keys[keys.startIndex..<quit]) }
+                            stop.fire()
+                            return
+                        }
+                        try? await session.type(keys)
+                    }
+                    // The end of piped input: wait for the glasses to answer it all, or for --watch to be stopped.
+                    if watched == nil {
+                        await quiet.waitUntilQuiet(for: .milliseconds(1_500), atMost: .seconds(120))
+                        stop.fire()
+                    }
+                }
+                await stop.wait()
+                keyboard.restore()
+                typing.cancel()
+                watching.cancel()
+                await glasses.close()
+                printing.cancel()
+                Terminal.print()
+            }
+        }
+
+        /// Uploads the directory, soft-resets, and does so again whenever a file there changes.
+        static func keepUploading(_ directory: WatchedDirectory, to session: any GlassesSession) async {
+            var known: [String: WatchedDirectory.Stamp] = [:]
+            while !Task.isCancelled {
+                let now = directory.snapshot()
+                let changed = now.filter { known[$0.key] != $0.value }.keys.sorted()
+                let gone = known.keys.filter { now[$0] == nil }.sorted()
+                if !changed.isEmpty || !gone.isEmpty {
+                    known = now
+                    let what = (changed + gone.map { "-\($0)" }).joined(separator: ", ")
+                    Terminal.error(Terminal.dim("[watch] uploading \(what) to \(session.name), then a soft reset", stderr: true))
+                    do {
+                        for name in changed {
+                            try await session.put(try Data(contentsOf: directory.url.appendingPathComponent(name)), as: name)
+                        }
+                        for name in gone { try await session.remove(name) }
+                        try await session.softReset()
+                    } catch {
+                        Terminal.error(Terminal.red("[watch] \(error.localizedDescription)", stderr: true) + Terminal.dim(" (saving again tries again)", stderr: true))
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(400))
+            }
+        }
+    }
+}
+
+extension GlassesCommand {
+    /// `sibyl glasses files`.
+    struct Files: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List, copy and remove the files on the glasses.",
+            subcommands: [List.self, Put.self, Get.self, Remove.self]
+        )
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the files on the glasses, with their sizes.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var target: Target
+            @Argument(help: "A directory on the glasses (the top one by default).") var directory = ""
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let glasses = try await target.open(runtime)
+                    let files: [GlassesFile]
+                    do { files = try await glasses.session.listFiles(in: directory) } catch {
+                        await glasses.close()
+                        throw error
+                    }
+                    await glasses.close()
+                    if files.isEmpty { Terminal.print(Terminal.dim("no files")) }
+                    for file in files {
+                        let size = file.isDirectory ? "dir" : "\(file.size)"
+                        Terminal.print(size.padding(toLength: max(8, size.count), withPad: " ", startingAt: 0) + "  " + file.name + (file.isDirectory ? "/" : ""))
+                    }
+                }
+            }
+        }
+
+        struct Put: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Copy files from here to the glasses.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var target: Target
+            @Argument(help: "Files to copy; each keeps its name.") var files: [String]
+            @Option(name: .customLong("as"), help: "The name on the glasses (for one file).") var name: String?
+
+            func validate() throws {
+                if name != nil && files.count != 1 { throw ValidationError("--as names one file; give a single FILE with it.") }
+            }
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let contents = try files.map { path -> (String, Data) in
+                        guard let data = FileManager.default.contents(atPath: path) else {
+                            throw CLIError("Cannot read \(path).", hint: "Check the path; a directory is not copied, its files are.")
+                        }
+                        return (name ?? URL(fileURLWithPath: path).lastPathComponent, data)
+                    }
+                    let glasses = try await target.open(runtime)
+                    do {
+                        for (file, data) in contents {
+                            try await glasses.session.put(data, as: file)
+                            Terminal.print("\(file)  \(data.count) bytes → \(glasses.session.name)")
+                        }
+                    } catch {
+                        await glasses.close()
+                        throw error
+                    }
+                    await glasses.close()
+                }
+            }
+        }
+
+        struct Get: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Copy a file from the glasses to here.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var target: Target
+            @Argument(help: "The file on the glasses.") var file: String
+            @Argument(help: "Where to save it (its own name in this directory by default; - for standard output).") var destination: String?
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let glasses = try await target.open(runtime)
+                    let data: Data
+                    do { data = try await glasses.session.get(file) } catch {
+                        await glasses.close()
+                        throw error
+                    }
+                    await glasses.close()
+                    if destination == "-" {
+                        Terminal.write(data)
+                        return
+                    }
+                    let path = destination ?? URL(fileURLWithPath: file).lastPathComponent
+                    do { try data.write(to: URL(fileURLWithPath: path)) } catch {
+                        throw CLIError("Cannot write \(path): \(error.localizedDescription)")
+                    }
+                    Terminal.print("\(file)  \(data.count) bytes → \(path)")
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Delete files on the glasses.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var target: Target
+            @Argument(help: "Files to delete.") var files: [String]
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let glasses = try await target.open(runtime)
+                    do {
+                        for file in files {
+                            try await glasses.session.remove(file)
+                            Terminal.print("removed \(file)")
+                        }
+                    } catch {
+                        await glasses.close()
+                        throw error
+                    }
+                    await glasses.close()
+                }
+            }
+        }
+    }
+}
+
+extension GlassesCommand {
+    /// `sibyl glasses screen`.
+    struct Screen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what the virtual glasses' display shows, as text or as a 640×400 PNG.",
+            discussion: """
+            The virtual glasses start (with --scripts DIR, that app), the display is captured once the app has \
+            drawn and --after seconds have passed. Real glasses cannot send their display back.
+            """
+        )
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var target: Target
+        @Option(help: ArgumentHelp("Write the display to this PNG file (640×400, its colours and positions).", valueName: "FILE")) var png: String?
+        @Option(help: "Seconds to wait after the first drawing, for the app to get where you want it.") var after = 1.0
+        @Option(help: "Seconds to wait at most for the app to draw something.") var timeout = 60.0
+
+        func run() async throws {
+            try await global.withRuntime { runtime in
+                guard target.emulator else {
+                    throw CLIError("Only the virtual glasses' display can be captured: real Monocle glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
+                }
+                let glasses = try await target.powerOnEmulator(runtime)
+                let frame: DisplayFrame?
+                do {
+                    _ = try await glasses.waitForScreen(timeout: .seconds(timeout)) { _ in true }
+                    try await Task.sleep(for: .seconds(after))
+                    frame = await glasses.screen
+                } catch {
+                    frame = nil
+                }
+                await glasses.powerOff()
+                guard let frame else {
+                    throw CLIError("The app drew nothing within \(Int(timeout)) s.", hint: "Check it with: sibyl monocle emulate --scripts DIR (which shows its output and errors).")
+                }
+                try Self.show(frame, png: png)
+            }
+        }
+
+        /// Prints the frame as text, and writes it as a PNG when asked.
+        static func show(_ frame: DisplayFrame, png: String?) throws {
+            Terminal.print(frame.rendered())
+            guard let png else { return }
+            let font = GlyphFont.unifont
+            let image = DisplayImage(frame, font: font)
+            do { try image.png().write(to: URL(fileURLWithPath: png)) } catch {
+                throw CLIError("Cannot write \(png): \(error.localizedDescription)")
+            }
+            Terminal.print("wrote \(png) (\(image.width)×\(image.height))")
+            if font == nil {
+                Terminal.error(Terminal.yellow("Text is drawn as boxes: no font at \(GlyphFont.unifontPath.path) (install the unifont package).", stderr: true))
+            }
+        }
+    }
+}
+
+/// A directory `--watch` uploads: its plain files, not hidden ones or subdirectories.
+struct WatchedDirectory: Sendable {
+    struct Stamp: Sendable, Hashable {
+        var size: Int
+        var modified: Date
+    }
+
+    let url: URL
+
+    init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError("--watch needs a directory; \(path) is not one.")
+        }
+        url = URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    /// Each file's size and modification time.
+    func snapshot() -> [String: Stamp] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        var stamps: [String: Stamp] = [:]
+        for name in names where !name.hasPrefix(".") && !name.hasSuffix("~") {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path),
+                  attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            stamps[name] = Stamp(size: (attributes[.size] as? NSNumber)?.intValue ?? 0, modified: attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+        return stamps
+    }
+}
+
+/// When output last arrived.
+final class QuietClock: Sendable {
+    private let last = Mutex((at: ContinuousClock.now, touched: false))
+
+    func touch() { last.withLock { $0 = (.now, true) } }
+
+    /// Whether anything has arrived.
+    var touched: Bool { last.withLock { $0.touched } }
+
+    /// Waits until nothing has arrived for `quiet`, or `atMost` has passed.
+    func waitUntilQuiet(for quiet: Duration, atMost: Duration) async {
+        let deadline = ContinuousClock.now + atMost
+        while ContinuousClock.now < deadline, ContinuousClock.now - last.withLock({ $0.at }) < quiet {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Fired once, by a key, the end of input or Ctrl-C; waited for by the command.
+final class StopSignal: Sendable {
+    private let fired = Mutex(false)
+
+    func fire() { fired.withLock { $0 = true } }
+
+    func wait() async {
+        while !fired.withLock({ $0 }) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
