@@ -24,6 +24,8 @@ let avx2Settings: [SwiftSetting] = optimizedInDebug
 
 /// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
 let deviceAppFiles = ["main.py"]
+/// Sibyl's own Frame app (Lua), compiled into Sibyl and uploaded to the glasses.
+let frameAppFiles = ["main.lua", "sibyl_frame.lua"]
 /// The browser UI's files, compiled into `sibyl serve` (listed in `WebAssets.files` too; a test checks the two agree).
 let webFiles = [
     "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js", "view-glasses.js",
@@ -52,6 +54,7 @@ let package = Package(
         .library(name: "MonocleEmulator", targets: ["MonocleEmulator"]),
         .library(name: "FrameProtocol", targets: ["FrameProtocol"]),
         .library(name: "FrameEmulator", targets: ["FrameEmulator"]),
+        .library(name: "FrameGlasses", targets: ["FrameGlasses"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -201,8 +204,14 @@ let package = Package(
         // API on it: a Lua error never unwinds through Swift.
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .target(name: "CFrameLua", dependencies: ["CLua"]),
+        // Frame glasses: the controller (no I/O) and Sibyl's Lua device app.
+        .target(
+            name: "FrameGlasses",
+            dependencies: ["FrameProtocol", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
+        ),
         // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.
-        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "CFrameLua", "SibylCore"]),
+        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "FrameGlasses", "CFrameLua", "SibylCore"]),
         // BlueZ over D-Bus (libdbus), for real glasses on Linux.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "MonocleBluetooth", dependencies: ["Monocle", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
@@ -392,7 +401,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "FrameGlasses"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [

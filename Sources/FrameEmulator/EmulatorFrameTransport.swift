@@ -1,0 +1,61 @@
+import FrameGlasses
+import Foundation
+import Synchronization
+
+/// A ``FrameTransport`` to a virtual Frame: what `sibyl glasses … --emulator` and the tests
+/// connect the controller to.
+public final class EmulatorFrameTransport: FrameTransport {
+    public let events: AsyncStream<FrameTransportEvent>
+    private let continuation: AsyncStream<FrameTransportEvent>.Continuation
+    public let emulator: FrameEmulator
+    /// The MTU this "central" exchanges on every connection.
+    public let mtu: Int
+    private let forwarding: Task<Void, Never>
+
+    public init(emulator: FrameEmulator, mtu: Int = 247) {
+        self.emulator = emulator
+        self.mtu = mtu
+        let (events, continuation) = AsyncStream<FrameTransportEvent>.makeStream(bufferingPolicy: .unbounded)
+        self.events = events
+        self.continuation = continuation
+        let notifications = emulator.notifications
+        forwarding = Task {
+            for await notification in notifications { continuation.yield(.received(notification)) }
+        }
+    }
+
+    deinit {
+        forwarding.cancel()
+        continuation.finish()
+    }
+
+    public func connect() async throws {
+        do {
+            try emulator.connect(mtu: mtu)
+        } catch {
+            throw FrameError.transport("the virtual Frame does not answer: \(error.localizedDescription)")
+        }
+        continuation.yield(.connected(mtu: mtu))
+    }
+
+    public func write(_ bytes: Data) async throws {
+        guard emulator.isConnected else { throw FrameError.disconnected("the virtual Frame is not connected") }
+        do {
+            try await emulator.write(bytes)
+        } catch FrameEmulatorError.notConnected {
+            throw FrameError.disconnected("the virtual Frame is not connected")
+        } catch {
+            throw FrameError.transport(error.localizedDescription)
+        }
+    }
+
+    public func disconnect() async {
+        drop(reason: "closed")
+    }
+
+    /// Drops the link as walking out of range would; the controller sees `.disconnected`.
+    public func drop(reason: String) {
+        emulator.disconnect()
+        continuation.yield(.disconnected(reason: reason))
+    }
+}

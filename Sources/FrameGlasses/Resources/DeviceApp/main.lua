@@ -1,0 +1,1 @@
+require('sibyl_frame')
