@@ -16,10 +16,11 @@ struct GlassesCommand: AsyncParsableCommand {
         virtual Monocle, whose files are kept between runs. Examples:
           sibyl glasses repl --emulator
           sibyl glasses repl --emulator --watch my-app/
+          sibyl glasses exec "import device; print(device.VERSION)"
           sibyl glasses files put main.py
           sibyl glasses screen --emulator --scripts my-app/ --png screen.png
         """,
-        subcommands: [REPL.self, Files.self, Screen.self]
+        subcommands: [REPL.self, Exec.self, Files.self, Screen.self]
     )
 
     /// Which glasses, and how to reach them.
@@ -128,7 +129,7 @@ extension GlassesCommand {
                 }
                 let watching = Task {
                     guard let watched else { return }
-                    await Self.keepUploading(watched, to: session)
+                    await watched.keepUploading(to: session)
                 }
                 if watched == nil {
                     // A booting app greets by itself; glasses that say nothing get asked for the
@@ -161,151 +162,6 @@ extension GlassesCommand {
                 await glasses.close()
                 printing.cancel()
                 Terminal.print()
-            }
-        }
-
-        /// Uploads the directory, soft-resets, and does so again whenever a file there changes.
-        static func keepUploading(_ directory: WatchedDirectory, to session: any GlassesSession) async {
-            var known: [String: WatchedDirectory.Stamp] = [:]
-            while !Task.isCancelled {
-                let now = directory.snapshot()
-                let changed = now.filter { known[$0.key] != $0.value }.keys.sorted()
-                let gone = known.keys.filter { now[$0] == nil }.sorted()
-                if !changed.isEmpty || !gone.isEmpty {
-                    known = now
-                    let what = (changed + gone.map { "-\($0)" }).joined(separator: ", ")
-                    Terminal.error(Terminal.dim("[watch] uploading \(what) to \(session.name), then a soft reset", stderr: true))
-                    do {
-                        for name in changed {
-                            try await session.put(try Data(contentsOf: directory.url.appendingPathComponent(name)), as: name)
-                        }
-                        for name in gone { try await session.remove(name) }
-                        try await session.softReset()
-                    } catch {
-                        Terminal.error(Terminal.red("[watch] \(error.localizedDescription)", stderr: true) + Terminal.dim(" (saving again tries again)", stderr: true))
-                    }
-                }
-                try? await Task.sleep(for: .milliseconds(400))
-            }
-        }
-    }
-}
-
-extension GlassesCommand {
-    /// `sibyl glasses files`.
-    struct Files: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "List, copy and remove the files on the glasses.",
-            subcommands: [List.self, Put.self, Get.self, Remove.self]
-        )
-
-        struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the files on the glasses, with their sizes.")
-            @OptionGroup var global: GlobalOptions
-            @OptionGroup var target: Target
-            @Argument(help: "A directory on the glasses (the top one by default).") var directory = ""
-
-            func run() async throws {
-                try await global.withRuntime { runtime in
-                    let glasses = try await target.open(runtime)
-                    let files: [GlassesFile]
-                    do { files = try await glasses.session.listFiles(in: directory) } catch {
-                        await glasses.close()
-                        throw error
-                    }
-                    await glasses.close()
-                    if files.isEmpty { Terminal.print(Terminal.dim("no files")) }
-                    for file in files {
-                        let size = file.isDirectory ? "dir" : "\(file.size)"
-                        Terminal.print(size.padding(toLength: max(8, size.count), withPad: " ", startingAt: 0) + "  " + file.name + (file.isDirectory ? "/" : ""))
-                    }
-                }
-            }
-        }
-
-        struct Put: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Copy files from here to the glasses.")
-            @OptionGroup var global: GlobalOptions
-            @OptionGroup var target: Target
-            @Argument(help: "Files to copy; each keeps its name.") var files: [String]
-            @Option(name: .customLong("as"), help: "The name on the glasses (for one file).") var name: String?
-
-            func validate() throws {
-                if name != nil && files.count != 1 { throw ValidationError("--as names one file; give a single FILE with it.") }
-            }
-
-            func run() async throws {
-                try await global.withRuntime { runtime in
-                    let contents = try files.map { path -> (String, Data) in
-                        guard let data = FileManager.default.contents(atPath: path) else {
-                            throw CLIError("Cannot read \(path).", hint: "Check the path; a directory is not copied, its files are.")
-                        }
-                        return (name ?? URL(fileURLWithPath: path).lastPathComponent, data)
-                    }
-                    let glasses = try await target.open(runtime)
-                    do {
-                        for (file, data) in contents {
-                            try await glasses.session.put(data, as: file)
-                            Terminal.print("\(file)  \(data.count) bytes → \(glasses.session.name)")
-                        }
-                    } catch {
-                        await glasses.close()
-                        throw error
-                    }
-                    await glasses.close()
-                }
-            }
-        }
-
-        struct Get: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Copy a file from the glasses to here.")
-            @OptionGroup var global: GlobalOptions
-            @OptionGroup var target: Target
-            @Argument(help: "The file on the glasses.") var file: String
-            @Argument(help: "Where to save it (its own name in this directory by default; - for standard output).") var destination: String?
-
-            func run() async throws {
-                try await global.withRuntime { runtime in
-                    let glasses = try await target.open(runtime)
-                    let data: Data
-                    do { data = try await glasses.session.get(file) } catch {
-                        await glasses.close()
-                        throw error
-                    }
-                    await glasses.close()
-                    if destination == "-" {
-                        Terminal.write(data)
-                        return
-                    }
-                    let path = destination ?? URL(fileURLWithPath: file).lastPathComponent
-                    do { try data.write(to: URL(fileURLWithPath: path)) } catch {
-                        throw CLIError("Cannot write \(path): \(error.localizedDescription)")
-                    }
-                    Terminal.print("\(file)  \(data.count) bytes → \(path)")
-                }
-            }
-        }
-
-        struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Delete files on the glasses.")
-            @OptionGroup var global: GlobalOptions
-            @OptionGroup var target: Target
-            @Argument(help: "Files to delete.") var files: [String]
-
-            func run() async throws {
-                try await global.withRuntime { runtime in
-                    let glasses = try await target.open(runtime)
-                    do {
-                        for file in files {
-                            try await glasses.session.remove(file)
-                            Terminal.print("removed \(file)")
-                        }
-                    } catch {
-                        await glasses.close()
-                        throw error
-                    }
-                    await glasses.close()
-                }
             }
         }
     }
@@ -366,63 +222,38 @@ extension GlassesCommand {
     }
 }
 
-/// A directory `--watch` uploads: its plain files, not hidden ones or subdirectories.
-struct WatchedDirectory: Sendable {
-    struct Stamp: Sendable, Hashable {
-        var size: Int
-        var modified: Date
-    }
+extension GlassesCommand {
+    /// `sibyl glasses exec`.
+    struct Exec: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run code on the glasses and print what it prints.",
+            discussion: "The running program is interrupted first; an exception is reported with its traceback (exit status 1)."
+        )
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var target: Target
+        @Argument(help: "MicroPython code (several statements separated by ; or newlines).") var code: String?
+        @Option(help: "Run this file's code instead.") var file: String?
 
-    let url: URL
-
-    init(path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError("--watch needs a directory; \(path) is not one.")
+        func validate() throws {
+            if (code == nil) == (file == nil) { throw ValidationError("Give either CODE or --file FILE.") }
         }
-        url = URL(fileURLWithPath: path, isDirectory: true)
-    }
 
-    /// Each file's size and modification time.
-    func snapshot() -> [String: Stamp] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        var stamps: [String: Stamp] = [:]
-        for name in names where !name.hasPrefix(".") && !name.hasSuffix("~") {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path),
-                  attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            stamps[name] = Stamp(size: (attributes[.size] as? NSNumber)?.intValue ?? 0, modified: attributes[.modificationDate] as? Date ?? .distantPast)
-        }
-        return stamps
-    }
-}
-
-/// When output last arrived.
-final class QuietClock: Sendable {
-    private let last = Mutex((at: ContinuousClock.now, touched: false))
-
-    func touch() { last.withLock { $0 = (.now, true) } }
-
-    /// Whether anything has arrived.
-    var touched: Bool { last.withLock { $0.touched } }
-
-    /// Waits until nothing has arrived for `quiet`, or `atMost` has passed.
-    func waitUntilQuiet(for quiet: Duration, atMost: Duration) async {
-        let deadline = ContinuousClock.now + atMost
-        while ContinuousClock.now < deadline, ContinuousClock.now - last.withLock({ $0.at }) < quiet {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
-}
-
-/// Fired once, by a key, the end of input or Ctrl-C; waited for by the command.
-final class StopSignal: Sendable {
-    private let fired = Mutex(false)
-
-    func fire() { fired.withLock { $0 = true } }
-
-    func wait() async {
-        while !fired.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(50))
+        func run() async throws {
+            try await global.withRuntime { runtime in
+                var program = code ?? ""
+                if let file {
+                    guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("Cannot read \(file).") }
+                    program = String(decoding: data, as: UTF8.self)
+                }
+                let glasses = try await target.open(runtime)
+                let output: String
+                do { output = try await glasses.session.execute(program) } catch {
+                    await glasses.close()
+                    throw error
+                }
+                await glasses.close()
+                Terminal.write(output)
+            }
         }
     }
 }

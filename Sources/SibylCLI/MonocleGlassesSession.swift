@@ -85,7 +85,7 @@ actor MonocleGlassesSession: GlassesSession {
     func execute(_ code: String) async throws -> String {
         let reply = try await run(code)
         guard reply.succeeded else {
-            throw CLIError("\(name) raised \(Self.lastLine(of: reply.error))", hint: reply.error.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw CLIError("The code raised an exception on \(name):\n" + reply.error.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return reply.output
     }

@@ -166,4 +166,15 @@ struct GlassesCLITests {
         #expect(real.status == 1)
         #expect(real.stderr.contains("--emulator"), "\(real.stderr)")
     }
+
+    @Test func execRunsCodeAndReportsItsTraceback() async throws {
+        let cli = try runner()
+        let result = try await cli.run(["glasses", "exec", "--emulator", "import device\nprint(device.NAME, 6 * 7)"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout == "monocle 42\n")
+        let failed = try await cli.run(["glasses", "exec", "--emulator", "print(undefined_name)"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("The code raised an exception on the virtual Monocle:"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("NameError: name 'undefined_name' isn't defined"), "\(failed.stderr)")
+    }
 }

@@ -71,6 +71,18 @@ struct MonocleCLITests {
         #expect(result.stdout.contains("glasses → \"hey:A\""), "\(result.stdout)")
     }
 
+    @Test func connectShowsTheSerialOutputOnlyWhenVerbose() async throws {
+        let cli = try runner()
+        let verbose = try await cli.run(["monocle", "connect", "--emulator", "-v"], input: "pause 1\nquit\n")
+        #expect(verbose.status == 0, "stderr: \(verbose.stderr)")
+        #expect(verbose.stdout.contains("serial │ MPY: soft reboot"), "\(verbose.stdout)")
+        #expect(verbose.stdout.contains("serial │ raw REPL; CTRL-B to exit"), "\(verbose.stdout)")
+        let quiet = try await cli.run(["monocle", "connect", "--emulator"], input: "pause 1\nquit\n")
+        #expect(quiet.status == 0, "stderr: \(quiet.stderr)")
+        #expect(quiet.stdout.contains("[monocle: running"), "\(quiet.stdout)")
+        #expect(!quiet.stdout.contains("serial │"), "\(quiet.stdout)")
+    }
+
     @Test func updateWritesAnFPGAImageWithProgressAndTheGlassesComeBackWithIt() async throws {
         let cli = try runner()
         try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
