@@ -37,7 +37,7 @@ struct GlassesCommand: AsyncParsableCommand {
         func open(_ runtime: SibylRuntime) async throws -> OpenGlasses {
             if emulator {
                 let glasses = try await powerOnEmulator(runtime)
-                let session = MonocleGlassesSession(
+                let session = MonocleREPLSession(
                     transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength),
                     name: "the virtual Monocle"
                 )
@@ -56,7 +56,7 @@ struct GlassesCommand: AsyncParsableCommand {
                 throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
             }
             let bus = try BluetoothSupport.bus()
-            let session = MonocleGlassesSession(transport: BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime)), name: "the Monocle \(address)")
+            let session = MonocleREPLSession(transport: BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime)), name: "the Monocle \(address)")
             do {
                 try await session.connect()
             } catch {
@@ -86,7 +86,7 @@ struct GlassesCommand: AsyncParsableCommand {
 
     /// A connected session and how to end it.
     struct OpenGlasses {
-        var session: any GlassesSession
+        var session: any GlassesREPLSession
         var emulator: MonocleEmulator?
         var close: @Sendable () async -> Void
     }

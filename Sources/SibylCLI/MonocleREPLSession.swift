@@ -4,7 +4,7 @@ import Monocle
 /// Monocle glasses through MicroPython's REPL on their serial channel: any `MonocleTransport`
 /// (Bluetooth, the emulator). Commands and file transfers use the raw REPL, as mpremote does;
 /// what the glasses print meanwhile is not passed on, everything else is.
-actor MonocleGlassesSession: GlassesSession {
+actor MonocleREPLSession: GlassesREPLSession {
     nonisolated let name: String
     nonisolated let serialOutput: AsyncStream<Data>
     private let output: AsyncStream<Data>.Continuation

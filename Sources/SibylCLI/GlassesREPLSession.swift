@@ -2,9 +2,9 @@ import Foundation
 
 /// A connection to a pair of glasses' REPL and filesystem, whatever their kind.
 ///
-/// `sibyl glasses` works through this alone: Monocle (MicroPython's raw REPL, `MonocleGlassesSession`)
+/// `sibyl glasses` works through this alone: Monocle (MicroPython's raw REPL, `MonocleREPLSession`)
 /// is the first kind; another (Frame's Lua REPL) plugs in by conforming.
-protocol GlassesSession: Sendable {
+protocol GlassesREPLSession: Sendable {
     /// The glasses' name in messages ("the virtual Monocle", "the Monocle AA:BB:…").
     var name: String { get }
     /// What the glasses print outside the session's own commands (the running program's output, the
