@@ -87,7 +87,10 @@ void frame_wait(cframe_device *device, double seconds)
 {
     if (seconds <= 0) return;
     pthread_mutex_lock(&device->lock);
-    if (!atomic_load(&device->attention) && device->repl[0] == 0) {
+    // A pending event ends the wait so its hook can run, unless hooks are off (inside a callback);
+    // a pending REPL chunk does not: the REPL loop looks at it between its 10 ms idle sleeps.
+    bool pending = device->stop || (device->hook != HOOK_NONE && device->hook_depth == 0);
+    if (!pending) {
         struct timespec deadline;
         clock_gettime(CLOCK_MONOTONIC, &deadline);
         double whole;
@@ -162,7 +165,7 @@ int cframe_max_write(cframe_device *device)
     return max;
 }
 
-static void raise_hook_locked(cframe_device *device, int kind)
+void frame_raise_hook_locked(cframe_device *device, int kind)
 {
     device->hook = kind;
     atomic_store(&device->attention, 1);
@@ -183,10 +186,10 @@ int cframe_write(cframe_device *device, const uint8_t *bytes, size_t length)
         if (device->data_callback != LUA_NOREF) {
             memcpy(device->data, bytes + 1, length - 1);
             device->data_length = length - 1;
-            raise_hook_locked(device, HOOK_DATA);
+            frame_raise_hook_locked(device, HOOK_DATA);
         }
     } else if (bytes[0] == 0x03) {
-        raise_hook_locked(device, HOOK_BREAK);
+        frame_raise_hook_locked(device, HOOK_BREAK);
     } else {
         // Lua source or 0x04 reset: one REPL buffer, copied up to the first NUL (the firmware strcpy's it).
         size_t n = strnlen((const char *)bytes, length);
@@ -202,7 +205,7 @@ int cframe_write(cframe_device *device, const uint8_t *bytes, size_t length)
 void cframe_tap(cframe_device *device)
 {
     pthread_mutex_lock(&device->lock);
-    if (device->L != NULL) raise_hook_locked(device, HOOK_TAP);
+    if (device->L != NULL) frame_raise_hook_locked(device, HOOK_TAP);
     pthread_mutex_unlock(&device->lock);
 }
 
@@ -239,7 +242,7 @@ static void vm_hook(lua_State *L, lua_Debug *ar)
     cframe_device *device = frame_device(L);
     if (!atomic_load_explicit(&device->attention, memory_order_relaxed)) return;
 
-    uint8_t data[FRAME_MAX_MTU];
+    uint8_t data[FRAME_BLOCK_BUFFER];
     size_t data_length = 0;
     int callback = LUA_NOREF;
     pthread_mutex_lock(&device->lock);
@@ -252,6 +255,10 @@ static void vm_hook(lua_State *L, lua_Debug *ar)
         callback = device->data_callback;
     } else if (kind == HOOK_TAP) {
         callback = device->tap_callback;
+    } else if (kind == HOOK_BLOCK) {
+        data_length = device->block_length;
+        memcpy(data, device->block, data_length);
+        callback = device->block_callback;
     }
     atomic_store(&device->attention, stop);
     pthread_mutex_unlock(&device->lock);
@@ -263,10 +270,14 @@ static void vm_hook(lua_State *L, lua_Debug *ar)
         break;
     case HOOK_DATA:
     case HOOK_TAP:
+    case HOOK_BLOCK:
         if (callback == LUA_NOREF) break;
         lua_rawgeti(L, LUA_REGISTRYINDEX, callback);
-        if (kind == HOOK_DATA) lua_pushlstring(L, (const char *)data, data_length);
-        if (lua_pcall(L, kind == HOOK_DATA ? 1 : 0, 0, 0) != LUA_OK) {
+        if (kind != HOOK_TAP) lua_pushlstring(L, (const char *)data, data_length);
+        device->hook_depth++;
+        int status = lua_pcall(L, kind == HOOK_TAP ? 0 : 1, 0, 0);
+        device->hook_depth--;
+        if (status != LUA_OK) {
             luaL_error(L, "%s", lua_tostring(L, -1));
         }
         break;
@@ -403,6 +414,8 @@ static lua_State *new_state(cframe_device *device)
     frame_open_microphone(L);
     frame_open_imu(L);
     frame_open_time(L);
+    frame_open_led(L);
+    frame_open_compression(L);
     frame_open_file(L, !device->paired);
     lua_settop(L, 0);
     lua_sethook(L, vm_hook, LUA_MASKCOUNT, 1);
@@ -432,6 +445,7 @@ int cframe_run(cframe_device *device, int cold)
 {
     pthread_mutex_lock(&device->lock);
     device->stop = 0;
+    device->hook_depth = 0;
     device->hook = HOOK_NONE;
     device->repl[0] = 0;
     atomic_store(&device->attention, 0);
@@ -445,6 +459,7 @@ int cframe_run(cframe_device *device, int cold)
         device->L = L;
         device->data_callback = LUA_NOREF;
         device->tap_callback = LUA_NOREF;
+        device->block_callback = LUA_NOREF;
         int boots = ++device->boots;
         pthread_mutex_unlock(&device->lock);
         if (device->callbacks.booted) device->callbacks.booted(device->callbacks.context, boots);

@@ -17,7 +17,10 @@
 #define FRAME_MIC_FIFO 32768
 
 /// What the single hook slot holds (a newer event replaces an older one, as in the firmware).
-enum hook_kind { HOOK_NONE = 0, HOOK_DATA, HOOK_BREAK, HOOK_TAP };
+enum hook_kind { HOOK_NONE = 0, HOOK_DATA, HOOK_BREAK, HOOK_TAP, HOOK_BLOCK };
+
+/// The firmware's decompression output buffer.
+#define FRAME_BLOCK_BUFFER 4096
 
 struct cframe_device {
     pthread_mutex_t lock;
@@ -35,6 +38,8 @@ struct cframe_device {
     atomic_int attention;
     int stop;
     int stop_reason;
+    /// How deep the VM thread is in hook callbacks (Lua runs no hooks there); VM thread only.
+    int hook_depth;
 
     // Radio
     int connected;
@@ -49,6 +54,10 @@ struct cframe_device {
     size_t data_length;
     int data_callback;
     int tap_callback;
+    /// frame.compression: the registered function and the last decompressed block.
+    int block_callback;
+    uint8_t block[FRAME_BLOCK_BUFFER];
+    size_t block_length;
 
     // Clock: `monotonic_base` is the real monotonic time at power-on; `virtual_now` the virtual clock.
     double monotonic_base;
@@ -89,6 +98,8 @@ double frame_now(cframe_device *device);
 bool frame_radio_send(cframe_device *device, const uint8_t *bytes, size_t length);
 /// Reports a display operation to the host.
 void frame_display_report(cframe_device *device, const cframe_display_op *op);
+/// Puts an event in the single hook slot (replacing a pending one); `lock` must be held.
+void frame_raise_hook_locked(cframe_device *device, int kind);
 /// Raises the stop error if the device is powering off.
 void frame_check_stop(lua_State *L);
 /// Waits up to `seconds` of real time, returning early when the host writes or taps.
@@ -104,6 +115,8 @@ void frame_open_microphone(lua_State *L);
 void frame_open_imu(lua_State *L);
 void frame_open_time(lua_State *L);
 void frame_open_file(lua_State *L, bool reformat);
+void frame_open_compression(lua_State *L);
+void frame_open_led(lua_State *L);
 
 /// Sets `frame.<name>` to a new table of `functions` (the `frame` table is global).
 void frame_register(lua_State *L, const char *name, const luaL_Reg *functions);

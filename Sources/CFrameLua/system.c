@@ -103,6 +103,25 @@ void frame_open_system(lua_State *L)
     lua_pop(L, 1);
 }
 
+// MARK: frame.led (Frame Lite's RGB LED; accepted and range-checked on every model, as the firmware does)
+
+static int led_set_color(lua_State *L)
+{
+    lua_Integer red = luaL_checkinteger(L, 1);
+    lua_Integer green = luaL_checkinteger(L, 2);
+    lua_Integer blue = luaL_checkinteger(L, 3);
+    if (red < 0 || red > 100 || green < 0 || green > 100 || blue < 0 || blue > 100) {
+        luaL_error(L, "led color must be between 0 and 100");
+    }
+    return 0;
+}
+
+void frame_open_led(lua_State *L)
+{
+    const luaL_Reg functions[] = {{"set_color", led_set_color}, {NULL, NULL}};
+    frame_register(L, "led", functions);
+}
+
 // MARK: frame.bluetooth
 
 static int bluetooth_is_connected(lua_State *L)

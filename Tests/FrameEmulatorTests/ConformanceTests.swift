@@ -351,3 +351,35 @@ struct ConformanceTests {
         }
     }
 }
+
+/// frame.compression and frame.led.
+@Suite("Frame compression and LED")
+struct CompressionTests {
+    @Test("an LZ4 frame from the official lz4 package decompresses into the registered function")
+    func decompress() async throws {
+        try #require(FrameOracle.available)
+        struct Frames: Decodable { let one: String }
+        let frames = try await FrameOracle.run("""
+            import json, sys, lz4.frame
+            text = ("Sibyl on Frame " * 20)[:300]
+            json.dump({"one": lz4.frame.compress(text.encode()).hex()}, open(sys.argv[2], "w"))
+            """, input: [String](), as: Frames.self)
+        // The file API reads lines, so the binary frame travels as hex.
+        let load = """
+            local f = frame.file.open('one.hex'); local parts = {}
+            while true do local l = f:read(); if l == nil then break end; parts[#parts + 1] = l end
+            f:close(); blob = (table.concat(parts):gsub('..', function(h) return string.char(tonumber(h, 16)) end))
+            out = {}; frame.compression.process_function(function(b) out[#out + 1] = b end)
+            """
+        try await TestFrame.with(files: ["one.hex": frames.one, "load.lua": load]) { _, link async throws in
+            #expect(try await link.error(of: "require('load')") == nil)
+            #expect(try await link.evaluate("#blob") == "\(frames.one.count / 2)")
+            #expect(try await link.error(of: "frame.compression.decompress(blob, 1024)") == nil)
+            #expect(try await link.evaluate("#out .. ' ' .. out[1]:sub(1, 14)") == "1 Sibyl on Frame")
+            #expect(try await link.evaluate("#out[1]") == "300")
+            #expect(try await link.error(of: "frame.compression.decompress('nonsense', 1024)") == "decompression failed")
+            #expect(try await link.error(of: "frame.compression.decompress(blob, 0)") == "bytes must be greater than 0")
+            #expect(try await link.error(of: "frame.led.set_color(0, 50, 101)") == "led color must be between 0 and 100")
+        }
+    }
+}

@@ -152,11 +152,12 @@ struct RoutingTests {
     func tapReplacesData() async throws {
         try await TestFrame.with { emulator, link async throws in
             #expect(try await link.error(of: """
-                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; frame.sleep(0.3) end)
+                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; print('in '..d); frame.sleep(0.3) end)
                 frame.imu.tap_callback(function() log[#log+1] = 'tap' end)
                 """) == nil)
+            let start = link.mark
             try await emulator.write(Data([0x01]) + Data("a".utf8))
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await link.print(after: start) == "in a")
             try await emulator.write(Data([0x01]) + Data("b".utf8))
             try await emulator.tap()
             try await Task.sleep(for: .milliseconds(500))
