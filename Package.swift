@@ -231,7 +231,7 @@ let package = Package(
             name: "Assistant",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
-                "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
+                "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -406,6 +406,7 @@ let package = Package(
             name: "MonocleEmulatorTests",
             dependencies: [
                 "MonocleEmulator", "Monocle", "MonocleRelay", "MonocleBluetooth", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
+                "FrameEmulator", "FrameGlasses",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

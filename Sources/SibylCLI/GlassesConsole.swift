@@ -59,9 +59,9 @@ final class GlassesConsole: Sendable {
     static func describe(_ event: GlassesEvent) {
         switch event {
         case .state(let state):
-            Terminal.print(Terminal.dim("[monocle: \(state)]"))
+            Terminal.print(Terminal.dim("[\(state.kind): \(state)]"))
         case .notice(let text):
-            Terminal.print(Terminal.yellow("[monocle] \(text)"))
+            Terminal.print(Terminal.yellow("[glasses] \(text)"))
         case .heard(let text):
             Terminal.print(Terminal.bold("heard: ") + text)
         case .answered(_, let answer, let timings):

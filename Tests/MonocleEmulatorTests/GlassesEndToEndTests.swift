@@ -63,9 +63,10 @@ struct GlassesEndToEndTests {
             let controller = MonocleController(transport: EmulatorTransport(emulator: glasses), app: try DeviceApp.sibyl(), options: ControllerTests.fastOptions())
             var options = options
             options.visionModel = visionModel
-            let assistant = GlassesAssistant(controller: controller, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
+            let link = MonocleGlassesLink(controller: controller)
+            let assistant = GlassesAssistant(link: link, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
             let events = Events()
-            let serving = Task { await controller.run() }
+            let serving = Task { await link.run() }
             let answering = Task { await assistant.run { events.record($0) } }
             _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             try await body(glasses, events, runtime)

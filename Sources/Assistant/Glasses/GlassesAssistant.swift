@@ -5,7 +5,7 @@ import SibylCore
 /// What happens between the wearer and Sibyl, for the CLI and the logs.
 public enum GlassesEvent: Sendable {
     /// The glasses' link changed state.
-    case state(MonocleState)
+    case state(GlassesLinkState)
     /// A notice from the controller (a retry, a version mismatch).
     case notice(String)
     /// The wearer asked something; `transcript` is what was heard.
@@ -18,7 +18,7 @@ public enum GlassesEvent: Sendable {
     case cancelled
 }
 
-/// Answers questions asked through Monocle glasses: speech → text → the conversation engine → the display.
+/// Answers questions asked through glasses (Monocle or Frame): speech → text → the conversation engine → the display.
 ///
 /// Every exchange is kept in one conversation started with source `glasses`, so it shows up in
 /// `sibyl conversations` like any other.
@@ -39,19 +39,18 @@ public actor GlassesAssistant {
         public init() {}
     }
 
-    private let controller: MonocleController
+    private let link: any GlassesLink
     private let asker: any Asking
     private let transcriber: any Transcriber
     private let options: Options
-    private var assembler = GlassesRequestAssembler()
     private var conversationID: UUID?
     private var current: Task<Void, Never>?
     private var transferStarted: ContinuousClock.Instant?
     private var observer: @Sendable (GlassesEvent) -> Void = { _ in }
 
-    /// Answers what the wearer of `controller`'s glasses asks, through `asker` (a `SibylRuntime`).
-    public init(controller: MonocleController, asker: any Asking, transcriber: any Transcriber, options: Options = Options()) {
-        self.controller = controller
+    /// Answers what the wearer of `link`'s glasses asks, through `asker` (a `SibylRuntime`).
+    public init(link: any GlassesLink, asker: any Asking, transcriber: any Transcriber, options: Options = Options()) {
+        self.link = link
         self.asker = asker
         self.transcriber = transcriber
         self.options = options
@@ -60,29 +59,27 @@ public actor GlassesAssistant {
     /// The conversation the exchanges are saved in, once the first question was asked.
     public var conversation: UUID? { conversationID }
 
-    /// Serves the glasses until the controller's events end.
+    /// Serves the glasses until the link's events end.
     public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
         self.observer = observer
-        for await event in controller.events {
+        for await event in link.events {
             switch event {
             case .state(let state):
                 observer(.state(state))
-                if case .disconnected = state { assembler = GlassesRequestAssembler() }
+                if state.isDisconnected { transferStarted = nil }
             case .notice(let text):
                 observer(.notice(text))
-            case .updateFailed(let reason):
-                observer(.notice("the firmware update failed: \(reason)"))
-            case .message(let message):
-                receive(message)
+            case .transferStarted:
+                transferStarted = .now
+            case .request(let request):
+                receive(request)
             }
         }
         current?.cancel()
     }
 
-    private func receive(_ message: AppMessage) {
+    private func receive(_ request: GlassesRequest) {
         let now = ContinuousClock.now
-        if message.command == .audioStart || message.command == .imageStart { transferStarted = now }
-        guard let request = assembler.consume(message) else { return }
         let transfer = transferStarted.map { now - $0 } ?? .zero
         transferStarted = nil
         switch request {
@@ -136,32 +133,32 @@ public actor GlassesAssistant {
                 throw GlassesFailure(shown: "I didn't catch that. Tap and speak again.", detail: "speech-to-text heard nothing (\(heard.debugDescription))")
             }
             observer(.heard(heard))
-            try? await controller.send(AppMessage(.ping, Data(String(UUID().uuidString.prefix(8)).utf8)))
+            await link.showThinking()
 
             started = clock.now
             let text = try await ask(heard, photo: photo)
             timings.languageModel = clock.now - started
             let shown = GlassesText.plain(text)
             started = clock.now
-            try await controller.show(shown.isEmpty ? "(no answer)" : shown)
+            try await link.show(shown.isEmpty ? "(no answer)" : shown, isError: false)
             timings.display = clock.now - started
             timings.total = clock.now - receivedAt
             observer(.answered(question: heard, answer: shown, timings: timings))
         } catch is CancellationError {
             return
         } catch let failure as GlassesFailure {
-            try? await controller.show(failure.shown, as: .error)
+            try? await link.show(failure.shown, isError: true)
             observer(.failed(shown: failure.shown, detail: failure.detail))
         } catch {
             let shown = "Sorry, I can't answer right now."
-            try? await controller.show(shown, as: .error)
+            try? await link.show(shown, isError: true)
             observer(.failed(shown: shown, detail: error.localizedDescription))
         }
     }
 
     /// Asks, in the glasses' conversation, and returns the whole answer.
     private func ask(_ question: String, photo: Data?) async throws -> String {
-        let attachments = photo.map { [Attachment(kind: .image, mimeType: "image/jpeg", filename: "monocle.jpg", data: $0)] } ?? []
+        let attachments = photo.map { [Attachment(kind: .image, mimeType: "image/jpeg", filename: "glasses.jpg", data: $0)] } ?? []
         let conversation: ConversationChoice = conversationID.map { .id($0) }
             ?? .new(NewConversation(persona: options.persona, mode: options.mode, source: .glasses))
         let request = AskRequest(

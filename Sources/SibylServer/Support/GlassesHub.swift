@@ -167,9 +167,11 @@ final class GlassesHub: Sendable {
         links.withLock { links in
             guard var link = links[id] else { return }
             switch event {
-            case .state(let state):
+            case .state(.monocle(let state)):
                 link.state = state
                 if case .running(let device) = state { link.device = device }
+            case .state(.frame):
+                break // the server runs and relays Monocle glasses only
             case .notice(let text): link.notice = text
             case .heard(let text): link.lastQuestion = text
             case .answered(let question, let answer, _):

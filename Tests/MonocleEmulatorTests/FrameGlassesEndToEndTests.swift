@@ -1,0 +1,128 @@
+import Assistant
+import Foundation
+import FrameEmulator
+import FrameGlasses
+import LocalEngines
+import OpenAITestServer
+import SibylCore
+import Testing
+
+/// Questions asked through a virtual Frame running Sibyl's Frame app, answered by Sibyl.
+@Suite(.serialized)
+struct FrameGlassesEndToEndTests {
+    typealias Events = GlassesEndToEndTests.Events
+
+    /// Runs Sibyl's glasses assistant on a virtual Frame with the given runtime settings.
+    static func withAssistant(
+        environment: [String: String], visionModel: String? = nil,
+        _ body: (FrameEmulator, Events, SibylRuntime) async throws -> Void
+    ) async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-glasses-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        var env = [
+            "SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "40",
+        ]
+        env.merge(environment) { $1 }
+        let runtime = try SibylRuntime(environment: env)
+        let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
+        try await emulator.powerOn()
+        var options = GlassesSessionOptions(visionModel: visionModel)
+        options.frameController.signalPause = .milliseconds(30)
+        options.frameController.replyTimeout = .seconds(20)
+        options.frameController.acknowledgementTimeout = .seconds(20)
+        options.frameController.startTimeout = .seconds(60)
+        let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), options: options)
+        let events = Events()
+        let serving = Task { await session.run { events.record($0) } }
+        do {
+            _ = try await events.next(timeout: .seconds(300)) { if case .state(let state) = $0, state.isRunning { true } else { nil } }
+            try await body(emulator, events, runtime)
+        } catch {
+            await session.stop()
+            await emulator.powerOff()
+            await runtime.shutdown()
+            throw error
+        }
+        await session.stop()
+        serving.cancel()
+        await emulator.powerOff()
+        await runtime.shutdown()
+    }
+
+    static func shown(_ emulator: FrameEmulator) -> String {
+        (emulator.display.current?.texts ?? []).joined(separator: " ")
+    }
+
+    /// Waits for the display to show something; the limit is a ceiling against hangs only.
+    static func waitForScreen(_ emulator: FrameEmulator, timeout: Duration = .seconds(300), _ condition: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let text = shown(emulator)
+            if condition(text) { return text }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw FrameError.timeout(waitingFor: "the display; it shows \(shown(emulator).debugDescription)", after: timeout)
+    }
+
+    /// Speaks `wav` into the virtual Frame's microphone between two taps, as a wearer would.
+    static func ask(_ emulator: FrameEmulator, wav: Data) async throws {
+        let samples = try AudioResampling.speechPCM16(fromWAV: wav)
+        emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
+        try await emulator.tap()
+        _ = try await waitForScreen(emulator) { $0.contains("Listening") }
+        try await Task.sleep(for: .seconds(Double(samples.count) / 16_000 + 0.8))
+        try await emulator.tap()
+    }
+
+    @Test(.enabled(if: GlassesEndToEndTests.enginesReady, "the local chat, speech-to-text and espeak-ng engines are not installed"))
+    func aSpokenQuestionIsAnsweredOfflineOnFrameAndSaved() async throws {
+        try await Self.withAssistant(environment: [:]) { emulator, events, runtime in
+            try await Self.ask(emulator, wav: await GlassesEndToEndTests.speech("What is the capital of France?"))
+            let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
+                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
+            }
+            #expect(question.lowercased().contains("capital"), "\(question)")
+            #expect(answer.contains("Paris"), "\(answer)")
+            _ = try await Self.waitForScreen(emulator) { $0.contains("Paris") }
+            print(String(
+                format: "[frame] one spoken question: audio transfer %.0f ms, conversion %.1f ms, speech-to-text %.0f ms, LLM %.0f ms, display %.1f ms; Sibyl's own overhead %.1f ms",
+                GlassesEndToEndTests.ms(timings.audioTransfer), GlassesEndToEndTests.ms(timings.audioConversion), GlassesEndToEndTests.ms(timings.speechToText),
+                GlassesEndToEndTests.ms(timings.languageModel), GlassesEndToEndTests.ms(timings.display), GlassesEndToEndTests.ms(timings.overhead)
+            ))
+            #expect(timings.overhead < .seconds(5))
+            let conversations = try await runtime.store.conversations(source: .glasses)
+            #expect(conversations.count == 1)
+            let messages = try await runtime.store.messages(in: try #require(conversations.first).conversation.id)
+            #expect(messages.map(\.role) == [.user, .assistant])
+        }
+    }
+
+    @Test(.enabled(if: GlassesEndToEndTests.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func aDoubleTapAsksAboutAPhotoWithTheVisionModel() async throws {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(["A red ", "mug on a desk."]) : .chatCompletion("Mug")
+        }
+        let env = ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
+        try await Self.withAssistant(environment: env, visionModel: "test-vision") { emulator, events, _ in
+            let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 13) & 0xFE }) + Data([0xFF, 0xD9])
+            emulator.setCameraImage(jpeg: jpeg)
+            let samples = try AudioResampling.speechPCM16(fromWAV: await GlassesEndToEndTests.speech("What is this?"))
+            emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
+            try await emulator.tap()
+            try await Task.sleep(for: .milliseconds(100))
+            try await emulator.tap()
+            _ = try await Self.waitForScreen(emulator) { $0.contains("Listening (photo)") }
+            try await Task.sleep(for: .seconds(Double(samples.count) / 16_000 + 0.8))
+            try await emulator.tap()
+            _ = try await Self.waitForScreen(emulator) { $0.contains("red mug") }
+            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            #expect(request["model"] as? String == "test-vision")
+            let body = String(describing: request["messages"] ?? "")
+            #expect(body.contains("data:image/jpeg;base64,\(jpeg.base64EncodedString().prefix(40))"))
+            _ = events
+        }
+        await server.stop()
+    }
+}
