@@ -48,13 +48,13 @@ public final class FrameEmulator: Sendable {
     }
 
     /// Off, running, deep-asleep or in the bootloader.
-    public var powerState: FramePowerState { core.state.withLock { $0.power } }
+    public var powerState: FramePowerState { core.sink.state.withLock { $0.power } }
 
     /// Whether `frame.update()` sent the Frame into its DFU bootloader.
-    public var enteredBootloader: Bool { core.state.withLock { $0.enteredBootloader } }
+    public var enteredBootloader: Bool { core.sink.state.withLock { $0.enteredBootloader } }
 
     /// How many Lua states have been started (power-ons, wakes and 0x04 resets).
-    public var boots: Int { core.state.withLock { $0.boots } }
+    public var boots: Int { core.sink.state.withLock { $0.boots } }
 
     /// Seconds the device clock has run since power-on (virtual or real).
     public var clock: Double { cframe_clock(core.device.pointer) }
@@ -135,7 +135,7 @@ public final class FrameEmulator: Sendable {
     }
 
     /// The display: palette, back buffer and every shown frame.
-    public var display: FrameDisplayState { core.state.withLock { $0.display } }
+    public var display: FrameDisplayState { core.sink.state.withLock { $0.display } }
 
     // MARK: Flash
 

@@ -32,29 +32,41 @@ struct CoreState {
     var bootWaiters: [CheckedContinuation<Bool, Never>] = []
 }
 
-/// Owns the C device and the VM thread; the C callbacks reach it through an unretained pointer,
-/// which stays valid because the thread holds a strong reference while it runs.
-final class FrameEmulatorCore: Sendable {
+/// What the C callbacks reach (through an unretained pointer): the shared state and the stream.
+final class CoreSink: Sendable {
     let state = Mutex(CoreState())
     let continuation: AsyncStream<Data>.Continuation
-    // Set once in init, before any callback can run.
-    nonisolated(unsafe) private(set) var device: DeviceHandle!
+
+    init(continuation: AsyncStream<Data>.Continuation) {
+        self.continuation = continuation
+    }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> CoreSink {
+        Unmanaged<CoreSink>.fromOpaque(context!).takeUnretainedValue()
+    }
+}
+
+/// Owns the C device and the VM thread. The callbacks' sink lives as long as this object, which
+/// the VM thread holds while it runs.
+final class FrameEmulatorCore: Sendable {
+    let sink: CoreSink
+    let device: DeviceHandle
+
+    var continuation: AsyncStream<Data>.Continuation { sink.continuation }
 
     init(configuration: FrameEmulatorConfiguration, flash: URL, continuation: AsyncStream<Data>.Continuation) throws {
-        self.continuation = continuation
+        let sink = CoreSink(continuation: continuation)
+        self.sink = sink
         var callbacks = cframe_callbacks()
-        callbacks.context = Unmanaged.passUnretained(self).toOpaque()
+        callbacks.context = Unmanaged.passUnretained(sink).toOpaque()
         callbacks.notify = { context, bytes, length in
-            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
-            core.continuation.yield(bytes.map { Data(bytes: $0, count: length) } ?? Data())
+            CoreSink.from(context).continuation.yield(bytes.map { Data(bytes: $0, count: length) } ?? Data())
         }
         callbacks.display = { context, op in
-            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
-            if let op { core.record(op.pointee) }
+            if let op { CoreSink.from(context).record(op.pointee) }
         }
         callbacks.booted = { context, boots in
-            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
-            let waiters = core.state.withLock { state in
+            let waiters = CoreSink.from(context).state.withLock { state in
                 state.boots = Int(boots)
                 defer { state.bootWaiters = [] }
                 return state.bootWaiters
@@ -62,8 +74,7 @@ final class FrameEmulatorCore: Sendable {
             for waiter in waiters { waiter.resume(returning: true) }
         }
         callbacks.idle = { context, boots in
-            let core = Unmanaged<FrameEmulatorCore>.fromOpaque(context!).takeUnretainedValue()
-            core.state.withLock { $0.idleBoot = Int(boots) }
+            CoreSink.from(context).state.withLock { $0.idleBoot = Int(boots) }
         }
         let pointer = flash.path.withCString { flashPath in
             configuration.firmwareVersion.withCString { firmware in
@@ -95,7 +106,7 @@ final class FrameEmulatorCore: Sendable {
     /// Starts the VM thread (cold = power-on or wake, so clock and peripherals start over) and waits
     /// until its Lua state exists.
     func start(cold: Bool) async throws {
-        let started = state.withLock { state -> Bool in
+        let started = sink.state.withLock { state -> Bool in
             guard !state.threadRunning else { return false }
             state.threadRunning = true
             state.power = .running
@@ -104,7 +115,7 @@ final class FrameEmulatorCore: Sendable {
         }
         guard started else { return }
         let booted = await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
-            state.withLock { $0.bootWaiters.append(waiter) }
+            sink.state.withLock { $0.bootWaiters.append(waiter) }
             let thread = Thread { [self] in
                 let reason = cframe_run(device.pointer, cold ? 1 : 0)
                 stopped(reason: reason)
@@ -118,7 +129,7 @@ final class FrameEmulatorCore: Sendable {
         // once) so what it says at boot goes nowhere, as on the glasses. An app that keeps running
         // is left running.
         let deadline = ContinuousClock.now + .milliseconds(250)
-        while ContinuousClock.now < deadline, state.withLock({ $0.idleBoot < $0.boots && $0.threadRunning }) {
+        while ContinuousClock.now < deadline, sink.state.withLock({ $0.idleBoot < $0.boots && $0.threadRunning }) {
             try? await Task.sleep(for: .milliseconds(2))
         }
     }
@@ -126,7 +137,7 @@ final class FrameEmulatorCore: Sendable {
     /// Runs on the VM thread when `cframe_run` returns.
     private func stopped(reason: Int32) {
         cframe_disconnect(device.pointer)
-        let (exits, boots) = state.withLock { state in
+        let (exits, boots) = sink.state.withLock { state in
             state.threadRunning = false
             switch Int(reason) {
             case Int(CFRAME_STOP_DEEP_SLEEP.rawValue): state.power = .asleep
@@ -148,24 +159,27 @@ final class FrameEmulatorCore: Sendable {
     /// Stops the VM thread and waits for it.
     func stop() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let running = state.withLock { state in
+            let running = sink.state.withLock { state in
                 if state.threadRunning { state.exitWaiters.append(waiter) }
                 return state.threadRunning
             }
             if running { cframe_power_off(device.pointer) } else { waiter.resume() }
         }
         cframe_disconnect(device.pointer)
-        state.withLock { if $0.power == .running { $0.power = .off } }
+        sink.state.withLock { $0.power = .off }
     }
 
     /// Stops the VM thread from a synchronous context (deinit), blocking until it is gone.
     func stopBlocking() {
-        guard state.withLock({ $0.threadRunning }) else { return }
+        guard sink.state.withLock({ $0.threadRunning }) else { return }
         cframe_power_off(device.pointer)
-        while state.withLock({ $0.threadRunning }) { usleep(1000) }
+        while sink.state.withLock({ $0.threadRunning }) { usleep(1000) }
     }
+}
 
-    private func record(_ op: cframe_display_op) {
+extension CoreSink {
+    /// Applies a display operation to the display state.
+    func record(_ op: cframe_display_op) {
         state.withLock { state in
             var display = state.display
             switch Int(op.kind) {

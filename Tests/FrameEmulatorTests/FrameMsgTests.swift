@@ -12,11 +12,11 @@ struct FrameMsgTests {
     /// A test app in the style of frame-msg's examples: parsers for the message codes below, text to
     /// the display, code 1/2 starting/stopping the audio stream, capture settings to a photo.
     static let app = """
-        local data = require('data')
-        local plain_text = require('plain_text')
-        local code = require('code')
-        local camera = require('camera')
-        local audio = require('audio')
+        local data = require('data%SUFFIX%')
+        local plain_text = require('plain_text%SUFFIX%')
+        local code = require('code%SUFFIX%')
+        local camera = require('camera%SUFFIX%')
+        local audio = require('audio%SUFFIX%')
         local TEXT, CODE, CAPTURE = 0x0A, 0x0B, 0x0D
         data.parsers[TEXT] = plain_text.parse_plain_text
         data.parsers[CODE] = code.parse_code
@@ -104,14 +104,16 @@ struct FrameMsgTests {
         }, open(sys.argv[2], "w"))
         """
 
-    @Test("messages from the official chunker are ACKed and parsed; photos and audio stream back", arguments: [247, 23])
-    func roundTrip(mtu: Int) async throws {
+    @Test("messages from the official chunker are ACKed and parsed; photos and audio stream back",
+          arguments: [(247, ""), (23, ""), (247, ".min"), (23, ".min")])
+    func roundTrip(mtu: Int, suffix: String) async throws {
         let packets = try await FrameOracle.run(Self.oracle, input: ["mtu": mtu], as: Packets.self)
         let lua = try await FrameOracle.luaDirectory()
-        var files = ["frame_app.lua": Self.app]
+        var files = ["frame_app.lua": Self.app.replacingOccurrences(of: "%SUFFIX%", with: suffix)]
         for name in Self.libraries {
             // Unmodified: the device sees exactly the wheel's bytes.
-            files["\(name).lua"] = try String(contentsOf: lua.appending(path: "\(name).lua"), encoding: .utf8)
+            let file = "\(name)\(suffix).lua"
+            files[file] = try String(contentsOf: lua.appending(path: file), encoding: .utf8)
         }
         let jpeg = Data(hex: packets.jpeg)
         let pcm = (0..<48000).map { Int16(truncatingIfNeeded: ($0 * 331) % 65536 - 32768) }
