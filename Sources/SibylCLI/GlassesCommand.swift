@@ -189,17 +189,24 @@ extension GlassesCommand {
                     throw CLIError("Only the virtual glasses' display can be captured: real Monocle glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
                 }
                 let glasses = try await target.powerOnEmulator(runtime)
-                let frame: DisplayFrame?
-                do {
-                    _ = try await glasses.waitForScreen(timeout: .seconds(timeout)) { _ in true }
-                    try await Task.sleep(for: .seconds(after))
-                    frame = await glasses.screen
-                } catch {
-                    frame = nil
+                // Until the app draws, or ends without drawing (the REPL's banner follows its end).
+                let deadline = ContinuousClock.now + .seconds(timeout)
+                var ended = false
+                while await glasses.screen == nil, !ended, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(50))
+                    ended = String(decoding: await glasses.serialLog, as: UTF8.self).contains("Type \"help()\" for more information.")
                 }
+                if await glasses.screen != nil { try? await Task.sleep(for: .seconds(after)) }
+                let frame = await glasses.screen
+                let printed = String(decoding: await glasses.serialLog, as: UTF8.self)
                 await glasses.powerOff()
                 guard let frame else {
-                    throw CLIError("The app drew nothing within \(Int(timeout)) s.", hint: "Check it with: sibyl monocle emulate --scripts DIR (which shows its output and errors).")
+                    let ending = printed.components(separatedBy: "MicroPython v").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                    throw CLIError(
+                        ended ? "The app ended without drawing anything." + (ending.isEmpty ? "" : " It printed:\n" + ending.replacingOccurrences(of: "\r\n", with: "\n"))
+                              : "The app drew nothing within \(Int(timeout)) s.",
+                        hint: "Run it with: sibyl monocle emulate --scripts DIR (which shows what it prints, and its errors)."
+                    )
                 }
                 try Self.show(frame, png: png)
             }

@@ -162,6 +162,13 @@ struct GlassesCLITests {
         python.waitUntilExit()
         #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "2a4bd7")
 
+        // An app that fails before drawing: the error shows why.
+        let broken = try self.app("import nosuchmodule\n", in: cli, named: "broken")
+        let failed = try await cli.run(["glasses", "screen", "--emulator", "--scripts", broken.path, "--png", png.path])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("The app ended without drawing anything."), "\(failed.stderr)")
+        #expect(failed.stderr.contains("ImportError: no module named 'nosuchmodule'"), "\(failed.stderr)")
+
         let real = try await cli.run(["glasses", "screen", "--png", png.path])
         #expect(real.status == 1)
         #expect(real.stderr.contains("--emulator"), "\(real.stderr)")
