@@ -214,7 +214,7 @@ let package = Package(
         .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "FrameGlasses", "CFrameLua", "SibylCore"]),
         // BlueZ over D-Bus (libdbus), for real glasses on Linux.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "MonocleBluetooth", dependencies: ["Monocle", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
+        .target(name: "MonocleBluetooth", dependencies: ["Monocle", "FrameGlasses", "FrameProtocol", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
         // The WebSocket relay a browser with Web Bluetooth connects to.
         .target(
             name: "MonocleRelay",
@@ -401,7 +401,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "FrameGlasses"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [

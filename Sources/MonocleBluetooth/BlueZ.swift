@@ -1,3 +1,4 @@
+import FrameProtocol
 import Foundation
 import Monocle
 import Synchronization
@@ -65,10 +66,15 @@ enum BlueZ {
     /// Starts LE discovery of devices that advertise `service`, reporting every advertisement (so the
     /// signal strength stays current). Discovery someone else started serves as well.
     static func startDiscovery(_ bus: DBusClient, adapter: String, service: String) async throws {
+        try await startDiscovery(bus, adapter: adapter, services: [service])
+    }
+
+    /// Starts LE discovery of devices that advertise any of `services`.
+    static func startDiscovery(_ bus: DBusClient, adapter: String, services: [String]) async throws {
         let adapterPath = "/org/bluez/\(adapter)"
         try await bus.call(self.service, adapterPath, self.adapter, "SetDiscoveryFilter", [.options([
             "Transport": .string("le"),
-            "UUIDs": .array([.string(service)], element: "s"),
+            "UUIDs": .array(services.map { .string($0) }, element: "s"),
             "DuplicateData": .bool(true),
         ])])
         do {
@@ -157,6 +163,64 @@ public struct BlueZScanner: Sendable {
             let uuids = device["UUIDs"]?.strings ?? []
             guard name == MonocleIdentifiers.deviceName || uuids.contains(MonocleIdentifiers.serialService) else { return nil }
             return DiscoveredMonocle(address: device["Address"]?.string ?? "", name: name, rssi: device["RSSI"]?.integer, path: path)
+        }
+        .sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
+    }
+}
+
+/// Which kind of Brilliant Labs glasses a device is.
+public enum GlassesKind: String, Sendable, Hashable, CaseIterable {
+    case monocle
+    case frame
+}
+
+/// Glasses of either kind seen while scanning.
+public struct DiscoveredGlasses: Sendable, Hashable {
+    public var kind: GlassesKind
+    public var address: String
+    public var name: String
+    public var rssi: Int?
+    /// Whether BlueZ holds a bond with it.
+    public var paired: Bool
+    /// BlueZ's object path for it.
+    public var path: String
+}
+
+extension BlueZScanner {
+    /// Scans for Monocle and Frame glasses for `duration`, by the services (and names) they
+    /// advertise, reporting what is seen as it is seen; returns the last sighting of each, nearest first.
+    public func scanGlasses(for duration: Duration, seen: @Sendable ([DiscoveredGlasses]) -> Void = { _ in }) async throws -> [DiscoveredGlasses] {
+        let adapterPath = "/org/bluez/\(adapter)"
+        try await BlueZ.startDiscovery(bus, adapter: adapter, services: [MonocleIdentifiers.serialService, FrameIdentifiers.service])
+        defer { Task { [bus] in _ = try? await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StopDiscovery") } }
+        let deadline = ContinuousClock.now + duration
+        var found: [DiscoveredGlasses] = []
+        repeat {
+            found = try await glasses(under: adapterPath)
+            seen(found)
+            try await Task.sleep(for: .milliseconds(500))
+        } while ContinuousClock.now < deadline
+        return found
+    }
+
+    /// The glasses BlueZ knows of now, nearest first.
+    func glasses(under adapterPath: String) async throws -> [DiscoveredGlasses] {
+        try await BlueZ.objects(bus).compactMap { path, interfaces -> DiscoveredGlasses? in
+            guard path.hasPrefix(adapterPath + "/"), let device = interfaces[BlueZ.device] else { return nil }
+            let name = device["Name"]?.string ?? device["Alias"]?.string ?? ""
+            let uuids = (device["UUIDs"]?.strings ?? []).map { $0.lowercased() }
+            let kind: GlassesKind
+            if name == MonocleIdentifiers.deviceName || uuids.contains(MonocleIdentifiers.serialService) {
+                kind = .monocle
+            } else if FrameIdentifiers.isFrameName(name) || uuids.contains(FrameIdentifiers.service) {
+                kind = .frame
+            } else {
+                return nil
+            }
+            return DiscoveredGlasses(
+                kind: kind, address: device["Address"]?.string ?? "", name: name, rssi: device["RSSI"]?.integer,
+                paired: device["Paired"]?.bool ?? false, path: path
+            )
         }
         .sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
     }

@@ -118,7 +118,7 @@ final class BlueZMock: @unchecked Sendable {
         return device
     }
 
-    private func addObject(_ path: String, _ interface: String, _ properties: [String: DBusValue], methods: [(String, String, String, String)]) async throws {
+    func addObject(_ path: String, _ interface: String, _ properties: [String: DBusValue], methods: [(String, String, String, String)]) async throws {
         try await bus.call("org.bluez", "/", "org.freedesktop.DBus.Mock", "AddObject", [
             .string(path), .string(interface), .options(properties),
             .array(methods.map { .structure([.string($0.0), .string($0.1), .string($0.2), .string($0.3)]) }, element: "(ssss)"),
@@ -127,7 +127,7 @@ final class BlueZMock: @unchecked Sendable {
 
     /// A device's traffic as the radio sees it: the writes to its characteristics (path, bytes) and
     /// its connection changes. `stop` ends both.
-    private func traffic(of device: String) async throws -> (writes: AsyncStream<(String, Data)>, links: AsyncStream<Bool>, stop: @Sendable () -> Void) {
+    func traffic(of device: String) async throws -> (writes: AsyncStream<(String, Data)>, links: AsyncStream<Bool>, stop: @Sendable () -> Void) {
         let bus: DBusClient = self.bus
         try await bus.addMatch("type='signal',interface='org.sibyl.Test'")
         try await bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties'")
@@ -149,12 +149,12 @@ final class BlueZMock: @unchecked Sendable {
     }
 
     /// Sets properties of a mock object, as BlueZ would on a notification or a lost link.
-    private func update(_ path: String, _ interface: String, _ properties: [String: DBusValue]) async {
+    func update(_ path: String, _ interface: String, _ properties: [String: DBusValue]) async {
         _ = try? await bus.call("org.bluez", path, "org.freedesktop.DBus.Mock", "UpdateProperties", [.string(interface), .options(properties)])
     }
 
     /// Runs the bridge's loops until cancelled.
-    private func serve(_ loops: [@Sendable () async -> Void], stop: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+    func serve(_ loops: [@Sendable () async -> Void], stop: @escaping @Sendable () -> Void) -> Task<Void, Never> {
         Task {
             await withTaskGroup(of: Void.self) { group in
                 for loop in loops { group.addTask { await loop() } }

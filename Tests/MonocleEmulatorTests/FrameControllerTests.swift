@@ -177,8 +177,6 @@ import Testing
             files: [FrameDeviceApp.File(name: "main.lua", contents: Data("local x = nil\nx.field = 1\n".utf8))],
             entry: "main", readyLine: "ready"
         )
-        var options = Self.fastOptions()
-        options.reconnect = false
         try await Self.withFrame(app: broken) { _, _, _, observer in
             let notice = try await observer.until("the failure") { observer.notices.first { $0.contains("giving up") } }
             #expect(notice.contains("main.lua") && notice.contains(":2:"), "\(notice)")
