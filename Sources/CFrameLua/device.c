@@ -179,17 +179,16 @@ int cframe_write(cframe_device *device, const uint8_t *bytes, size_t length)
     if (!device->connected) result = CFRAME_WRITE_NOT_CONNECTED;
     else if (length == 0) result = CFRAME_WRITE_EMPTY;
     else if ((int)length > max_write_locked(device)) result = CFRAME_WRITE_TOO_LONG;
-    else if (device->L == NULL) {
-        // Between boots nothing listens; the write is lost.
-    } else if (bytes[0] == 0x01) {
-        // One data buffer: a later write replaces one whose hook has not run yet.
-        if (device->data_callback != LUA_NOREF) {
+    else if (bytes[0] == 0x01) {
+        // One data buffer: a later write replaces one whose hook has not run yet. Between boots
+        // (no Lua state) nothing listens and the write is lost.
+        if (device->L != NULL && device->data_callback != LUA_NOREF) {
             memcpy(device->data, bytes + 1, length - 1);
             device->data_length = length - 1;
             frame_raise_hook_locked(device, HOOK_DATA);
         }
     } else if (bytes[0] == 0x03) {
-        frame_raise_hook_locked(device, HOOK_BREAK);
+        if (device->L != NULL) frame_raise_hook_locked(device, HOOK_BREAK);
     } else {
         // Lua source or 0x04 reset: one REPL buffer, copied up to the first NUL (the firmware strcpy's it).
         size_t n = strnlen((const char *)bytes, length);

@@ -200,3 +200,34 @@ struct RoutingTests {
         }
     }
 }
+
+/// Host writes and taps from many tasks at once while an app runs.
+@Suite("Frame under concurrent host traffic")
+struct ConcurrencyTests {
+    @Test("writes, taps and breaks from several tasks leave the VM answering")
+    func concurrentWrites() async throws {
+        let app = """
+            n = 0
+            frame.bluetooth.receive_callback(function(d) n = n + 1 end)
+            frame.imu.tap_callback(function() n = n + 1 end)
+            """
+        try await TestFrame.with(files: ["app.lua": app]) { emulator, link async throws in
+            #expect(try await link.lua("require('app'); print('up')") == "up")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<6 {
+                    group.addTask {
+                        for index in 0..<300 {
+                            try await emulator.write(Data([0x01, UInt8(task), UInt8(index & 0xFF)]))
+                            if index % 50 == 0 { try await emulator.tap() }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let count = try #require(Int(try await link.evaluate("n")))
+            #expect(count >= 1 && count <= 6 * 300 + 6 * 6)
+            try await emulator.write(Data([0x03]))
+            #expect(try await link.evaluate("'still here'") == "still here")
+        }
+    }
+}
