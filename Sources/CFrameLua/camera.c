@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+cframe_peripherals cframe_peripheral_state(cframe_device *device)
+{
+    pthread_mutex_lock(&device->lock);
+    cframe_peripherals state = {
+        .captures = device->captures,
+        .resolution = device->capture_resolution,
+        .pan = device->capture_pan,
+        .quality = device->capture_quality,
+        .camera_asleep = device->camera_asleep,
+        .microphone_running = device->mic_active,
+        .sample_rate = device->mic_rate,
+        .bit_depth = device->mic_depth,
+        .stay_awake = device->stay_awake,
+    };
+    pthread_mutex_unlock(&device->lock);
+    return state;
+}
+
 void cframe_set_camera_image(cframe_device *device, const uint8_t *bytes, size_t length)
 {
     uint8_t *copy = malloc(length ? length : 1);
@@ -40,27 +58,35 @@ static int camera_capture(lua_State *L)
     cframe_device *device = frame_device(L);
     check_awake(L);
     luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer resolution = 512, pan = 0;
+    int quality_index = 4;
     if (lua_getfield(L, 1, "resolution") != LUA_TNIL) {
-        lua_Integer resolution = luaL_checkinteger(L, -1);
+        resolution = luaL_checkinteger(L, -1);
         if (resolution < 100 || resolution > 720 || resolution % 2 != 0) {
             luaL_error(L, "resolution value must be a multiple of 2 between 100 and 720");
         }
     }
     if (lua_getfield(L, 1, "pan") != LUA_TNIL) {
-        lua_Integer pan = luaL_checkinteger(L, -1);
+        pan = luaL_checkinteger(L, -1);
         if (pan < -140 || pan > 140) luaL_error(L, "pan value must be value between -140 and 140");
     }
     if (lua_getfield(L, 1, "quality") != LUA_TNIL) {
         const char *quality = luaL_checkstring(L, -1);
-        const char *const qualities[] = {"VERY_HIGH", "HIGH", "MEDIUM", "LOW", "VERY_LOW"};
-        bool known = false;
-        for (int i = 0; i < 5; i++) known = known || strcmp(quality, qualities[i]) == 0;
-        if (!known) luaL_error(L, "quality must be either VERY_HIGH, HIGH, MEDIUM, LOW or VERY_LOW");
+        const char *const qualities[] = {"VERY_LOW", "LOW", "MEDIUM", "HIGH", "VERY_HIGH"};
+        quality_index = -1;
+        for (int i = 0; i < 5; i++) {
+            if (strcmp(quality, qualities[i]) == 0) quality_index = i;
+        }
+        if (quality_index < 0) luaL_error(L, "quality must be either VERY_HIGH, HIGH, MEDIUM, LOW or VERY_LOW");
     }
     double now = frame_now(device);
     pthread_mutex_lock(&device->lock);
     device->captured = 1;
     device->captured_at = now;
+    device->captures++;
+    device->capture_resolution = (int)resolution;
+    device->capture_pan = (int)pan;
+    device->capture_quality = quality_index;
     device->data_armed = 0;
     device->header_sent = device->data_remaining = device->data_sent = device->footer_sent = 0;
     pthread_mutex_unlock(&device->lock);

@@ -433,6 +433,7 @@ static void cold_start(cframe_device *device)
     device->stay_awake = 0;
     device->camera_asleep = 0;
     device->captured = 0;
+    device->captures = 0;
     device->mic_active = 0;
     device->mic_stopped_at = device->mic_started_at = 0;
     device->mic_tail = 0;

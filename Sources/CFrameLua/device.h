@@ -71,6 +71,7 @@ struct cframe_device {
     uint8_t *jpeg;
     size_t jpeg_length;
     int camera_asleep;
+    int captures, capture_resolution, capture_pan, capture_quality;
     int captured;
     double captured_at;
     int data_armed;

@@ -56,6 +56,9 @@ public final class FrameEmulator: Sendable {
     /// How many Lua states have been started (power-ons, wakes and 0x04 resets).
     public var boots: Int { core.sink.state.withLock { $0.boots } }
 
+    /// The C device, for extensions in this module.
+    var deviceHandle: DeviceHandle { core.device }
+
     /// Seconds the device clock has run since power-on (virtual or real).
     public var clock: Double { cframe_clock(core.device.pointer) }
 

@@ -134,19 +134,26 @@ struct FrameMsgTests {
             #expect(shown.drawings == [.text(packets.textString, x: 17, y: 230, color: "RED", paletteOffset: 2, spacing: 6)])
 
             // Photo: 0x07 chunks then an empty 0x08 reassemble to the configured JPEG.
-            for (settings, expected) in [(packets.capture, jpeg), (packets.captureRaw, jpeg.dropFirst(623))] {
+            let captures = [
+                (packets.capture, jpeg, FramePeripherals.Capture(resolution: 512, quality: "VERY_HIGH", pan: 0)),
+                (packets.captureRaw, jpeg.dropFirst(623), FramePeripherals.Capture(resolution: 720, quality: "MEDIUM", pan: -40)),
+            ]
+            for (settings, expected, capture) in captures {
                 start = link.mark
                 for packet in settings { try await link.sendAcknowledged(Data(hex: packet)) }
                 let stream = try await link.wait(after: start, for: "the photo") { $0.contains(Data([0x01, 0x08])) }
                 let chunks = stream.filter { $0.count > 2 && $0[0] == 0x01 && $0[1] == 0x07 }
                 #expect(chunks.allSatisfy { $0.count <= mtu - 3 })
                 #expect(Data(chunks.flatMap { $0.dropFirst(2) }) == Data(expected))
+                #expect(emulator.peripherals.lastCapture == capture)
             }
 
             // Audio: 0x05 chunks of 8 kHz 8-bit samples (every other 16 kHz sample's high byte), then 0x06.
             start = link.mark
             for packet in packets.start { try await link.sendAcknowledged(Data(hex: packet)) }
             try await link.wait(after: start, for: "some audio") { $0.filter { $0.count > 2 && $0[1] == 0x05 }.count >= 4 }
+            #expect(emulator.peripherals.microphone?.sampleRate == 8000)
+            #expect(emulator.peripherals.microphone?.bitDepth == 8)
             for packet in packets.stop { try await link.sendAcknowledged(Data(hex: packet)) }
             let stream = try await link.wait(after: start, for: "the end of the audio") { $0.contains(Data([0x01, 0x06])) }
             let audio = stream.filter { $0.count > 2 && $0[0] == 0x01 && $0[1] == 0x05 }.flatMap { $0.dropFirst(2) }

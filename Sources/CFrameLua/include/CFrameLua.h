@@ -127,6 +127,20 @@ void cframe_set_microphone_input(cframe_device *device, const int16_t *samples, 
 /// Raw IMU readings (accelerometer and compass x, y, z).
 void cframe_set_imu(cframe_device *device, const double accelerometer[3], const double compass[3]);
 
+/// What the peripherals are doing, for host-side tests.
+typedef struct {
+    /// Captures since power-on and the last one's settings (quality 0 = VERY_LOW … 4 = VERY_HIGH).
+    int captures;
+    int resolution, pan, quality;
+    int camera_asleep;
+    /// The microphone is sampling, at this rate and depth.
+    int microphone_running, sample_rate, bit_depth;
+    int stay_awake;
+} cframe_peripherals;
+
+/// A snapshot of the peripherals.
+cframe_peripherals cframe_peripheral_state(cframe_device *device);
+
 /// Seconds the device clock has run since power-on (real or virtual).
 double cframe_clock(cframe_device *device);
 /// The Lua library version this was built against.
