@@ -127,6 +127,9 @@ extension GlassesCommand {
                         Terminal.write(bytes)
                     }
                 }
+                let noticing = Task {
+                    for await notice in session.notices { Terminal.error(Terminal.dim("[\(notice)]", stderr: true)) }
+                }
                 let watching = Task {
                     guard let watched else { return }
                     await watched.keepUploading(to: session)
@@ -147,7 +150,13 @@ extension GlassesCommand {
                             stop.fire()
                             return
                         }
-                        try? await session.type(keys)
+                        do {
+                            try await session.type(keys)
+                        } catch {
+                            Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
+                            stop.fire()
+                            return
+                        }
                     }
                     // The end of piped input: wait for the glasses to answer it all, or for --watch to be stopped.
                     if watched == nil {
@@ -161,6 +170,7 @@ extension GlassesCommand {
                 watching.cancel()
                 await glasses.close()
                 printing.cancel()
+                noticing.cancel()
                 Terminal.print()
             }
         }

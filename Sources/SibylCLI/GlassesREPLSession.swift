@@ -10,6 +10,8 @@ protocol GlassesREPLSession: Sendable {
     /// What the glasses print outside the session's own commands (the running program's output, the
     /// interactive REPL's echo and prompts), as it arrives.
     var serialOutput: AsyncStream<Data> { get }
+    /// What happens to the link, in words ("… disconnected (the glasses restarted); connecting again…").
+    var notices: AsyncStream<String> { get }
 
     /// Connects to the glasses.
     func connect() async throws

@@ -8,6 +8,8 @@ actor MonocleREPLSession: GlassesREPLSession {
     nonisolated let name: String
     nonisolated let serialOutput: AsyncStream<Data>
     private let output: AsyncStream<Data>.Continuation
+    nonisolated let notices: AsyncStream<String>
+    private let notice: AsyncStream<String>.Continuation
     private let transport: any MonocleTransport
     private let replyTimeout: Duration
     private var reader: Task<Void, Never>?
@@ -19,6 +21,8 @@ actor MonocleREPLSession: GlassesREPLSession {
     /// While the session runs its own commands, the REPL's replies are not serial output.
     private var commanding = false
     private var inRawMode = false
+    private var closing = false
+    private var reconnecting: Task<Void, Never>?
 
     /// The largest file piece one command carries (base64 makes it 4/3 longer).
     static let pieceSize = 384
@@ -28,6 +32,7 @@ actor MonocleREPLSession: GlassesREPLSession {
         self.name = name
         self.replyTimeout = replyTimeout
         (serialOutput, output) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        (notices, notice) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     func connect() async throws {
@@ -42,8 +47,11 @@ actor MonocleREPLSession: GlassesREPLSession {
     private func handle(_ event: TransportEvent) {
         switch event {
         case .connected:
+            if lostReason != nil { notice.yield("connected to \(name) again") }
             connected = true
             lostReason = nil
+            // A restarted device is in the friendly REPL, whatever the session had it in.
+            inRawMode = false
         case .received(.serial, let bytes):
             received.append(contentsOf: bytes)
             lastReceived = .now
@@ -53,18 +61,39 @@ actor MonocleREPLSession: GlassesREPLSession {
         case .disconnected(let reason):
             connected = false
             lostReason = reason
+            guard !closing else { return }
+            notice.yield("\(name) disconnected (\(reason)); connecting again…")
+            if reconnecting == nil { reconnecting = Task { await self.reconnect() } }
         }
     }
 
+    /// Tries to connect again for a while (the glasses restart after `device.reset()` or an update).
+    private func reconnect() async {
+        defer { reconnecting = nil }
+        var attempts = 0
+        while !closing && !connected && attempts < 60 {
+            attempts += 1
+            try? await Task.sleep(for: .milliseconds(500))
+            if closing || connected { return }
+            try? await transport.connect()
+        }
+        if !connected && !closing { notice.yield("\(name) did not come back; leave with Ctrl-] and connect again") }
+    }
+
     func close() async {
+        closing = true
+        reconnecting?.cancel()
         await transport.disconnect()
         reader?.cancel()
         output.finish()
+        notice.finish()
     }
 
     // MARK: The interactive REPL
 
     func type(_ bytes: Data) async throws {
+        // Keys typed while the glasses reconnect wait for them.
+        if !connected { try await wait(for: "the glasses to come back", throughALostLink: true) { connected } }
         try await transport.write(bytes, to: .serial)
     }
 
@@ -102,7 +131,7 @@ actor MonocleREPLSession: GlassesREPLSession {
     }
 
     private func run(_ code: String) async throws -> RawREPL.Reply {
-        guard connected else { throw CLIError("\(name) is not connected (\(lostReason ?? "no link")).") }
+        if !connected { try await wait(for: "the glasses to come back", throughALostLink: true) { connected } }
         if !inRawMode { try await enterRawREPL() }
         commanding = true
         received = []
@@ -116,10 +145,10 @@ actor MonocleREPLSession: GlassesREPLSession {
     }
 
     /// Polls `condition` until it holds; a lost link or the timeout (a ceiling against a hang) ends it.
-    private func wait(for what: String, _ condition: () -> Bool) async throws {
+    private func wait(for what: String, throughALostLink: Bool = false, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + replyTimeout
         while !condition() {
-            if let lostReason { throw CLIError("\(name) disconnected (\(lostReason)).", hint: "Bring the glasses closer, or check they are charged, and try again.") }
+            if let lostReason, !throughALostLink || reconnecting == nil { throw CLIError("\(name) disconnected (\(lostReason)).", hint: "Bring the glasses closer, or check they are charged, and try again.") }
             guard ContinuousClock.now < deadline else {
                 throw CLIError("\(name) did not answer within \(replyTimeout) (waiting for \(what)).", hint: "A program that ignores Ctrl-C may hold the REPL: reset the glasses and try again.")
             }

@@ -136,6 +136,21 @@ struct GlassesCLITests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
     }
 
+    @Test func watchCarriesOnAfterTheGlassesRestart() async throws {
+        let cli = try runner()
+        // The app restarts the glasses once (a file on them remembers it did).
+        let app = try app("import device, os\nif 'restarted' not in os.listdir():\n    open('restarted', 'w').close()\n    device.reset()\n", in: cli)
+        let running = try cli.start(["glasses", "repl", "--emulator", "--watch", app.path])
+        try await running.waitForOutput(containing: "connected to the virtual Monocle again", inErrors: true, timeout: .seconds(300))
+        #expect(running.stderr.text.contains("[the virtual Monocle disconnected (the glasses restarted); connecting again…]"), "\(running.stderr.text)")
+        try Data("print('back', 2)\n".utf8).write(to: app.appendingPathComponent("main.py"))
+        try await running.waitForOutput(containing: "back 2", timeout: .seconds(300))
+        #expect(running.stdout.text.contains("back 2"), "\(running.stdout.text) \(running.stderr.text)")
+        running.process.interrupt()
+        let result = await running.finish()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+    }
+
     @Test func screenWritesTheVirtualDisplayAsPNG() async throws {
         let cli = try runner()
         let app = try app("import display\ndisplay.show(display.Rectangle(0, 0, 639, 399, display.BLUE), display.Text('Hi', 0, 0, display.GREEN))\n", in: cli)
