@@ -262,6 +262,7 @@ let package = Package(
             dependencies: [
                 "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
                 "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer", "PostgresStorage",
+                "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -292,7 +293,7 @@ let package = Package(
             name: "SibylBenchmarks",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
-                "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage",
+                "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -114,21 +114,10 @@ struct MonocleCommand: AsyncParsableCommand {
         @Option(help: "With --relay: the port to listen on (loopback).")
         var port = 8765
 
-        @Option(name: [.short, .long], help: "Persona for the answers (default: concise, one short sentence).")
-        var persona: String?
-
-        @Option(name: .customLong("translate-to"), help: "Translator mode: whatever the wearer says is translated into this language.")
-        var translateTo: String?
-
-        @Option(help: "The language the wearer speaks (ISO 639-1, e.g. de), when known.")
-        var language: String?
-
-        @OptionGroup var documents: DocumentOptions
+        @OptionGroup var answers: GlassesAnswerOptions
 
         /// How the session answers: these options over the settings.
-        var sessionOptions: GlassesSessionOptions {
-            GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: documents.scope)
-        }
+        var sessionOptions: GlassesSessionOptions { answers.sessionOptions }
 
         func run() async throws {
             try await global.withRuntime { runtime in
@@ -144,22 +133,7 @@ struct MonocleCommand: AsyncParsableCommand {
 
         /// The virtual Monocle, with its display drawn here and the wearer's actions typed.
         func runEmulator(_ runtime: SibylRuntime) async throws {
-            let glasses = try emulatorOptions.emulator(runtime: runtime, name: "emulator")
-            try await glasses.powerOn()
-            let transport = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
-            let session = try runtime.glassesSession(transport: transport, app: try emulatorOptions.app(), options: sessionOptions)
-            let console = GlassesConsole(emulator: glasses)
-            let serving = Task { await session.run { console.report($0) } }
-            let watching = Task { await console.watchDisplay(showSerial: global.verbose) }
-            await console.waitUntilReady()
-            await console.readCommands()
-            await session.stop()
-            serving.cancel()
-            watching.cancel()
-            await glasses.powerOff()
-            if let id = await session.conversation {
-                Terminal.print(Terminal.dim("saved in conversation \(id.uuidString.lowercased().prefix(8))"))
-            }
+            try await GlassesConnection.monocleEmulator(runtime, emulatorOptions: emulatorOptions, options: sessionOptions, verbose: global.verbose)
         }
     }
 
@@ -436,15 +410,7 @@ extension MonocleCommand.Connect {
         guard let address = runtime.settings.value("glasses.device") else {
             throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
         }
-        let bus = try BluetoothSupport.bus()
-        defer { bus.close() }
-        let transport = BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime))
-        let session = try runtime.glassesSession(transport: transport, app: try emulatorOptions.app(), options: sessionOptions)
-        Terminal.print("Connecting to the Monocle \(address) (type quit to stop)")
-        let serving = Task { await session.run { GlassesConsole.describe($0) } }
-        await Self.waitForQuit()
-        await session.stop()
-        serving.cancel()
+        try await GlassesConnection.bluetooth(runtime, kind: .monocle, address: address, app: try emulatorOptions.app(), options: sessionOptions)
     }
 
     /// Waits until `quit` (or `exit`) is typed, or input ends.
@@ -526,6 +492,7 @@ extension MonocleCommand {
                     throw CLIError("No Monocle came close enough (stronger than −65 dBm).", hint: "Hold it next to the computer and try again; `sibyl monocle scan` shows what is in reach.")
                 }
                 try await runtime.setSetting("glasses.device", to: address)
+                try await runtime.setSetting("glasses.kind", to: GlassesKind.monocle.rawValue)
                 Terminal.print("Paired with the Monocle \(address). Connect with: sibyl monocle connect")
             }
         }
@@ -540,6 +507,7 @@ extension MonocleCommand {
             try await global.withRuntime { runtime in
                 let previous = runtime.settings.value("glasses.device")
                 try await runtime.unsetSetting("glasses.device")
+                try await runtime.unsetSetting("glasses.kind")
                 Terminal.print(previous.map { "Forgot the Monocle \($0)." } ?? "No Monocle was paired.")
             }
         }

@@ -58,7 +58,7 @@ public struct ConfigKey: Sendable, Hashable {
     }
 
     private static let machineKeys: Set<String> = [
-        "serve.host", "serve.port", "serve.tls_cert", "serve.tls_key", "glasses.device", "glasses.adapter",
+        "serve.host", "serve.port", "serve.tls_cert", "serve.tls_key", "glasses.device", "glasses.kind", "glasses.adapter",
     ]
 
     /// Checks a value a user wants to set; returns it normalised, or says what is wrong.
@@ -133,7 +133,8 @@ extension ConfigKey {
             ConfigKey("glasses.persona", .string, env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through Monocle glasses"),
             ConfigKey("glasses.language", .string, env: ["SIBYL_GLASSES_LANGUAGE"], "language the wearer speaks (ISO 639-1), when known"),
             ConfigKey("glasses.vision_model", .string, env: ["SIBYL_GLASSES_VISION_MODEL"], "vision-capable chat model for photo questions from the glasses"),
-            ConfigKey("glasses.device", .string, env: ["SIBYL_GLASSES_DEVICE"], "Bluetooth address of the paired Monocle (set by pairing)"),
+            ConfigKey("glasses.device", .string, env: ["SIBYL_GLASSES_DEVICE"], "Bluetooth address of the paired glasses (set by pairing)"),
+            ConfigKey("glasses.kind", .choice, env: ["SIBYL_GLASSES_KIND"], default: "monocle", choices: ["monocle", "frame"], "which glasses are paired: monocle or frame (set by pairing)"),
             ConfigKey("glasses.adapter", .string, env: ["SIBYL_GLASSES_ADAPTER"], default: "hci0", "Bluetooth adapter for the glasses"),
             ConfigKey("serve.host", .string, env: ["SIBYL_SERVE_HOST"], default: "127.0.0.1", "address the HTTP server (sibyl serve) listens on"),
             ConfigKey("serve.port", .integer, env: ["SIBYL_SERVE_PORT"], default: "8080", "port the HTTP server listens on"),

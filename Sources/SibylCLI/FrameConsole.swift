@@ -1,0 +1,111 @@
+import Assistant
+import Foundation
+import FrameEmulator
+import SibylCore
+import Synchronization
+
+/// The virtual Frame in a terminal: what it shows and prints, and the wearer's actions typed.
+final class FrameConsole: Sendable {
+    let emulator: FrameEmulator
+    private let outcomes = Mutex(0)
+    private let running = Mutex(false)
+
+    init(emulator: FrameEmulator) {
+        self.emulator = emulator
+    }
+
+    /// What the assistant did, as lines in the terminal; answers and failures are counted for `wait`.
+    func report(_ event: GlassesEvent) {
+        GlassesConsole.describe(event)
+        switch event {
+        case .answered, .failed: outcomes.withLock { $0 += 1 }
+        case .state(let state): running.withLock { $0 = state.isRunning }
+        default: break
+        }
+    }
+
+    /// Waits until Sibyl's app runs on the glasses, so the wearer's first tap reaches it.
+    func waitUntilRunning(timeout: Duration = .seconds(120)) async {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if running.withLock({ $0 }) { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        Terminal.print(Terminal.yellow("the glasses did not become ready within \(timeout)"))
+    }
+
+    /// Draws each new frame the glasses show, as the lines of text on it.
+    func watchDisplay() async {
+        var shown = emulator.display.frames.count
+        while !Task.isCancelled {
+            let frames = emulator.display.frames
+            if frames.count != shown, let current = frames.last {
+                shown = frames.count
+                Terminal.print(Self.render(current.texts))
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    static func render(_ lines: [String]) -> String {
+        let width = max(24, lines.map(\.count).max() ?? 0)
+        let border = String(repeating: "─", count: width + 2)
+        let body = lines.isEmpty ? ["│ " + String(repeating: " ", count: width) + " │"] : lines.map { "│ " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + " │" }
+        return Terminal.dim("┌\(border)┐\n") + body.joined(separator: "\n") + Terminal.dim("\n└\(border)┘")
+    }
+
+    /// Reads the wearer's actions until `quit` or the end of input.
+    func readCommands() async {
+        Terminal.print(Terminal.dim("commands: tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit"))
+        let lines = Terminal.lines { "" }
+        Terminal.requestLine()
+        for await line in lines {
+            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
+            let argument = words.count > 1 ? words[1] : nil
+            do {
+                switch command {
+                case "tap":
+                    try await emulator.tap()
+                case "double":
+                    try await emulator.tap()
+                    try await Task.sleep(for: .milliseconds(120))
+                    try await emulator.tap()
+                case "say":
+                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
+                    let samples = try AudioResampling.speechPCM16(fromWAV: Data(contentsOf: URL(fileURLWithPath: argument)))
+                    emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
+                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", Double(samples.count) / 16_000)) s of speech from the next listen; tap to start and tap again to stop"))
+                case "photo":
+                    guard let argument else { throw CLIError("photo needs a JPEG file: photo desk.jpg") }
+                    emulator.setCameraImage(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument)))
+                    Terminal.print(Terminal.dim("the camera will see \(argument); double-tap to ask about it"))
+                case "wait":
+                    await waitForOutcome(timeout: .seconds(180))
+                case "pause":
+                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+                case "screen":
+                    Terminal.print(Self.render(emulator.display.current?.texts ?? []))
+                case "quit", "exit":
+                    return
+                default:
+                    throw CLIError("Unknown command \(command).", hint: "tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit")
+                }
+            } catch {
+                Terminal.report(error)
+            }
+            Terminal.requestLine()
+        }
+    }
+
+    /// Waits until one more answer (or failure) than before.
+    func waitForOutcome(timeout: Duration) async {
+        let before = outcomes.withLock { $0 }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if outcomes.withLock({ $0 }) > before { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        Terminal.print(Terminal.yellow("no answer within \(timeout)"))
+    }
+}
