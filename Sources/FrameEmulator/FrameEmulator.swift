@@ -13,6 +13,20 @@ import Synchronization
 /// `setIMU`; what was drawn is in `display`. The flash is the directory `flash`.
 ///
 /// The Lua VM runs on its own thread. Lua errors are raised only by the C shim, never across Swift.
+///
+/// Faithful to the firmware (luaport.c, bluetooth.c, lua_libraries/*.c): one REPL buffer and one
+/// data buffer that later writes overwrite; one hook slot shared by data, taps and decompressed
+/// blocks (a newer event replaces a pending one; none runs inside a callback); break raises
+/// `"break signal"` in running code, also inside `frame.sleep`; 0x04 resets only from the idle REPL
+/// loop; `require` reruns `<name>.lua` with the file name as chunk name (errors read
+/// `[string "main.lua"]:2: …`, wrapped in `exiting module '…'`); `print` sends one notification per
+/// argument with `"\t"` ones between, dropped when disconnected, busy or longer than MTU − 3.
+///
+/// Approximations: glyph metrics are not modelled (text positions are checked as if every glyph
+/// were 48 px high, the whole string is logged); the camera serves the configured JPEG whatever the
+/// resolution and quality; `auto{}` returns a converged mid-grey result; events are delivered by a
+/// permanent count hook rather than a one-shot one, so coroutines created by the app receive them
+/// too; data, break and tap writes that land while the VM reboots are lost.
 public final class FrameEmulator: Sendable {
     /// Everything the Frame notified, in order (one element per notification).
     public let notifications: AsyncStream<Data>

@@ -7,7 +7,8 @@ public struct FrameEmulatorConfiguration: Sendable {
         /// Real time (`frame.sleep(2)` takes two seconds).
         case realTime
         /// Time passes only while Lua sleeps, in quick steps: sleeps, capture latency and the
-        /// microphone's sample rate follow the virtual clock, not the wall clock.
+        /// microphone's sample rate follow the virtual clock, not the wall clock. Code that polls
+        /// `frame.time.utc()` without sleeping (frame-msg's `camera.lua` send retries) sees no time pass.
         case virtual
     }
 
