@@ -199,6 +199,10 @@ extension GlassesCommand {
                     throw CLIError("Only the virtual glasses' display can be captured: real Monocle glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
                 }
                 let glasses = try await target.powerOnEmulator(runtime)
+                guard FileManager.default.fileExists(atPath: glasses.filesystem.appendingPathComponent("main.py").path) else {
+                    await glasses.powerOff()
+                    throw CLIError("The virtual glasses have no app (no main.py).", hint: "Give one with --scripts DIR, or put it there with: sibyl glasses files put --emulator main.py")
+                }
                 // Until the app draws, or ends without drawing (the REPL's banner follows its end).
                 let deadline = ContinuousClock.now + .seconds(timeout)
                 var ended = false

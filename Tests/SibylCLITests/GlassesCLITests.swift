@@ -184,6 +184,10 @@ struct GlassesCLITests {
         #expect(failed.stderr.contains("The app ended without drawing anything."), "\(failed.stderr)")
         #expect(failed.stderr.contains("ImportError: no module named 'nosuchmodule'"), "\(failed.stderr)")
 
+        let none = try await runner().run(["glasses", "screen", "--emulator", "--png", png.path])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("The virtual glasses have no app (no main.py)."), "\(none.stderr)")
+
         let real = try await cli.run(["glasses", "screen", "--png", png.path])
         #expect(real.status == 1)
         #expect(real.stderr.contains("--emulator"), "\(real.stderr)")
