@@ -50,7 +50,8 @@ struct RoutingTests {
             #expect(try await link.print(after: start)
                     == "[string \"frame.stay_awake(false); require('main')\"]:1: cannot open file: main.lua")
             #expect(emulator.boots == 2)
-            // The pairing screen is drawn on every boot.
+            // The pairing screen is drawn on every boot, before the REPL loop answers.
+            #expect(try await link.evaluate("1") == "1")
             #expect(emulator.display.current?.texts == ["Frame is Paired", "Frame 5A"])
         }
     }
@@ -116,30 +117,28 @@ struct RoutingTests {
     func singleREPLBuffer() async throws {
         try await TestFrame.with { emulator, link async throws in
             let start = link.mark
-            try await emulator.send(lua: "frame.sleep(0.3); print('first')")
+            try await emulator.send(lua: "frame.sleep(1.0); print('first')")
             try await Task.sleep(for: .milliseconds(100))
             try await emulator.send(lua: "print('second')")
             try await emulator.send(lua: "print('third')")
-            let tail = try await link.wait(after: start, for: "both prints") { $0.count >= 2 }
+            try await link.wait(after: start, for: "both prints") { $0.count >= 2 }
             try await Task.sleep(for: .milliseconds(200))
             #expect(link.all.dropFirst(start).map { String(decoding: $0, as: UTF8.self) } == ["first", "third"])
-            _ = tail
         }
     }
 
     @Test("the single data slot: writes that land before the hook ran replace each other")
     func singleDataSlot() async throws {
         try await TestFrame.with { emulator, link async throws in
-            // The callback holds the VM for 0.3 s (hooks are off inside it), so later writes queue in the slot.
+            // The callback holds the VM for 1 s (hooks are off inside it), so later writes queue in the slot.
             #expect(try await link.error(of: """
-                got = {}; frame.bluetooth.receive_callback(function(d) got[#got+1] = d; print('got '..d); frame.sleep(0.3) end)
+                got = {}; frame.bluetooth.receive_callback(function(d) got[#got+1] = d; print('got '..d); frame.sleep(1.0) end)
                 """) == nil)
             let start = link.mark
             try await emulator.write(Data([0x01]) + Data("p1".utf8))
             #expect(try await link.print(after: start) == "got p1")
             for packet in ["p2", "p3", "p4"] { try await emulator.write(Data([0x01]) + Data(packet.utf8)) }
             try await link.wait(after: start, for: "the second delivery") { $0.count >= 2 }
-            try await Task.sleep(for: .milliseconds(400))
             #expect(try await link.evaluate("#got .. table.concat(got, ',')") == "2p1,p4")
             // A write with no callback registered is dropped.
             #expect(try await link.error(of: "frame.bluetooth.receive_callback(nil)") == nil)
@@ -152,7 +151,7 @@ struct RoutingTests {
     func tapReplacesData() async throws {
         try await TestFrame.with { emulator, link async throws in
             #expect(try await link.error(of: """
-                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; print('in '..d); frame.sleep(0.3) end)
+                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; print('in '..d); frame.sleep(1.0) end)
                 frame.imu.tap_callback(function() log[#log+1] = 'tap' end)
                 """) == nil)
             let start = link.mark
@@ -160,7 +159,7 @@ struct RoutingTests {
             #expect(try await link.print(after: start) == "in a")
             try await emulator.write(Data([0x01]) + Data("b".utf8))
             try await emulator.tap()
-            try await Task.sleep(for: .milliseconds(500))
+            // The REPL answers only after the callback and the tap's hook have run.
             #expect(try await link.evaluate("table.concat(log, ',')") == "a,tap")
         }
     }
@@ -194,9 +193,10 @@ struct RoutingTests {
             #expect(emulator.readFile("keep.txt") != nil)
         }
         try await TestFrame.with(files: ["main.lua": "print('x')"], configure: { $0.isPaired = false }) { emulator, link async throws in
+            #expect(try await link.evaluate("#frame.file.listdir('/')") == "2")
             #expect(emulator.fileNames().isEmpty)
+            #expect(try await link.evaluate("1") == "1")
             #expect(emulator.display.frames.first?.texts == ["Ready to Pair", "Frame 5A"])
-            _ = link
         }
     }
 }
