@@ -188,3 +188,55 @@ struct FrameMsgTests {
         }
     }
 }
+
+/// frame-ble's own file upload (`upload_file_from_string`: escaping, chunking, `print` handshakes)
+/// replayed into the emulator's REPL.
+@Suite("frame-ble file upload", .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
+struct FileUploadTests {
+    struct Input: Encodable { let mtu: Int; let content: String }
+    struct Upload: Decodable { let writes: [String] }
+
+    static let content = """
+        -- uploaded by frame-ble's upload_file_from_string\r
+        local s = 'single \\'quoted\\' and "double" \\\\ backslash'
+        local t = "tab\there"
+        local long = '\(String(repeating: "0123456789", count: 40))'
+        print(#s .. ' ' .. #t .. ' ' .. #long)
+
+        """
+
+    @Test("the official uploader's writes land byte-exact on the flash and the file runs", arguments: [247, 100])
+    func upload(mtu: Int) async throws {
+        let upload = try await FrameOracle.run("""
+            import asyncio, json, sys
+            from frame_ble import FrameBle
+
+            class Recorder(FrameBle):
+                def __init__(self, mtu):
+                    super().__init__()
+                    self.mtu = mtu
+                    self.writes = []
+                def max_lua_payload(self):
+                    return self.mtu - 3
+                async def send_lua(self, string, show_me=False, await_print=False):
+                    self.writes.append(string)
+                    return "1"
+
+            arguments = json.load(open(sys.argv[1]))
+            recorder = Recorder(arguments["mtu"])
+            asyncio.run(recorder.upload_file_from_string(arguments["content"], "up.lua"))
+            json.dump({"writes": recorder.writes}, open(sys.argv[2], "w"))
+            """, input: Input(mtu: mtu, content: Self.content), as: Upload.self)
+        #expect(upload.writes.count > 3)
+        try await TestFrame.with(mtu: mtu) { emulator, link async throws in
+            // One write in flight, each answered by its print, as the uploader awaits.
+            for write in upload.writes {
+                let answer = try await link.lua(write)
+                #expect(answer == (write.hasPrefix("f:close()") ? "nil" : "1"), "\(write)")
+            }
+            let expected = Self.content.replacingOccurrences(of: "\r", with: "")
+            #expect(emulator.readFile("up.lua") == Data(expected.utf8))
+            #expect(try await link.lua("require('up')") == "40 8 400")
+        }
+    }
+}
