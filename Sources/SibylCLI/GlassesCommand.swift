@@ -6,21 +6,24 @@ import MonocleBluetooth
 import MonocleEmulator
 import Synchronization
 
-/// `sibyl glasses`: the glasses as a MicroPython computer, for device-app authors.
+/// `sibyl glasses`: Monocle or Frame glasses: link them to Sibyl, and work on their REPL and files.
 struct GlassesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glasses",
-        abstract: "Work on the glasses' REPL and files, and see their screen (for device-app authors).",
+        abstract: "Ask through Monocle or Frame glasses; work on their REPL and files, and see their screen.",
         discussion: """
-        The glasses are the paired Monocle over Bluetooth (see `sibyl monocle pair`), or with --emulator the \
-        virtual Monocle, whose files are kept between runs. Examples:
+        scan, pair and connect work for both Monocle and Frame (pairing remembers which kind answered). \
+        repl, exec, files and screen are for device-app authors: they reach the paired Monocle over \
+        Bluetooth, or with --emulator the virtual Monocle, whose files are kept between runs. Examples:
+          sibyl glasses pair && sibyl glasses connect
+          sibyl glasses connect --emulator --kind frame
           sibyl glasses repl --emulator
           sibyl glasses repl --emulator --watch my-app/
           sibyl glasses exec "import device; print(device.VERSION)"
           sibyl glasses files put main.py
           sibyl glasses screen --emulator --scripts my-app/ --png screen.png
         """,
-        subcommands: [REPL.self, Exec.self, Files.self, Screen.self]
+        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self]
     )
 
     /// Which glasses, and how to reach them.

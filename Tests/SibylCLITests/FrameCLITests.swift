@@ -1,0 +1,48 @@
+import Foundation
+import LocalEngines
+import Testing
+
+/// `sibyl glasses connect --kind frame`, as a user runs it, on the virtual Frame.
+@Suite(
+    .serialized,
+    .enabled(
+        if: EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
+            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
+        "the local chat and speech engines are not installed (sibyl models install all)"
+    )
+)
+struct FrameCLITests {
+    @Test func aQuestionSpokenIntoTheVirtualFrameIsAnsweredAndSaved() async throws {
+        var cli = try CLIRunner(server: nil)
+        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        let wav = try MonocleCLITests().speech("What is the capital of France?", in: cli.home)
+        #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)
+        // Tap to listen, the question plays into the microphone, tap to stop.
+        let result = try await cli.run(
+            ["glasses", "connect", "--emulator", "--kind", "frame"],
+            input: "say \(wav.path)\ntap\npause 4\ntap\nwait\nscreen\nquit\n"
+        )
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("[frame: running"), "\(result.stdout)")
+        #expect(result.stdout.contains("uploading sibyl_frame.lua"), "\(result.stdout)")
+        #expect(result.stdout.contains("heard: "), "\(result.stdout)")
+        #expect(result.stdout.contains("Paris"), "\(result.stdout)")
+        #expect(result.stdout.contains("Listening..."), "the glasses' display is drawn: \(result.stdout)")
+        let list = try #require(try await cli.run(["conversations", "list", "--source", "glasses", "--json"]).conversations)
+        #expect(list.count == 1)
+
+        // The virtual Frame keeps its flash: a second session finds the app in place.
+        let again = try await cli.run(["glasses", "connect", "--emulator", "--kind", "frame"], input: "quit\n")
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.stdout.contains("[frame: running"), "\(again.stdout)")
+        #expect(!again.stdout.contains("uploading sibyl_frame.lua"))
+    }
+
+    @Test func withoutPairedGlassesConnectSaysWhatToDo() async throws {
+        let cli = try CLIRunner(server: nil)
+        let result = try await cli.run(["glasses", "connect"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("No glasses are paired yet"), "\(result.stderr)")
+        #expect(result.stderr.contains("sibyl glasses pair"), "\(result.stderr)")
+    }
+}
