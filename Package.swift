@@ -207,7 +207,7 @@ let package = Package(
         // Frame glasses: the controller (no I/O) and Sibyl's Lua device app.
         .target(
             name: "FrameGlasses",
-            dependencies: ["FrameProtocol", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["FrameProtocol", "Monocle", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
             resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
         ),
         // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.

@@ -1,5 +1,6 @@
 import Foundation
 import FrameProtocol
+import Monocle
 
 /// Brings Frame glasses from "connected" to "running a device app", and carries its messages.
 ///
@@ -11,6 +12,16 @@ public actor FrameController {
     public struct Options: Sendable {
         /// The firmware the app is written for; a different one is reported, not refused.
         public var expectedFirmware: String?
+        /// A firmware package to install when Frame reports another version than the package's.
+        public var firmwarePackage: DFUPackage?
+        /// Reaches Frame's bootloader ("Frame Update"); needed for `firmwarePackage`.
+        public var bootloader: (any DFUTransport)?
+        /// How the firmware is sent.
+        public var dfu = SecureDFUClient.Options()
+        /// How long Frame may take to drop the link after `frame.update()`.
+        public var bootloaderTimeout: Duration = .seconds(15)
+        /// Firmware installs tried on one run before the controller stops trying.
+        public var firmwareAttempts = 3
         /// How long to wait for the print that ends a REPL command.
         public var replyTimeout: Duration = .seconds(3)
         /// How long to wait for a message packet's acknowledgement.
@@ -46,6 +57,13 @@ public actor FrameController {
     /// Message sends wait here for the one before to finish: packets of two messages must not mix.
     private var sending = false
     private var sendQueue: [CheckedContinuation<Void, Never>] = []
+    /// Set between `frame.update()` and the link dropping.
+    private var pendingFirmware: DFUPackage?
+    private var firmwareUpdate: Task<Void, Never>?
+    private var firmwareTries = 0
+    private var attemptedFirmware: String?
+    private var dfuClient: SecureDFUClient?
+    private var reportedFirmwareProgress = -1
 
     private struct Waiter<Value: Sendable> {
         var id: Int
@@ -76,6 +94,7 @@ public actor FrameController {
     public func stop() async {
         stopped = true
         preparation?.cancel()
+        firmwareUpdate?.cancel()
         failWaiters(FrameError.disconnected("stopped"))
         await transport.disconnect()
         continuation.finish()
@@ -112,6 +131,13 @@ public actor FrameController {
         case .disconnected(let reason):
             preparation?.cancel()
             failWaiters(FrameError.disconnected(reason))
+            if let package = pendingFirmware {
+                // Frame restarted into its bootloader, as asked.
+                pendingFirmware = nil
+                startFirmwareUpdate(package)
+                return
+            }
+            if firmwareUpdate != nil { return }
             setState(.disconnected(reason: reason))
             if options.reconnect && !stopped {
                 Task { await self.connect() }
@@ -155,6 +181,12 @@ public actor FrameController {
                 try await transport.connect()
                 return
             } catch {
+                if let package = options.firmwarePackage, await bootloaderIsWaiting() {
+                    // Left in the bootloader (a failed update, or one started elsewhere): finish the update first.
+                    continuation.yield(.notice("Frame is in its bootloader (\(FrameIdentifiers.bootloaderName))"))
+                    startFirmwareUpdate(package)
+                    return
+                }
                 continuation.yield(.notice("cannot connect: \(error.localizedDescription); trying again in \(delay)"))
                 if !options.reconnect { setState(.disconnected(reason: error.localizedDescription)); return }
                 try? await Task.sleep(for: delay)
@@ -181,6 +213,15 @@ public actor FrameController {
             prints.removeAll()
             setState(.checkingFirmware)
             let firmware = try await query("print(frame.FIRMWARE_VERSION)", what: "the firmware version") { $0.hasPrefix("v") }
+            if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
+                if let target = package.version, attemptedFirmware != target {
+                    try await enterBootloader(toInstall: package)
+                    return // Frame restarts into its bootloader; the update runs when the link drops
+                }
+                continuation.yield(.notice(package.version == nil
+                    ? "the firmware package does not say which version it holds; not installing it"
+                    : "Frame reports firmware \(firmware); \(package.version ?? "?") was tried already, so it is not installed again"))
+            }
             if let expected = options.expectedFirmware, firmware != expected {
                 continuation.yield(.notice("the glasses run firmware \(firmware); Sibyl's app is written for \(expected)"))
             }
@@ -263,6 +304,82 @@ public actor FrameController {
                 continuation.yield(.notice("no reply for \(what); trying again"))
             }
         }
+    }
+
+    // MARK: Firmware (Nordic Secure DFU)
+
+    /// `frame.update()`: Frame shows "Frame Update" and restarts into its bootloader; the link drops.
+    private func enterBootloader(toInstall package: DFUPackage) async throws {
+        reportFirmwareProgress(0)
+        continuation.yield(.notice("installing firmware \(package.version ?? "?"): restarting Frame into its bootloader"))
+        pendingFirmware = package
+        do {
+            // Success is the link dropping (which ends this wait as `.disconnected`); an error prints.
+            let code = "frame.update()"
+            let reply = try await awaitPrint(what: "Frame to restart into its bootloader", timeout: options.bootloaderTimeout, accepting: { _ in true }) {
+                try await self.transport.write(try FrameWrite.lua(code).bytes(limits: self.limits))
+            }
+            pendingFirmware = nil
+            throw FrameError.lua(command: code, error: reply)
+        } catch FrameError.disconnected {
+            throw FrameError.disconnected("restarting into the bootloader")
+        } catch {
+            pendingFirmware = nil
+            throw error
+        }
+    }
+
+    private func startFirmwareUpdate(_ package: DFUPackage) {
+        guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
+        firmwareTries += 1
+        attemptedFirmware = package.version
+        reportFirmwareProgress(0)
+        let client = dfuClient ?? SecureDFUClient(transport: bootloader, options: options.dfu)
+        dfuClient = client
+        firmwareUpdate = Task { await self.installFirmware(package, with: client) }
+    }
+
+    private func installFirmware(_ package: DFUPackage, with client: SecureDFUClient) async {
+        var outcome: String
+        do {
+            try await client.update(package) { progress in await self.firmwareProgressed(progress) }
+            outcome = "restarting into firmware \(package.version ?? "?")"
+            continuation.yield(.notice("firmware \(package.version ?? "?") installed (\(package.firmware.count) bytes); Frame restarts into it"))
+        } catch {
+            outcome = "the firmware update failed"
+            continuation.yield(.updateFailed(error.localizedDescription))
+        }
+        firmwareUpdate = nil
+        reportedFirmwareProgress = -1
+        guard !stopped, !Task.isCancelled else { return }
+        setState(.disconnected(reason: outcome))
+        await connect()
+    }
+
+    private func firmwareProgressed(_ progress: DFUProgress) {
+        switch progress.phase {
+        case .connecting(let attempt) where attempt > 1:
+            continuation.yield(.notice("the bootloader's link dropped; connecting again (attempt \(attempt))"))
+        case .resuming(let offset):
+            continuation.yield(.notice("resuming the firmware update at byte \(offset) of \(progress.totalBytes)"))
+        default:
+            break
+        }
+        reportFirmwareProgress(progress.fraction)
+    }
+
+    /// `.updatingFirmware`, once per percent.
+    private func reportFirmwareProgress(_ fraction: Double) {
+        let percent = Int(fraction * 100)
+        guard percent != reportedFirmwareProgress else { return }
+        reportedFirmwareProgress = percent
+        setState(.updatingFirmware(progress: fraction))
+    }
+
+    /// Whether Frame waits in its bootloader, when a firmware package is given (and tries are left).
+    private func bootloaderIsWaiting() async -> Bool {
+        guard options.firmwarePackage != nil, let bootloader = options.bootloader, firmwareTries < options.firmwareAttempts else { return false }
+        return await bootloader.bootloaderInReach()
     }
 
     // MARK: Waiting

@@ -34,6 +34,8 @@ public enum FrameState: Sendable, Hashable, CustomStringConvertible {
     /// Break, reset, break: stopping whatever runs and getting an idle REPL.
     case interrupting
     case checkingFirmware
+    /// Installing a firmware package through the bootloader ("Frame Update"); Frame restarts when it is done.
+    case updatingFirmware(progress: Double)
     case checkingApp(firmware: String?)
     /// Writing the device app, file by file.
     case uploadingApp(file: String, index: Int, count: Int)
@@ -49,6 +51,7 @@ public enum FrameState: Sendable, Hashable, CustomStringConvertible {
         case .connecting: "connecting"
         case .interrupting: "interrupting"
         case .checkingFirmware: "checkingFirmware"
+        case .updatingFirmware: "updatingFirmware"
         case .checkingApp: "checkingApp"
         case .uploadingApp: "uploadingApp"
         case .starting: "starting"
@@ -62,6 +65,7 @@ public enum FrameState: Sendable, Hashable, CustomStringConvertible {
         case .connecting: "connecting"
         case .interrupting: "stopping what runs on the glasses"
         case .checkingFirmware: "checking the firmware version"
+        case .updatingFirmware(let progress): "updating the firmware: \(Int(progress * 100)) %"
         case .checkingApp: "checking the device app"
         case .uploadingApp(let file, let index, let count): "uploading \(file) (\(index + 1)/\(count))"
         case .starting: "starting the device app"
@@ -79,4 +83,6 @@ public enum FrameEvent: Sendable, Equatable {
     case printed(String)
     /// Data the running app sent (taps, audio, photos), without the firmware's 0x01.
     case data(Data)
+    /// A firmware update failed; Frame may wait in its bootloader until it is updated or restarted.
+    case updateFailed(String)
 }

@@ -57,6 +57,8 @@ public actor SibylFrameWearer {
                 continuation.yield(.state(state))
             case .notice(let text):
                 continuation.yield(.notice(text))
+            case .updateFailed(let reason):
+                continuation.yield(.notice("the firmware update failed: \(reason)"))
             case .printed:
                 break
             case .data(let data):

@@ -1,4 +1,5 @@
 import Foundation
+import Monocle
 
 /// How the virtual Monocle behaves.
 public struct EmulatorConfiguration: Sendable {

@@ -1,10 +1,9 @@
 import Crypto
 import Foundation
-import Monocle
 
-/// The virtual Monocle's Nordic Secure DFU bootloader (`DfuTarg`), as the nRF5 SDK's behaves over BLE:
-/// objects are created, filled through the packet characteristic, checked by CRC-32 and executed;
-/// the init packet is validated (signature, hardware, SoftDevice, hash type, size) before any firmware
+/// An emulated Nordic Secure DFU bootloader (the virtual Monocle's `DfuTarg`, the virtual Frame's
+/// "Frame Update"), as the nRF5 SDK's behaves over BLE: objects are created, filled through the
+/// packet characteristic, checked by CRC-32 and executed; the init packet is validated (signature, hardware, SoftDevice, hash type, size) before any firmware
 /// is taken; progress survives a lost link; the whole image's SHA-256 is checked before it is
 /// activated. Answers are the bytes the control point would notify.
 public struct EmulatedBootloader: Sendable {
