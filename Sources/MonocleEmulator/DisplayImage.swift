@@ -54,6 +54,49 @@ public struct DisplayImage: Sendable, Hashable {
         return PNGEncoder.png(width: width, height: height, rgb: rgb)
     }
 
+    // MARK: Drawing lists of other glasses (Frame)
+
+    /// Draws text with its top-left at (x, y): each glyph in its own width, every font pixel a
+    /// `scale`×`scale` block, `spacing` pixels between glyphs (Frame's proportional text); without
+    /// a font, a box per character.
+    public mutating func drawText(_ text: String, x: Int, y: Int, color: UInt32, font: GlyphFont?, scale: Int = 2, spacing: Int = 4) {
+        var left = x
+        let height = 16 * scale
+        for scalar in text.unicodeScalars {
+            let glyph = font?.glyph(for: scalar)
+            let glyphWidth = (glyph?.width ?? 8) * scale
+            defer { left += glyphWidth + spacing }
+            guard left < width else { break }
+            if scalar.properties.isWhitespace { continue }
+            guard let glyph else {
+                fill(x: left + scale, y: y + 2 * scale, width: glyphWidth - 2 * scale, height: height - 4 * scale, color)
+                continue
+            }
+            for row in 0..<16 {
+                for column in 0..<glyph.width where glyph.isSet(x: column, y: row) {
+                    fill(x: left + column * scale, y: y + row * scale, width: scale, height: scale, color)
+                }
+            }
+        }
+    }
+
+    /// Draws packed pixels with their top-left at (x, y), `width` to a row: `bitsPerPixel` (1, 2 or
+    /// 4) bits each, the leftmost in the most significant bits; `color` gives each value's colour,
+    /// nil for a transparent one.
+    public mutating func drawPackedPixels(_ data: Data, x: Int, y: Int, width rowWidth: Int, bitsPerPixel: Int, color: (Int) -> UInt32?) {
+        guard [1, 2, 4].contains(bitsPerPixel), rowWidth > 0 else { return }
+        let perByte = 8 / bitsPerPixel
+        let mask = (1 << bitsPerPixel) - 1
+        var index = 0
+        for byte in data {
+            for slot in 0..<perByte {
+                let value = Int(byte) >> (8 - bitsPerPixel * (slot + 1)) & mask
+                if let colour = color(value) { set(x + index % rowWidth, y + index / rowWidth, colour) }
+                index += 1
+            }
+        }
+    }
+
     // MARK: Drawing
 
     private mutating func set(_ x: Int, _ y: Int, _ color: UInt32) {

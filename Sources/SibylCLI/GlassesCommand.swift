@@ -1,6 +1,8 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import FrameEmulator
+import FrameGlasses
 import Monocle
 import MonocleBluetooth
 import MonocleEmulator
@@ -13,8 +15,8 @@ struct GlassesCommand: AsyncParsableCommand {
         abstract: "Ask through Monocle or Frame glasses; work on their REPL and files, and see their screen.",
         discussion: """
         scan, pair and connect work for both Monocle and Frame (pairing remembers which kind answered). \
-        repl, exec, files and screen are for device-app authors: they reach the paired Monocle over \
-        Bluetooth, or with --emulator the virtual Monocle, whose files are kept between runs. Examples:
+        repl, exec, files, screen and emulate are for device-app authors: they reach the paired glasses over \
+        Bluetooth, or with --emulator the virtual ones (--kind monocle or frame), whose files are kept between runs. Examples:
           sibyl glasses pair && sibyl glasses connect
           sibyl glasses connect --emulator --kind frame
           sibyl glasses repl --emulator
@@ -22,14 +24,19 @@ struct GlassesCommand: AsyncParsableCommand {
           sibyl glasses exec "import device; print(device.VERSION)"
           sibyl glasses files put main.py
           sibyl glasses screen --emulator --scripts my-app/ --png screen.png
+          sibyl glasses repl --emulator --kind frame --watch my-lua-app/
+          sibyl glasses emulate --kind frame --app my-lua-app/
         """,
-        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self]
+        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self, Emulate.self]
     )
 
     /// Which glasses, and how to reach them.
     struct Target: ParsableArguments {
-        @Flag(help: "Use the virtual Monocle instead of Bluetooth.")
+        @Flag(help: "Use the virtual glasses instead of Bluetooth.")
         var emulator = false
+
+        @Option(help: "monocle or frame (default: the paired kind, else monocle).")
+        var kind: GlassesKind?
 
         @OptionGroup var emulatorOptions: MonocleCommand.EmulatorOptions
 
@@ -38,6 +45,7 @@ struct GlassesCommand: AsyncParsableCommand {
 
         /// Connects a session to the glasses; `close` ends it (and switches the virtual glasses off).
         func open(_ runtime: SibylRuntime) async throws -> OpenGlasses {
+            if resolvedKind(runtime) == .frame { return try await openFrame(runtime) }
             if emulator {
                 let glasses = try await powerOnEmulator(runtime)
                 let session = MonocleREPLSession(
@@ -91,6 +99,7 @@ struct GlassesCommand: AsyncParsableCommand {
     struct OpenGlasses {
         var session: any GlassesREPLSession
         var emulator: MonocleEmulator?
+        var frameEmulator: FrameEmulator? = nil
         var close: @Sendable () async -> Void
     }
 }
@@ -108,6 +117,11 @@ extension GlassesCommand {
 
             With --watch DIR, the directory's files are uploaded and the glasses soft-reset into them; whenever a \
             file there changes, it is uploaded again and the glasses reset.
+
+            On Frame (--kind frame), whose Lua REPL echoes nothing, the prompt is lua> and each line goes as one \
+            chunk; what it prints comes back as it is printed, and an error as Frame sends it. Ctrl-C sends a break \
+            (0x03) to what runs, twice leaves; Ctrl-D leaves. --watch breaks the app, uploads, and resets (0x04), \
+            so main.lua starts again.
             """
         )
 
@@ -121,6 +135,10 @@ extension GlassesCommand {
             try await global.withRuntime { runtime in
                 let watched = try watch.map { try WatchedDirectory(path: $0) }
                 let glasses = try await target.open(runtime)
+                if target.resolvedKind(runtime) == .frame {
+                    await Self.runFrame(glasses, watched: watched)
+                    return
+                }
                 let session = glasses.session
                 Terminal.error(Terminal.dim("Connected to \(session.name). Ctrl-C interrupts the program, Ctrl-E pastes, Ctrl-] leaves.", stderr: true))
                 let quiet = QuietClock()
@@ -187,7 +205,8 @@ extension GlassesCommand {
             abstract: "Show what the virtual glasses' display shows, as text or as a 640×400 PNG.",
             discussion: """
             The virtual glasses start (with --scripts DIR, that app), the display is captured once the app has \
-            drawn and --after seconds have passed. Real glasses cannot send their display back.
+            drawn (on Frame: shown with frame.display.show()) and --after seconds have passed. Real glasses cannot \
+            send their display back.
             """
         )
         @OptionGroup var global: GlobalOptions
@@ -199,7 +218,11 @@ extension GlassesCommand {
         func run() async throws {
             try await global.withRuntime { runtime in
                 guard target.emulator else {
-                    throw CLIError("Only the virtual glasses' display can be captured: real Monocle glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
+                    throw CLIError("Only the virtual glasses' display can be captured: real glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
+                }
+                if target.resolvedKind(runtime) == .frame {
+                    try await captureFrame(runtime)
+                    return
                 }
                 let glasses = try await target.powerOnEmulator(runtime)
                 guard FileManager.default.fileExists(atPath: glasses.filesystem.appendingPathComponent("main.py").path) else {
@@ -251,11 +274,15 @@ extension GlassesCommand {
     struct Exec: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run code on the glasses and print what it prints.",
-            discussion: "The running program is interrupted first; an exception is reported with its traceback (exit status 1)."
+            discussion: """
+            The running program is interrupted first; an exception is reported with its traceback (exit status 1). \
+            On Frame the code is Lua: a chunk longer than the link takes is written to a file on the glasses and \
+            required; an error reads as Frame sends it ([string "…"]:1: message).
+            """
         )
         @OptionGroup var global: GlobalOptions
         @OptionGroup var target: Target
-        @Argument(help: "MicroPython code (several statements separated by ; or newlines).") var code: String?
+        @Argument(help: "MicroPython code for Monocle, Lua for Frame (several statements separated by ; or newlines).") var code: String?
         @Option(help: "Run this file's code instead.") var file: String?
 
         func validate() throws {

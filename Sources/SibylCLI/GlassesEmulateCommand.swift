@@ -1,0 +1,236 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import FrameEmulator
+import FrameGlasses
+import FrameProtocol
+import MonocleBluetooth
+import SibylCore
+import Synchronization
+
+extension GlassesCommand {
+    /// `sibyl glasses emulate`.
+    struct Emulate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a device app on virtual glasses, without Sibyl behind it.",
+            discussion: """
+            With --kind frame, the app is a directory of Lua files with a main.lua. The files are written to the \
+            virtual Frame's flash as they are (SIBYL_HOME/frame/emulate) and main.lua runs; what the app prints \
+            (errors in red), the data it sends (hex, flag byte first) and the text of each frame it shows appear \
+            here. Commands: tap · say FILE.wav · photo FILE.jpg · lua CODE (one chunk to the REPL) · \
+            send CODE HEX (a frame-msg message, packet by packet, each waiting briefly for the app's 01 00) · \
+            screen [--png FILE] · pause [SECONDS] · quit.
+
+            With --kind monocle (the default), this is `sibyl monocle emulate --scripts DIR`.
+            """
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "monocle or frame (default: the paired kind, else monocle).")
+        var kind: GlassesKind?
+
+        @Option(help: ArgumentHelp("The app's directory (Frame: .lua files with a main.lua; Monocle: .py files with a main.py).", valueName: "DIR"))
+        var app: String
+
+        @Option(help: "The MTU the virtual Frame's host exchanges (23…247).")
+        var mtu = 247
+
+        func validate() throws {
+            if !(23...247).contains(mtu) { throw ValidationError("--mtu needs a value between 23 and 247.") }
+        }
+
+        func run() async throws {
+            var monocle: MonocleCommand.Emulate?
+            try await global.withRuntime { runtime in
+                let kind = kind ?? GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "") ?? .monocle
+                guard kind == .frame else {
+                    monocle = try MonocleCommand.Emulate.parse(["--scripts", app])
+                    return
+                }
+                let files = try FrameAppDirectory.files(in: app)
+                guard files.contains(where: { $0.0 == "main.lua" }) else {
+                    throw CLIError("\(app) has no main.lua.", hint: "Frame runs main.lua when it starts; put your app's entry point there.")
+                }
+                let flash = runtime.paths.home.appendingPathComponent("frame/emulate", isDirectory: true)
+                try? FileManager.default.removeItem(at: flash)
+                let glasses = try FrameEmulator(flash: flash)
+                for (name, contents) in files { try glasses.writeFile(name, contents: contents) }
+                let console = FrameEmulateConsole(glasses: glasses, limits: FrameLimits(mtu: mtu))
+                let run = try await FrameAppRun.start(glasses, mtu: mtu) { console.received($0) }
+                console.transport.withLock { $0 = run.transport }
+                let watching = Task { await console.watch(from: run.framesBefore) }
+                await console.readCommands()
+                watching.cancel()
+                console.flush()
+                await run.stop()
+            }
+            // The Monocle path parses its own options and opens its own runtime.
+            if var monocle {
+                monocle.global = global
+                try await monocle.run()
+            }
+        }
+    }
+}
+
+/// The console of `glasses emulate --kind frame`: the app's prints and data, its display, and the
+/// author's commands.
+final class FrameEmulateConsole: Sendable {
+    let glasses: FrameEmulator
+    let limits: FrameLimits
+    let transport = Mutex<EmulatorFrameTransport?>(nil)
+    /// Printed text not yet shown (a line stays open for a moment: `print(a, b)` comes in pieces).
+    private let pending = Mutex<(text: String, joiner: FramePrintJoiner, at: ContinuousClock.Instant)>(("", FramePrintJoiner(), .now))
+    private let acknowledgements = Mutex(0)
+
+    init(glasses: FrameEmulator, limits: FrameLimits) {
+        self.glasses = glasses
+        self.limits = limits
+    }
+
+    func received(_ notification: FrameNotification) {
+        if notification.isAcknowledgement || notification.isNegativeAcknowledgement { acknowledgements.withLock { $0 += 1 } }
+        switch notification {
+        case .printed(let text):
+            if text == FrameAppRun.endedMarker {
+                flush()
+                Terminal.print(Terminal.dim("[main.lua returned; Frame's REPL is idle (lua CODE runs a chunk)]"))
+                return
+            }
+            let complete: String = pending.withLock { state in
+                state.text += state.joiner.add(notification)
+                state.at = .now
+                guard let newline = state.text.lastIndex(of: "\n") else { return "" }
+                let lines = String(state.text[...newline])
+                state.text = String(state.text[state.text.index(after: newline)...])
+                return lines
+            }
+            show(complete)
+        case .data(let bytes):
+            flush()
+            Terminal.print(Terminal.dim("data   │ ") + bytes.map { String(format: "%02x", $0) }.joined(separator: " "))
+        }
+    }
+
+    /// Shows the open line (after a quiet moment, or before other output).
+    func flush() {
+        let rest: String = pending.withLock { state in
+            defer { state.text = "" }
+            return state.text + state.joiner.finish()
+        }
+        show(rest)
+    }
+
+    private func show(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            let isError = LuaError(parsing: String(line)) != nil
+            Terminal.print(Terminal.dim("serial │ ") + (isError ? Terminal.red(String(line)) : String(line)))
+        }
+    }
+
+    /// Shows each new frame the app shows, and open print lines once they have been quiet a moment.
+    func watch(from framesBefore: Int) async {
+        var shown = framesBefore
+        while !Task.isCancelled {
+            let quiet = pending.withLock { !$0.text.isEmpty && ContinuousClock.now - $0.at > .milliseconds(150) }
+            if quiet { flush() }
+            let frames = glasses.display.frames
+            if frames.count != shown, let current = frames.last {
+                shown = frames.count
+                if !FrameAppRun.isPairingScreen(current) {
+                    flush()
+                    Terminal.print(FrameConsole.render(current.texts))
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    static let help = "tap · say FILE.wav · photo FILE.jpg · lua CODE · send CODE HEX · screen [--png FILE] · pause [SECONDS] · quit"
+
+    /// Reads commands until `quit` or the end of input.
+    func readCommands() async {
+        Terminal.print(Terminal.dim("commands: " + Self.help))
+        let lines = Terminal.lines { "" }
+        Terminal.requestLine()
+        for await line in lines {
+            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
+            let argument = words.count > 1 ? words[1] : nil
+            do {
+                switch command {
+                case "tap":
+                    try await glasses.tap()
+                case "say":
+                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
+                    let samples = try AudioResampling.speechPCM16(fromWAV: Data(contentsOf: URL(fileURLWithPath: argument)))
+                    glasses.setMicrophoneInput(samples: samples, sampleRate: 16_000)
+                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", Double(samples.count) / 16_000)) s of \(argument) from the next frame.microphone.start"))
+                case "photo":
+                    guard let argument else { throw CLIError("photo needs a JPEG file: photo desk.jpg") }
+                    glasses.setCameraImage(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument)))
+                    Terminal.print(Terminal.dim("the camera will see \(argument)"))
+                case "lua":
+                    guard let argument else { throw CLIError("lua needs code: lua print(frame.battery_level())") }
+                    try await write(try FrameWrite.lua(argument).bytes(limits: limits))
+                case "send":
+                    try await send(argument ?? "")
+                case "screen":
+                    try screen(argument)
+                case "pause":
+                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+                case "quit", "exit":
+                    return
+                default:
+                    throw CLIError("Unknown command \(command).", hint: Self.help)
+                }
+            } catch {
+                Terminal.report(error)
+            }
+            Terminal.requestLine()
+        }
+    }
+
+    private func write(_ bytes: Data) async throws {
+        guard let transport = transport.withLock({ $0 }) else { throw CLIError("The virtual Frame is not connected.") }
+        try await transport.write(bytes)
+    }
+
+    /// `send CODE HEX`: a frame-msg message, one packet at a time; each waits up to a second for
+    /// the app's acknowledgement (an app without data.lua's acknowledgements just takes longer).
+    private func send(_ argument: String) async throws {
+        let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let codeText = parts.first, let code = UInt8(codeText.hasPrefix("0x") ? String(codeText.dropFirst(2)) : codeText, radix: 16) else {
+            throw CLIError("send needs a message code (hex, 00–ff) and the payload in hex: send 20 48656c6c6f")
+        }
+        let hex = parts.count > 1 ? parts[1].replacingOccurrences(of: " ", with: "") : ""
+        guard let payload = Data(hexString: hex) else { throw CLIError("The payload is not hex: \(hex)") }
+        let packets = try FrameMessage(code: code, payload: payload).writes(limits: limits)
+        var acknowledged = 0
+        for packet in packets {
+            let before = acknowledgements.withLock { $0 }
+            try await write(packet)
+            let deadline = ContinuousClock.now + .seconds(1)
+            while acknowledgements.withLock({ $0 }) == before, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            if acknowledgements.withLock({ $0 }) > before { acknowledged += 1 }
+        }
+        Terminal.print(Terminal.dim("sent message 0x\(String(format: "%02x", code)) (\(payload.count) bytes) in \(packets.count) packet\(packets.count == 1 ? "" : "s"), \(acknowledged) acknowledged"))
+    }
+
+    private func screen(_ argument: String?) throws {
+        var png: String?
+        if let argument {
+            let words = argument.split(separator: " ").map(String.init)
+            guard words.count == 2, words[0] == "--png" else { throw CLIError("screen takes --png FILE, or nothing.") }
+            png = words[1]
+        }
+        guard let frame = glasses.display.frames.last(where: { !FrameAppRun.isPairingScreen($0) }) else {
+            Terminal.print(Terminal.dim("the app has shown nothing yet (frame.display.show() puts a frame on screen)"))
+            return
+        }
+        try GlassesCommand.Screen.show(frame, png: png)
+    }
+}
