@@ -220,6 +220,7 @@ let package = Package(
             name: "MonocleRelay",
             dependencies: [
                 "Monocle",
+                "FrameGlasses",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -242,7 +243,7 @@ let package = Package(
             name: "SibylServer",
             dependencies: [
                 "Accounts", "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
-                "Monocle", "MonocleEmulator", "MonocleRelay",
+                "Monocle", "MonocleEmulator", "MonocleRelay", "FrameGlasses",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -2,17 +2,31 @@ import Foundation
 
 /// The WebSocket relay protocol: a browser with Web Bluetooth carries the bytes, Sibyl runs the controller.
 ///
-/// Binary frames carry bytes: the first byte names the channel (1 serial, 2 data), the rest is
-/// the payload. From the browser they are notifications; from Sibyl they are writes, each at most
-/// the link's write length, for the browser to send without response. Text frames are JSON
-/// control messages: the browser reports `{"type":"connected","maxWriteLength":253}` once both
-/// services are discovered and notifications are on, and `{"type":"disconnected","reason":"…"}`;
-/// Sibyl asks for `{"type":"connect"}` and `{"type":"disconnect"}`.
+/// Binary frames carry bytes: the first byte names the channel, the rest is the payload. From the
+/// browser they are notifications; from Sibyl they are writes.
+/// - 1 (Monocle's serial service) and 2 (Monocle's data service): each write is at most the link's
+///   write length, for the browser to send without response.
+/// - 3 (Frame's one characteristic pair): each write is one whole packet (Frame routes it by its
+///   first byte), for the browser to send *with* response, in order, one at a time; a notification
+///   comes as Frame sent it (data ones start with 0x01).
+///
+/// Text frames are JSON control messages. The browser reports `{"type":"connected","maxWriteLength":253}`
+/// once Monocle's two services are discovered and notifications are on, or
+/// `{"type":"connected","kind":"frame"}` for Frame (`"mtu":247` may be added by a peer that knows
+/// it; a browser cannot, so Sibyl then asks Frame: a break, then `print(frame.bluetooth.max_length())`,
+/// whose answer is the MTU − 4). A `connected` without `kind` is Monocle's (`"kind":"monocle"` is
+/// also accepted). The first `connected` on a socket decides which glasses it carries. The browser
+/// also reports `{"type":"disconnected","reason":"…"}`; Sibyl asks for `{"type":"connect"}` and
+/// `{"type":"disconnect"}`.
 public enum RelayMessage: Sendable, Equatable {
-    /// Bytes on a channel: a notification (browser → Sibyl) or a write (Sibyl → browser).
+    /// Monocle's bytes on a channel: a notification (browser → Sibyl) or a write (Sibyl → browser).
     case bytes(MonocleChannel, Data)
-    /// Browser → Sibyl: the glasses are connected.
+    /// Frame's bytes: a notification (browser → Sibyl) or one whole packet to write (Sibyl → browser).
+    case frameBytes(Data)
+    /// Browser → Sibyl: Monocle glasses are connected.
     case connected(maximumWriteLength: Int)
+    /// Browser → Sibyl: Frame glasses are connected; the MTU when the peer knows it.
+    case frameConnected(mtu: Int?)
     /// Browser → Sibyl: the glasses are gone.
     case disconnected(reason: String)
     /// Sibyl → browser: please connect (the page may need the user's click first).
@@ -20,18 +34,30 @@ public enum RelayMessage: Sendable, Equatable {
     /// Sibyl → browser: please disconnect.
     case disconnectRequest
 
+    /// The channel byte of Frame's bytes.
+    public static let frameChannel: UInt8 = 3
+    /// The MTUs a Frame link may report: the Bluetooth minimum up to the largest ATT MTU.
+    public static let frameMTURange = 23...517
+
     /// A binary frame's bytes, or nil for a text message.
     public var binary: Data? {
-        guard case .bytes(let channel, let payload) = self else { return nil }
-        return Data([channel == .serial ? 1 : 2]) + payload
+        switch self {
+        case .bytes(let channel, let payload): Data([channel == .serial ? 1 : 2]) + payload
+        case .frameBytes(let payload): Data([Self.frameChannel]) + payload
+        default: nil
+        }
     }
 
     /// A text frame's JSON, or nil for bytes.
     public var text: String? {
         let object: [String: Any]
         switch self {
-        case .bytes: return nil
+        case .bytes, .frameBytes: return nil
         case .connected(let length): object = ["type": "connected", "maxWriteLength": length]
+        case .frameConnected(let mtu):
+            var connected: [String: Any] = ["type": "connected", "kind": "frame"]
+            if let mtu { connected["mtu"] = mtu }
+            object = connected
         case .disconnected(let reason): object = ["type": "disconnected", "reason": reason]
         case .connectRequest: object = ["type": "connect"]
         case .disconnectRequest: object = ["type": "disconnect"]
@@ -42,10 +68,12 @@ public enum RelayMessage: Sendable, Equatable {
 
     /// Parses a binary frame.
     public init(binary: Data) throws {
-        guard let first = binary.first, first == 1 || first == 2 else {
-            throw RelayError.badFrame("a binary frame must start with 1 (serial) or 2 (data)")
+        switch binary.first {
+        case 1: self = .bytes(.serial, Data(binary.dropFirst()))
+        case 2: self = .bytes(.data, Data(binary.dropFirst()))
+        case Self.frameChannel: self = .frameBytes(Data(binary.dropFirst()))
+        default: throw RelayError.badFrame("a binary frame must start with 1 (serial), 2 (data) or 3 (Frame)")
         }
-        self = .bytes(first == 1 ? .serial : .data, Data(binary.dropFirst()))
     }
 
     /// Parses a text frame.
@@ -55,10 +83,24 @@ public enum RelayMessage: Sendable, Equatable {
         else { throw RelayError.badFrame("a text frame must be a JSON object with a \"type\"") }
         switch type {
         case "connected":
-            guard let length = (object["maxWriteLength"] as? NSNumber)?.intValue, (20...512).contains(length) else {
-                throw RelayError.badFrame("\"connected\" needs maxWriteLength between 20 and 512")
+            switch object["kind"] as? String ?? "monocle" {
+            case "monocle":
+                guard let length = (object["maxWriteLength"] as? NSNumber)?.intValue, (20...512).contains(length) else {
+                    throw RelayError.badFrame("\"connected\" needs maxWriteLength between 20 and 512")
+                }
+                self = .connected(maximumWriteLength: length)
+            case "frame":
+                guard let value = object["mtu"] else {
+                    self = .frameConnected(mtu: nil)
+                    return
+                }
+                guard let mtu = (value as? NSNumber)?.intValue, Self.frameMTURange.contains(mtu) else {
+                    throw RelayError.badFrame("a Frame's mtu must be between \(Self.frameMTURange.lowerBound) and \(Self.frameMTURange.upperBound)")
+                }
+                self = .frameConnected(mtu: mtu)
+            case let kind:
+                throw RelayError.badFrame("unknown glasses kind \"\(kind)\" (monocle or frame)")
             }
-            self = .connected(maximumWriteLength: length)
         case "disconnected":
             self = .disconnected(reason: object["reason"] as? String ?? "the browser lost the glasses")
         case "connect":

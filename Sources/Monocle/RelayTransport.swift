@@ -28,6 +28,8 @@ public final class RelayTransport: MonocleTransport {
             lost(reason)
         case .connectRequest, .disconnectRequest:
             break // Sibyl's requests; a browser does not send them
+        case .frameBytes, .frameConnected:
+            break // Frame's; a relay that carries Monocle's glasses has no use for them
         }
     }
 

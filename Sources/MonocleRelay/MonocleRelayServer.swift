@@ -31,6 +31,19 @@ public final class MonocleRelayServer: Sendable {
         return MonocleRelayServer(server: try await LoopbackWebSocketServer.start(router: router, port: port, logger: logger))
     }
 
+    /// Starts listening on loopback for Monocle and Frame alike (`GlassesRelay`): each browser that
+    /// reports connected glasses gets a session of their kind.
+    public static func start(
+        port: Int = 0,
+        logger: Logger = Logger(label: "sibyl.glasses-relay"),
+        glasses session: @escaping @Sendable (RelayedGlasses) async -> Void
+    ) async throws -> MonocleRelayServer {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.get("/") { _, _ in "Sibyl's glasses relay: connect a WebSocket to \(MonocleRelayServer.path)\n" }
+        router.addGlassesRelay(at: RouterPath(MonocleRelay.path)) { glasses, _ in await session(glasses) }
+        return MonocleRelayServer(server: try await LoopbackWebSocketServer.start(router: router, port: port, logger: logger))
+    }
+
     /// Stops listening and closes every browser connection.
     public func stop() async {
         await server.stop()

@@ -1,3 +1,4 @@
+import FrameGlasses
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -11,7 +12,9 @@ import Synchronization
 /// that stands in for Bluetooth (a test driving Chromium's Bluetooth emulation, say) can carry their
 /// bytes without knowing how the emulator works.
 ///
-/// One peer at a time connects a WebSocket to `/monocle` and becomes the phone: the glasses connect
+/// Frame glasses are offered the same way at `/frame`, their bytes on channel 3.
+///
+/// One peer at a time connects a WebSocket to `/monocle` (or `/frame`) and becomes the phone: the glasses connect
 /// when it arrives and are let go when it leaves. It gets what a browser would send to Sibyl
 /// (`RelayMessage`: notifications as binary frames, `connected` and `disconnected` as text) and
 /// sends what Sibyl would send (writes as binary frames, `connect` and `disconnect` requests).
@@ -23,29 +26,97 @@ public final class RelayGlassesServer: Sendable {
 
     /// The port the server listens on.
     public var port: Int { server.port }
+    /// The path this server's peer connects to (`/monocle` or `/frame`).
+    public let offeredPath: String
     /// The URL a peer connects to.
-    public var url: String { "ws://127.0.0.1:\(port)\(Self.path)" }
+    public var url: String { "ws://127.0.0.1:\(port)\(offeredPath)" }
 
-    private init(server: LoopbackWebSocketServer, forwarding: Task<Void, Never>) {
+    private init(server: LoopbackWebSocketServer, forwarding: Task<Void, Never>, path: String) {
         self.server = server
         self.forwarding = forwarding
+        offeredPath = path
     }
 
-    /// Offers `glasses` on loopback (`port` 0 picks a free one).
+    /// Offers Monocle `glasses` on loopback (`port` 0 picks a free one), at `/monocle`.
     public static func start(
         glasses: any MonocleTransport,
         port: Int = 0,
         logger: Logger = Logger(label: "sibyl.monocle-glasses-relay")
     ) async throws -> RelayGlassesServer {
+        let offered = Offered(
+            events: AsyncStream { continuation in
+                let forwarding = Task {
+                    for await event in glasses.events { continuation.yield(RelayMessage(event)) }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in forwarding.cancel() }
+            },
+            connect: { try await glasses.connect() },
+            write: { message in
+                guard case .bytes(let channel, let bytes) = message else { return false }
+                try await glasses.write(bytes, to: channel)
+                return true
+            },
+            disconnect: { await glasses.disconnect() }
+        )
+        return try await start(offered, path: path, port: port, logger: logger)
+    }
+
+    /// Offers Frame `glasses` on loopback (`port` 0 picks a free one), at `/frame`: the peer gets
+    /// Frame's notifications on channel 3 and `connected` with `"kind":"frame"` and the MTU, and
+    /// writes whole packets on channel 3.
+    public static func start(
+        frame glasses: any FrameTransport,
+        port: Int = 0,
+        logger: Logger = Logger(label: "sibyl.frame-glasses-relay")
+    ) async throws -> RelayGlassesServer {
+        let offered = Offered(
+            events: AsyncStream { continuation in
+                let forwarding = Task {
+                    for await event in glasses.events {
+                        switch event {
+                        case .connected(let mtu): continuation.yield(.frameConnected(mtu: mtu))
+                        case .received(let bytes): continuation.yield(.frameBytes(bytes))
+                        case .disconnected(let reason): continuation.yield(.disconnected(reason: reason))
+                        }
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in forwarding.cancel() }
+            },
+            connect: { try await glasses.connect() },
+            write: { message in
+                guard case .frameBytes(let bytes) = message else { return false }
+                try await glasses.write(bytes)
+                return true
+            },
+            disconnect: { await glasses.disconnect() }
+        )
+        return try await start(offered, path: framePath, port: port, logger: logger)
+    }
+
+    /// The path a peer of offered Frame glasses connects to.
+    public static let framePath = "/frame"
+
+    /// Glasses of either kind, as relay messages.
+    private struct Offered: Sendable {
+        var events: AsyncStream<RelayMessage>
+        var connect: @Sendable () async throws -> Void
+        /// Writes the bytes a message carries; false when it carries none for these glasses.
+        var write: @Sendable (RelayMessage) async throws -> Bool
+        var disconnect: @Sendable () async -> Void
+    }
+
+    private static func start(_ glasses: Offered, path: String, port: Int, logger: Logger) async throws -> RelayGlassesServer {
         let peer = Peer()
         // One reader for the glasses' whole life: their event stream outlives each peer.
         let forwarding = Task {
-            for await event in glasses.events {
-                await peer.send(RelayMessage(event))
+            for await message in glasses.events {
+                await peer.send(message)
             }
         }
         let router = Router(context: BasicWebSocketRequestContext.self)
-        router.get("/") { _, _ in "Sibyl's virtual Monocle: connect a WebSocket to \(RelayGlassesServer.path)\n" }
+        router.get("/") { _, _ in "Sibyl's virtual glasses: connect a WebSocket to \(path)\n" }
         router.ws(RouterPath(path)) { inbound, outbound, context in
             guard peer.claim(outbound) else {
                 let busy = RelayMessage.disconnected(reason: "the glasses are already connected to another peer")
@@ -67,8 +138,8 @@ public final class RelayGlassesServer: Sendable {
                     do {
                         switch frame {
                         case .binary(let buffer):
-                            if case .bytes(let channel, let bytes) = try RelayMessage(binary: Data(buffer: buffer)) {
-                                try await glasses.write(bytes, to: channel)
+                            if try await !glasses.write(try RelayMessage(binary: Data(buffer: buffer))) {
+                                context.logger.warning("a binary frame on a channel these glasses do not have")
                             }
                         case .text(let text):
                             switch try RelayMessage(text: text) {
@@ -90,7 +161,7 @@ public final class RelayGlassesServer: Sendable {
         }
         do {
             let server = try await LoopbackWebSocketServer.start(router: router, port: port, logger: logger)
-            return RelayGlassesServer(server: server, forwarding: forwarding)
+            return RelayGlassesServer(server: server, forwarding: forwarding, path: path)
         } catch {
             forwarding.cancel()
             throw error

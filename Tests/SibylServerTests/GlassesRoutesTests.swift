@@ -26,12 +26,46 @@ struct GlassesRoutesTests {
                     if case .binary = frame {
                         try await fixture.client.execute(uri: "/api/v1/glasses", method: .get) { response in
                             #expect(response.array.first?["kind"] as? String == "relay")
+                            #expect(response.array.first?["glasses"] as? String == "monocle", "a connected message without a kind is Monocle's")
                         }
                         return
                     }
                 }
             }
             _ = firstBytes
+            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
+        }
+    }
+
+    /// A page that reports a Frame gets a Frame session: Sibyl asks the glasses for the MTU on
+    /// channel 3 (a break, then a print), then its controller breaks, resets and breaks, each packet
+    /// whole; the link is listed as relayed Frame glasses.
+    @Test func aPageThatReportsAFrameGetsAFrameSession() async throws {
+        try await withServerFixture(testing: .live) { fixture in
+            let port = try #require(fixture.client.port)
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/api/v1/glasses/relay", logger: Logger(label: "test-browser")) { inbound, outbound, _ in
+                // Bytes before the glasses are connected have no session to go to.
+                try await outbound.write(.binary(ByteBuffer(bytes: [3, 0x41])))
+                try await outbound.write(.text(#"{"type":"connected","kind":"frame"}"#))
+                var written: [[UInt8]] = []
+                for try await frame in inbound.messages(maxSize: 1 << 16) {
+                    guard case .binary(let buffer) = frame else { continue }
+                    let packet = Array(buffer.readableBytesView)
+                    #expect(packet.first == 3, "Frame's packets travel on channel 3")
+                    written.append(Array(packet.dropFirst()))
+                    if String(decoding: packet.dropFirst(), as: UTF8.self) == "print(frame.bluetooth.max_length())" {
+                        try await outbound.write(.binary(ByteBuffer(bytes: [3] + Array("96".utf8))))
+                    }
+                    if written.count == 5 { break }
+                }
+                #expect(written == [[0x03], Array("print(frame.bluetooth.max_length())".utf8), [0x03], [0x04], [0x03]])
+                try await fixture.client.execute(uri: "/api/v1/glasses", method: .get) { response in
+                    let link = response.array.first
+                    #expect(link?["kind"] as? String == "relay")
+                    #expect(link?["glasses"] as? String == "frame")
+                    #expect(link?["state"] as? String != nil)
+                }
+            }
             try await waitUntil { fixture.server.state.glasses.all.isEmpty }
         }
     }

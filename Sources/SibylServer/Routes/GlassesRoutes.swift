@@ -19,6 +19,8 @@ struct GlassesRoutes: RouteCollectionAdding {
         var id: String
         /// `relay` or `emulator`.
         var kind: String
+        /// Which glasses: `monocle` or `frame`.
+        var glasses: String
         /// The link's state in words (`running`, `uploading app 1/1`, `disconnected` …).
         var state: String
         var firmware: String?
@@ -33,10 +35,11 @@ struct GlassesRoutes: RouteCollectionAdding {
         init(_ link: GlassesHub.Link) {
             id = link.id.wireString
             kind = link.kind
-            state = String(describing: link.state)
-            firmware = link.device?.firmware
+            glasses = link.glasses
+            state = link.state.description
+            firmware = link.device?.firmware ?? link.frameDevice?.firmware
             fpga = link.device?.fpga
-            app = link.device?.app
+            app = link.device?.app ?? link.frameDevice?.app
             lastQuestion = link.lastQuestion
             lastAnswer = link.lastAnswer
             lastError = link.lastError
@@ -101,13 +104,13 @@ struct GlassesRoutes: RouteCollectionAdding {
             return Response(status: .accepted)
         }
         let options = GlassesSessionOptions()
-        group.addMonocleRelay(at: "glasses/relay", shouldUpgrade: { request, context in
+        group.addGlassesRelay(at: "glasses/relay", shouldUpgrade: { request, context in
             try Self.checkOrigin(request)
             _ = try await state.workspace(for: context)
             return .upgrade([:])
-        }) { transport, context in
+        }) { glasses, context in
             guard let runtime = try? await state.runtime(for: context) else { return }
-            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
+            await hub.serveRelay(glasses, runtime: runtime, owner: context.dataOwner, options: options)
         }
     }
 

@@ -1,7 +1,9 @@
 import Assistant
+import FrameGlasses
 import Foundation
 import Monocle
 import MonocleEmulator
+import MonocleRelay
 import Synchronization
 
 /// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and
@@ -16,8 +18,13 @@ final class GlassesHub: Sendable {
         var kind: String
         /// Whose glasses: an account's id, or `local` on an open server.
         var owner: String
-        var state: MonocleState = .connecting
+        /// `monocle` or `frame`.
+        var glasses: String { state.kind }
+        var state: GlassesLinkState = .monocle(.connecting)
+        /// What Monocle glasses report once Sibyl's app runs.
         var device: DeviceInfo?
+        /// What Frame glasses report once Sibyl's app runs.
+        var frameDevice: FrameDeviceInfo?
         var lastQuestion: String?
         var lastAnswer: String?
         var lastError: String?
@@ -57,16 +64,24 @@ final class GlassesHub: Sendable {
         links.withLock { Array($0.values) }.sorted { $0.startedAt < $1.startedAt }
     }
 
-    /// Serves one browser relaying real glasses, until it leaves; the wearer's conversations go to `runtime`.
-    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
+    /// Serves one browser relaying real glasses, Monocle or Frame as the page reported, until it
+    /// leaves; the wearer's conversations go to `runtime`.
+    func serveRelay(_ glasses: RelayedGlasses, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
         let id = UUID()
-        links.withLock { $0[id] = Link(id: id, kind: "relay", owner: owner) }
+        let initial: GlassesLinkState = switch glasses {
+        case .monocle: .monocle(.connecting)
+        case .frame: .frame(.connecting)
+        }
+        links.withLock { $0[id] = Link(id: id, kind: "relay", owner: owner, state: initial) }
         defer {
             _ = links.withLock { $0.removeValue(forKey: id) }
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
-            let session = try runtime.glassesSession(transport: transport, options: options)
+            let session = switch glasses {
+            case .monocle(let transport): try runtime.glassesSession(transport: transport, options: options)
+            case .frame(let transport): try runtime.glassesSession(transport: transport, options: options)
+            }
             relayed.withLock { $0[id] = session }
             await session.run { [weak self] event in self?.record(event, for: id) }
         } catch {
@@ -167,11 +182,13 @@ final class GlassesHub: Sendable {
         links.withLock { links in
             guard var link = links[id] else { return }
             switch event {
-            case .state(.monocle(let state)):
+            case .state(let state):
                 link.state = state
-                if case .running(let device) = state { link.device = device }
-            case .state(.frame):
-                break // the server runs and relays Monocle glasses only
+                switch state {
+                case .monocle(.running(let device)): link.device = device
+                case .frame(.running(let device)): link.frameDevice = device
+                default: break
+                }
             case .notice(let text): link.notice = text
             case .heard(let text): link.lastQuestion = text
             case .answered(let question, let answer, _):
