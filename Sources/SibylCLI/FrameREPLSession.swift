@@ -50,6 +50,8 @@ actor FrameREPLSession: GlassesREPLSession {
 
     /// The file longer code is written to before it is `require`d.
     static let scratchModule = "_sibyl_exec"
+    /// The file that requires it and keeps its error.
+    static let scratchRunner = "_sibyl_run"
 
     init(transport: any FrameTransport, name: String, replyTimeout: Duration = .seconds(30), signalPause: Duration = .milliseconds(200)) {
         self.transport = transport
@@ -100,7 +102,7 @@ actor FrameREPLSession: GlassesREPLSession {
     }
 
     private func receive(_ notification: FrameNotification) {
-        if case .printed(let text) = notification, text.hasPrefix(Self.markerPrefix) {
+        if case .printed(let text) = notification, Self.isMarker(text) {
             // A marker: the end of a command (one from an abandoned command is dropped).
             if pending?.marker == text { pending?.done = true }
             return
@@ -199,7 +201,8 @@ actor FrameREPLSession: GlassesREPLSession {
         }
         let reply = try await run(code, streaming: false, timeout: replyTimeout)
         if let error = reply.error {
-            throw CLIError("The code raised an error on \(name):\n" + error)
+            // What it printed before the error is part of the story.
+            throw CLIError("The code raised an error on \(name):\n" + reply.output + error)
         }
         return reply.output
     }
@@ -209,23 +212,41 @@ actor FrameREPLSession: GlassesREPLSession {
         var error: String?
     }
 
-    static let markerPrefix = "\u{2}sibyl:"
+    static func isMarker(_ text: String) -> Bool {
+        text.count > 1 && text.hasPrefix(markerPrefix) && text.dropFirst().allSatisfy(\.isASCII) && Int(text.dropFirst()) != nil
+    }
+
+    /// Markers are a 0x02 byte and a number: short, so commands fit small MTUs, and unlike any text an app prints.
+    static let markerPrefix = "\u{2}"
 
     /// Runs code to its end: as one chunk when it fits, else written to a file and required.
     private func run(_ code: String, streaming: Bool, timeout: Duration?, mustFit: Bool = false) async throws -> Reply {
         if !isConnected { try await wait(for: "the glasses to come back", throughALostLink: true) { limits != nil } }
         sequence += 1
         let marker = Self.markerPrefix + String(sequence)
-        let printMarker = "print(\"\\2sibyl:\(sequence)\")"
+        // \002 in full: a shorter escape would take the number's digits in.
+        let printMarker = "print(\"\\002\(sequence)\")"
         let chunk = code + "\n" + printMarker
         if chunk.utf8.count <= currentLimits.maximumLuaLength, (try? FrameWrite.lua(chunk).bytes(limits: currentLimits)) != nil {
             return try await send(chunk, marker: marker, shownName: LuaError.chunkName(ofSource: code), streaming: streaming, timeout: timeout)
         }
         guard !mustFit else { throw CLIError("A command does not fit one Lua chunk at MTU \(currentLimits.mtu).") }
+        // The code, and a runner that keeps its error: an error longer than MTU − 3 bytes would be lost
+        // in the firmware's print, so it is fetched afterwards in pieces that fit.
         try await put(Data(code.utf8), as: Self.scratchModule + ".lua")
-        let require = "require(\"\(Self.scratchModule)\")"
-        let reply = try await send(require + ";" + printMarker, marker: marker, shownName: LuaError.chunkName(ofSource: require), streaming: streaming, timeout: timeout)
+        try await put(Data("_sx=nil local ok,e=pcall(require,\"\(Self.scratchModule)\") if not ok then _sx=tostring(e) end".utf8), as: Self.scratchRunner + ".lua")
+        let require = "require(\"\(Self.scratchRunner)\")"
+        var reply = try await send(require + ";" + printMarker, marker: marker, shownName: LuaError.chunkName(ofSource: require), streaming: streaming, timeout: timeout)
+        if reply.error == nil, let length = Int(try await command("print(_sx and #_sx or 0)").trimmingCharacters(in: .whitespacesAndNewlines)), length > 0 {
+            var error = ""
+            let piece = max(1, currentLimits.maximumLuaLength - 3)
+            for start in stride(from: 1, through: length, by: piece) {
+                error += try await command("print(_sx:sub(\(start),\(start + piece - 1)))").replacingOccurrences(of: "\n", with: "")
+            }
+            reply.error = error
+        }
         _ = try? await command("frame.file.remove(\"\(Self.scratchModule).lua\")")
+        _ = try? await command("frame.file.remove(\"\(Self.scratchRunner).lua\") _sx=nil")
         return reply
     }
 
@@ -306,12 +327,13 @@ actor FrameREPLSession: GlassesREPLSession {
             let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count == 3, let size = Int(fields[1]) else { return nil }
             return GlassesFile(name: String(fields[2]), size: size, isDirectory: fields[0] == "2")
-        }.sorted { $0.name < $1.name }
+        }.filter { directory.isEmpty && [Self.scratchModule + ".lua", Self.scratchRunner + ".lua"].contains($0.name) ? false : true }
+            .sorted { $0.name < $1.name }
     }
 
     func put(_ contents: Data, as path: String) async throws {
-        // Room for the marker `run` appends (a newline, print("\2sibyl:N")).
-        let markerRoom = 32
+        // Room for the marker `run` appends (a newline, print("\2N")).
+        let markerRoom = 20
         let chunks: [String]
         do {
             chunks = try LuaFileUpload(path: path, contents: contents).chunks(limits: currentLimits, suffixLength: markerRoom)

@@ -26,7 +26,8 @@ extension GlassesCommand.Target {
             let glasses = try FrameEmulator(flash: Self.frameFlash(runtime))
             try writeFrameScripts(to: glasses)
             try await glasses.powerOn()
-            let transport = EmulatorFrameTransport(emulator: glasses)
+            // --write-length is the ATT payload (MTU − 3); Frame offers at most MTU 247.
+            let transport = EmulatorFrameTransport(emulator: glasses, mtu: min(247, max(23, emulatorOptions.writeLength + 3)))
             let session = FrameREPLSession(transport: transport, name: "the virtual Frame")
             do {
                 try await session.connect()

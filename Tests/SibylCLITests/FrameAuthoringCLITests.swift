@@ -35,6 +35,30 @@ struct FrameAuthoringCLITests {
         #expect(!listing.stdout.contains("_sibyl_exec"), "the scratch file is removed: \(listing.stdout)")
     }
 
+    @Test func atASmallMTUFilesAndLongCodeStillFitTheChunks() async throws {
+        let cli = try CLIRunner(server: nil)
+        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
+        let local = cli.home.appendingPathComponent("data.bin")
+        let contents = Data((0..<600).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+        try contents.write(to: local)
+        // --write-length 61: MTU 64, so every chunk is at most 61 bytes (the listing and reading code too).
+        let small = ["--emulator", "--kind", "frame", "--write-length", "61"]
+        #expect(try await cli.run(["glasses", "files", "put"] + small + [local.path]).status == 0)
+        let copy = cli.home.appendingPathComponent("copy.bin")
+        let get = try await cli.run(["glasses", "files", "get"] + small + ["data.bin", copy.path])
+        #expect(get.status == 0, "stderr: \(get.stderr)")
+        #expect(try Data(contentsOf: copy) == contents)
+        let list = try await cli.run(["glasses", "files", "list"] + small)
+        #expect(list.stdout == "600       data.bin\n", "the session's scratch files are not listed: \(list.stdout.debugDescription)")
+        // An error in required code, longer than one notification, still comes back whole.
+        let code = (0..<10).map { "v\($0) = \($0)" }.joined(separator: "\n") + "\nprint(v9)\nerror('a rather long message that does not fit in one notification')"
+        let failed = try await cli.run(["glasses", "exec"] + small + [code])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("9\n"), "what it printed first: \(failed.stderr)")
+        #expect(failed.stderr.contains("[string \"_sibyl_exec.lua\"]:12: a rather long message that does not fit in one notification"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("frame/emulator/_sibyl_exec.lua").path))
+    }
+
     @Test func theREPLSendsEachLineAndShowsWhatItPrints() async throws {
         let cli = try CLIRunner(server: nil)
         let input = "print(1, 2)\nprint('a') print('b')\nx = = 1\nfor i = 1, 3 do print(i) end\n"
