@@ -5,6 +5,7 @@ import FrameEmulator
 import FrameGlasses
 import FrameProtocol
 import MonocleBluetooth
+import MonocleRelay
 import SibylCore
 import Synchronization
 
@@ -21,7 +22,12 @@ extension GlassesCommand {
             send CODE HEX (a frame-msg message, packet by packet, each waiting briefly for the app's 01 00) · \
             screen [--png FILE] · pause [SECONDS] · quit.
 
-            With --kind monocle (the default), this is `sibyl monocle emulate --scripts DIR`.
+            With --listen PORT the virtual Frame (with --app's files, or an empty flash) is offered instead to \
+            another program, as a Web Bluetooth page would offer real glasses: one at a time connects a \
+            WebSocket to ws://127.0.0.1:PORT/frame and carries Frame's bytes on channel 3 (see the relay in the \
+            README); the console still takes the commands above.
+
+            With --kind monocle (the default), this is `sibyl monocle emulate --scripts DIR` (and --listen).
             """
         )
 
@@ -31,13 +37,18 @@ extension GlassesCommand {
         var kind: GlassesKind?
 
         @Option(help: ArgumentHelp("The app's directory (Frame: .lua files with a main.lua; Monocle: .py files with a main.py).", valueName: "DIR"))
-        var app: String
+        var app: String?
+
+        @Option(help: "Offer the virtual glasses to another program on this loopback port (0 picks one) instead of running the app here.")
+        var listen: Int?
 
         @Option(help: "The MTU the virtual Frame's host exchanges (23…247).")
         var mtu = 247
 
         func validate() throws {
             if !(23...247).contains(mtu) { throw ValidationError("--mtu needs a value between 23 and 247.") }
+            if app == nil && listen == nil { throw ValidationError("Give --app DIR (or --listen PORT).") }
+            if let listen, !(0...65_535).contains(listen) { throw ValidationError("--listen needs a port between 0 and 65535.") }
         }
 
         func run() async throws {
@@ -45,9 +56,14 @@ extension GlassesCommand {
             try await global.withRuntime { runtime in
                 let kind = kind ?? GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "") ?? .monocle
                 guard kind == .frame else {
-                    monocle = try MonocleCommand.Emulate.parse(["--scripts", app])
+                    monocle = try MonocleCommand.Emulate.parse((app.map { ["--scripts", $0] } ?? []) + (listen.map { ["--listen", String($0)] } ?? []))
                     return
                 }
+                if let listen {
+                    try await offerFrame(runtime: runtime, port: listen)
+                    return
+                }
+                guard let app else { return }
                 let files = try FrameAppDirectory.files(in: app)
                 guard files.contains(where: { $0.0 == "main.lua" }) else {
                     throw CLIError("\(app) has no main.lua.", hint: "Frame runs main.lua when it starts; put your app's entry point there.")
@@ -70,6 +86,33 @@ extension GlassesCommand {
                 monocle.global = global
                 try await monocle.run()
             }
+        }
+
+        /// `--listen` with Frame: the virtual Frame waits for a program to connect and carry its bytes.
+        private func offerFrame(runtime: SibylRuntime, port: Int) async throws {
+            let flash = runtime.paths.home.appendingPathComponent("frame/emulate", isDirectory: true)
+            try? FileManager.default.removeItem(at: flash)
+            let glasses = try FrameEmulator(flash: flash)
+            if let app {
+                for (name, contents) in try FrameAppDirectory.files(in: app) { try glasses.writeFile(name, contents: contents) }
+            }
+            try await glasses.powerOn()
+            let link = EmulatorFrameTransport(emulator: glasses, mtu: mtu)
+            let server: RelayGlassesServer
+            do {
+                server = try await RelayGlassesServer.start(frame: link, port: port)
+            } catch {
+                await glasses.powerOff()
+                throw CLIError("Cannot offer the virtual Frame on port \(port): \(error.localizedDescription)", hint: "Pick another port, or 0 for a free one.")
+            }
+            Terminal.print("The virtual Frame waits at \(server.url)")
+            let console = FrameEmulateConsole(glasses: glasses, limits: FrameLimits(mtu: mtu))
+            console.transport.withLock { $0 = link }
+            let watching = Task { await console.watch(from: glasses.display.frames.count) }
+            await console.readCommands()
+            watching.cancel()
+            await server.stop()
+            await glasses.powerOff()
         }
     }
 }

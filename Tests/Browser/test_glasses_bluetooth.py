@@ -1,6 +1,7 @@
 """The Web Bluetooth relay against emulated glasses. Chromium's Bluetooth emulation (CDP) plays a
 Monocle's two GATT services, and behind them the virtual Monocle (`sibyl monocle emulate --listen`)
-decides what the glasses say. The glasses page connects to them as it would to real glasses and
+decides what the glasses say; or Frame's one service, with the virtual Frame behind it
+(`sibyl glasses emulate --kind frame --listen`). The glasses page connects to them as it would to real glasses and
 carries their bytes to `sibyl serve`, which installs its app through the page, hears a spoken
 question and shows the answer on the glasses.
 
@@ -17,6 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import wave
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,8 @@ from conftest import Watched, screenshot, sibyl_binary, spoken_question
 
 SERIAL = ("6e400001-b5a3-f393-e0a9-e50e24dcca9e", "6e400002-b5a3-f393-e0a9-e50e24dcca9e", "6e400003-b5a3-f393-e0a9-e50e24dcca9e")
 DATA = ("e5700001-7bac-429a-b4ce-57ff900f479d", "e5700002-7bac-429a-b4ce-57ff900f479d", "e5700003-7bac-429a-b4ce-57ff900f479d")
+FRAME = ("7a230001-5475-a6a4-654c-8431f6ad49c4", "7a230002-5475-a6a4-654c-8431f6ad49c4", "7a230003-5475-a6a4-654c-8431f6ad49c4")
+FRAME_CHANNEL = 3
 CCCD = "00002902-0000-1000-8000-00805f9b34fb"
 ADDRESS = "0C:0C:0C:0C:0C:0C"
 ANSWER = "Paris is the capital of France."
@@ -34,22 +38,28 @@ ANSWER = "Paris is the capital of France."
 
 class VirtualGlasses(Watched):
     """`sibyl monocle emulate --listen 0` in a data directory of its own: the virtual Monocle offered
-    over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it."""
+    over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it.
+    With `kind="frame"`, `sibyl glasses emulate --kind frame --listen 0`: the virtual Frame, whose
+    bytes travel on channel 3."""
 
-    def __init__(self, env: dict[str, str]):
+    def __init__(self, env: dict[str, str], kind: str = "monocle"):
         self.home = Path(tempfile.mkdtemp(prefix="sibyl-glasses-"))
-        process = subprocess.Popen([sibyl_binary(), "monocle", "emulate", "--listen", "0"], env={**env, "SIBYL_HOME": str(self.home)},
+        self.kind = kind
+        command = ["monocle", "emulate", "--listen", "0"] if kind == "monocle" else ["glasses", "emulate", "--kind", "frame", "--listen", "0"]
+        process = subprocess.Popen([sibyl_binary(), *command], env={**env, "SIBYL_HOME": str(self.home)},
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        super().__init__("sibyl monocle emulate", process, process.stdout)
-        self.socket = connect(self.wait_for(r"(ws://127\.0\.0\.1:\d+/monocle)", 120), max_size=None)
-        self.pending = {1: collections.deque(), 2: collections.deque()}
+        super().__init__(f"sibyl {' '.join(command[:2])}", process, process.stdout)
+        self.socket = connect(self.wait_for(rf"(ws://127\.0\.0\.1:\d+/{kind})", 120), max_size=None)
+        channels = (1, 2) if kind == "monocle" else (FRAME_CHANNEL,)
+        self.pending = {channel: collections.deque() for channel in channels}
         self.control: list[dict] = []
-        self.written = {1: 0, 2: 0}
+        self.written = {channel: 0 for channel in channels}
+        self.packets: list[bytes] = []
         threading.Thread(target=self._read_socket, daemon=True).start()
 
     @property
     def filesystem(self) -> Path:
-        return self.home / "monocle" / "emulate"
+        return self.home / self.kind / "emulate"
 
     def _read_socket(self):
         try:
@@ -63,6 +73,7 @@ class VirtualGlasses(Watched):
 
     def write(self, channel: int, data: bytes):
         self.written[channel] += len(data)
+        self.packets.append(data)
         self.socket.send(bytes([channel]) + data)
 
     def command(self, line: str):
@@ -80,17 +91,26 @@ class VirtualGlasses(Watched):
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def services_of(glasses: VirtualGlasses):
+    """The GATT services the glasses offer, by relay channel."""
+    return ((1, SERIAL), (2, DATA)) if glasses.kind == "monocle" else ((FRAME_CHANNEL, FRAME),)
+
+
 def emulate_monocle(browser, page, glasses: VirtualGlasses):
-    """Makes Chromium's emulated adapter hold a Monocle whose GATT operations go to `glasses`:
-    writes on an RX characteristic become the glasses' input, reads of a TX characteristic take the
-    next piece the glasses sent on that channel. The device chooser picks it."""
+    """Makes Chromium's emulated adapter hold a Monocle (or a Frame, for the virtual Frame) whose
+    GATT operations go to `glasses`: writes on an RX characteristic become the glasses' input, reads
+    of a TX characteristic take the next piece the glasses sent on that channel. The device chooser
+    picks it."""
     adapter = browser.new_browser_cdp_session()  # BluetoothEmulation exists only at the browser level
     prompts = page.context.new_cdp_session(page)
     adapter.send("BluetoothEmulation.enable", {"state": "powered-on", "leSupported": True})
+    services = services_of(glasses)
     adapter.send("BluetoothEmulation.simulatePreconnectedPeripheral",
-                 {"address": ADDRESS, "name": "monocle", "manufacturerData": [], "knownServiceUuids": [SERIAL[0], DATA[0]]})
+                 {"address": ADDRESS, "name": "monocle" if glasses.kind == "monocle" else "Frame 4F", "manufacturerData": [],
+                  "knownServiceUuids": [uuids[0] for _, uuids in services]})
     receiving, sending = {}, {}
-    for channel, (service, rx, tx) in ((1, SERIAL), (2, DATA)):
+    glasses.write_types = collections.Counter()
+    for channel, (service, rx, tx) in services:
         service_id = adapter.send("BluetoothEmulation.addService", {"address": ADDRESS, "serviceUuid": service})["serviceId"]
         rx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": rx,
                                                                       "properties": {"write": True, "writeWithoutResponse": True}})["characteristicId"]
@@ -103,6 +123,7 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses):
         characteristic, kind = event["characteristicId"], event["type"]
         respond = {"characteristicId": characteristic, "type": kind, "code": 0}
         if kind == "write":
+            glasses.write_types[event.get("writeType")] += 1
             glasses.write(receiving[characteristic], base64.b64decode(event.get("data", "")))
             if event.get("writeType") == "write-without-response":
                 return
@@ -151,7 +172,7 @@ def carry_until(page, glasses: VirtualGlasses, done, seconds: float, what: str):
         if not waiting:
             page.wait_for_timeout(10)  # CDP events (the page's writes) are handled meanwhile
         for channel, count in waiting:
-            service, _, tx = SERIAL if channel == 1 else DATA
+            service, _, tx = dict(services_of(glasses))[channel]
             page.evaluate(READ, [service, tx, count])
 
 
@@ -166,12 +187,12 @@ def test_the_page_relays_real_glasses_bytes_app_upload_and_answer(browser, stub_
     model_stub.answer, model_stub.delay = ANSWER, 0.0
     page = context.new_page()
     page.goto(stub_server.url + "/#/glasses")
-    expect(page.get_by_role("heading", name="Monocle over Bluetooth")).to_be_visible()
+    expect(page.get_by_role("heading", name="Monocle or Frame over Bluetooth")).to_be_visible()
     adapter = emulate_monocle(browser, page, glasses)
     try:
         page.get_by_role("button", name="Connect glasses").click()
         relay_state = page.locator("section[aria-labelledby=relay-title] [role=status]")
-        card = page.locator(".link-card[data-kind=relay]")
+        card = page.locator(".link-card[data-kind=relay][data-glasses=monocle]")
 
         # Sibyl finds no app on the new glasses and installs its own, every byte through the page.
         started = time.monotonic()
@@ -186,6 +207,7 @@ def test_the_page_relays_real_glasses_bytes_app_upload_and_answer(browser, stub_
         assert glasses.written[1] > app_bytes, f"the app went through the page ({glasses.written[1]} bytes written for {app_bytes} bytes of app)"
         expect(card).to_contain_text("Firmware")
         expect(card).to_contain_text("v23.248.0754")
+        assert "write-with-response" not in glasses.write_types, f"Monocle's writes go without response: {dict(glasses.write_types)}"
 
         # The wearer asks aloud; the recording travels through the page; the answer comes back to the glasses.
         before = len(glasses.output)
@@ -202,6 +224,66 @@ def test_the_page_relays_real_glasses_bytes_app_upload_and_answer(browser, stub_
         expect(relay_state).to_have_text("Disconnected.")
         expect(page.get_by_role("button", name="Connect glasses")).to_be_visible()
         expect(page.get_by_role("button", name="Disconnect")).to_be_hidden()
+        expect(card).to_have_count(0, timeout=30_000)
+    finally:
+        adapter.send("BluetoothEmulation.disable")
+
+
+@pytest.fixture()
+def frame(stub_server):
+    frame = VirtualGlasses(stub_server.env, kind="frame")
+    yield frame
+    frame.stop()
+
+
+def test_the_page_relays_a_frame_app_upload_and_answer(browser, stub_server, model_stub, context, frame, tmp_path):
+    """The same page with a Frame: it finds Frame's service, reports `"kind":"frame"`, relays the
+    notifications on channel 3 and writes Sibyl's packets whole, with response. Sibyl asks the glasses
+    for the MTU (the page cannot), installs its Lua app through the page and answers a spoken question."""
+    model_stub.answer, model_stub.delay = ANSWER, 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/glasses")
+    expect(page.get_by_role("heading", name="Monocle or Frame over Bluetooth")).to_be_visible()
+    adapter = emulate_monocle(browser, page, frame)
+    try:
+        page.get_by_role("button", name="Connect glasses").click()
+        relay_state = page.locator("section[aria-labelledby=relay-title] [role=status]")
+        card = page.locator(".link-card[data-kind=relay][data-glasses=frame]")
+
+        started = time.monotonic()
+        carry_until(page, frame, lambda: "tap to ask" in frame.output.lower() and card.count() > 0
+                    and "running" in (card.locator(".link-state").text_content() or ""), 300, "installing the Frame app")
+        installed = time.monotonic() - started
+        expect(relay_state).to_have_text("Connected: Sibyl is talking to your glasses.")
+        expect(card.get_by_role("heading", name="Frame (Bluetooth)")).to_be_visible()
+        expect(card).to_contain_text("v25.080.0838")
+        expect(card.locator(".link-state")).to_contain_text("MTU 247")
+        assert frame.packets[:2] == [b"\x03", b"print(frame.bluetooth.max_length())"], "Sibyl asked Frame for the MTU first"
+        assert (frame.filesystem / "main.lua").exists(), "the app reached Frame's flash"
+        assert max(len(packet) for packet in frame.packets) <= 244, "every packet fits MTU 247 (the MTU Frame printed + 4)"
+        assert set(frame.write_types) == {"write-with-response"}, f"Frame's packets are written with response: {dict(frame.write_types)}"
+
+        # Tap, speak, tap: the recording streams through the page; the answer comes back to the glasses.
+        question = spoken_question(tmp_path)
+        frame.command(f"say {question}")
+        before = len(frame.output)
+        frame.command("tap")
+        carry_until(page, frame, lambda: "listening" in frame.output[before:].lower(), 60, "the glasses listening")
+        with wave.open(str(question)) as recording:
+            seconds = recording.getnframes() / recording.getframerate()
+        deadline = time.monotonic() + seconds + 1.0
+        carry_until(page, frame, lambda: time.monotonic() > deadline, seconds + 60, "the recording")
+        frame.command("tap")
+        carry_until(page, frame, lambda: "Paris" in frame.output[before:] and card.locator(".last-answer").count() > 0,
+                    240, "a spoken question answered on Frame")
+        expect(card.locator(".last-question")).to_contain_text("capital of France")
+        expect(card.locator(".last-answer")).to_have_text(ANSWER)
+        print(f"\n[glasses] Frame over emulated Web Bluetooth: app installed in {installed:.1f} s "
+              f"({frame.written[FRAME_CHANNEL]} bytes in {len(frame.packets)} packets through the page), question answered on the glasses")
+        screenshot(page, "glasses-relay-frame")
+
+        page.get_by_role("button", name="Disconnect").click()
+        expect(relay_state).to_have_text("Disconnected.")
         expect(card).to_have_count(0, timeout=30_000)
     finally:
         adapter.send("BluetoothEmulation.disable")

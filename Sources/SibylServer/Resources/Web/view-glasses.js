@@ -1,6 +1,6 @@
-// Glasses: connect a Monocle through Web Bluetooth, this page carrying its bytes to sibyl serve
-// over the relay WebSocket (binary frames: first byte 1 = serial, 2 = data; text frames: JSON
-// control messages), and see what the server reports (state, firmware and FPGA versions, update
+// Glasses: connect a Monocle or a Frame through Web Bluetooth, this page carrying its bytes to
+// sibyl serve over the relay WebSocket (binary frames: first byte 1 = Monocle's serial, 2 = Monocle's
+// data, 3 = Frame; text frames: JSON control messages, the first saying which glasses), and see what the server reports (state, firmware and FPGA versions, update
 // progress, the last question and answer); or start the virtual Monocle and see its display here.
 
 import { api } from './api.js';
@@ -9,6 +9,9 @@ import { formatDate, t, translate } from './i18n.js';
 
 const SERIAL = { service: '6e400001-b5a3-f393-e0a9-e50e24dcca9e', rx: '6e400002-b5a3-f393-e0a9-e50e24dcca9e', tx: '6e400003-b5a3-f393-e0a9-e50e24dcca9e' };
 const DATA = { service: 'e5700001-7bac-429a-b4ce-57ff900f479d', rx: 'e5700002-7bac-429a-b4ce-57ff900f479d', tx: 'e5700003-7bac-429a-b4ce-57ff900f479d' };
+// Frame has one service: packets to it (routed on the glasses by their first byte) and notifications from it.
+const FRAME = { service: '7a230001-5475-a6a4-654c-8431f6ad49c4', rx: '7a230002-5475-a6a4-654c-8431f6ad49c4', tx: '7a230003-5475-a6a4-654c-8431f6ad49c4' };
+const FRAME_CHANNEL = 3;
 
 /** One browser-to-glasses link: Bluetooth on one side, the relay WebSocket on the other. */
 class BluetoothRelay {
@@ -22,13 +25,13 @@ class BluetoothRelay {
   async connect() {
     if (!navigator.bluetooth) throw new Error(t('glasses.noBluetooth'));
     this.onState(t('glasses.choosing'));
-    this.device = await navigator.bluetooth.requestDevice({ filters: [{ services: [SERIAL.service] }, { namePrefix: 'monocle' }], optionalServices: [SERIAL.service, DATA.service] });
+    this.device = await navigator.bluetooth.requestDevice({
+      filters: [{ services: [SERIAL.service] }, { namePrefix: 'monocle' }, { services: [FRAME.service] }, { namePrefix: 'Frame' }],
+      optionalServices: [SERIAL.service, DATA.service, FRAME.service],
+    });
     this.device.addEventListener('gattserverdisconnected', () => this.lost(t('glasses.bluetoothLost')));
     this.onState(t('glasses.connectingBluetooth'));
     const server = await this.device.gatt.connect();
-    const serial = await server.getPrimaryService(SERIAL.service);
-    const data = await server.getPrimaryService(DATA.service);
-    this.rx = { 1: await serial.getCharacteristic(SERIAL.rx), 2: await data.getCharacteristic(DATA.rx) };
     const notify = async (service, uuid, channel) => {
       const characteristic = await service.getCharacteristic(uuid);
       characteristic.addEventListener('characteristicvaluechanged', (event) => {
@@ -37,14 +40,28 @@ class BluetoothRelay {
       });
       await characteristic.startNotifications();
     };
-    await notify(serial, SERIAL.tx, 1);
-    await notify(data, DATA.tx, 2);
+    // Which glasses: the service they offer says (a Monocle has no Frame service, and the reverse).
+    const frame = await server.getPrimaryService(FRAME.service).catch(() => null);
+    let connected;
+    if (frame) {
+      this.rx = { [FRAME_CHANNEL]: await frame.getCharacteristic(FRAME.rx) };
+      await notify(frame, FRAME.tx, FRAME_CHANNEL);
+      // A page cannot read the link's MTU: Sibyl asks Frame for it.
+      connected = { type: 'connected', kind: 'frame' };
+    } else {
+      const serial = await server.getPrimaryService(SERIAL.service);
+      const data = await server.getPrimaryService(DATA.service);
+      this.rx = { 1: await serial.getCharacteristic(SERIAL.rx), 2: await data.getCharacteristic(DATA.rx) };
+      await notify(serial, SERIAL.tx, 1);
+      await notify(data, DATA.tx, 2);
+      connected = { type: 'connected', maxWriteLength: 253 };
+    }
     this.onState(t('glasses.connectingSibyl'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay`);
     this.socket.binaryType = 'arraybuffer';
     this.socket.addEventListener('open', () => {
-      this.socket.send(JSON.stringify({ type: 'connected', maxWriteLength: 253 }));
+      this.socket.send(JSON.stringify(connected));
       this.onState(t('glasses.relaying'));
     });
     this.socket.addEventListener('message', (event) => this.fromSibyl(event.data));
@@ -60,7 +77,10 @@ class BluetoothRelay {
     this.socket.send(frame);
   }
 
-  /** Sibyl → glasses: writes go out one at a time, in order. */
+  /**
+   * Sibyl → glasses: writes go out one at a time, in order. Monocle's without response; each of
+   * Frame's is one whole packet, written with response so the next waits until the glasses took it.
+   */
   fromSibyl(message) {
     if (typeof message === 'string') {
       const control = JSON.parse(message);
@@ -71,7 +91,8 @@ class BluetoothRelay {
     const characteristic = this.rx?.[frame[0]];
     if (!characteristic) return;
     const payload = frame.slice(1);
-    this.queue = this.queue.then(() => characteristic.writeValueWithoutResponse(payload)).catch((error) => this.onState(error.message));
+    const write = frame[0] === FRAME_CHANNEL ? () => characteristic.writeValueWithResponse(payload) : () => characteristic.writeValueWithoutResponse(payload);
+    this.queue = this.queue.then(write).catch((error) => this.onState(error.message));
   }
 
   lost(reason) {
@@ -177,8 +198,9 @@ export async function renderGlasses({ show, toast }) {
   }
 
   function describe(link) {
-    return h('article', { class: 'link-card', 'data-kind': link.kind },
-      h('h3', {}, link.kind === 'emulator' ? t('glasses.virtualMonocle') : t('glasses.realMonocle')),
+    const title = link.kind === 'emulator' ? 'glasses.virtualMonocle' : link.glasses === 'frame' ? 'glasses.realFrame' : 'glasses.realMonocle';
+    return h('article', { class: 'link-card', 'data-kind': link.kind, 'data-glasses': link.glasses || 'monocle' },
+      h('h3', {}, t(title)),
       h('dl', { class: 'stats' },
         h('dt', { i18n: 'glasses.state' }), h('dd', { class: 'link-state' }, link.state),
         link.firmware ? [h('dt', { i18n: 'glasses.firmware' }), h('dd', {}, link.firmware)] : null,
