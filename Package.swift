@@ -211,7 +211,7 @@ let package = Package(
             resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
         ),
         // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.
-        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "FrameGlasses", "CFrameLua", "SibylCore"]),
+        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "FrameGlasses", "Monocle", "CFrameLua", "SibylCore"]),
         // BlueZ over D-Bus (libdbus), for real glasses on Linux.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "MonocleBluetooth", dependencies: ["Monocle", "FrameGlasses", "FrameProtocol", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),

@@ -50,6 +50,16 @@ cframe_device *cframe_create(const cframe_config *config, cframe_callbacks callb
     return device;
 }
 
+void cframe_set_firmware_version(cframe_device *device, const char *version)
+{
+    char *copy = copy_string(version);
+    pthread_mutex_lock(&device->lock);
+    char *old = device->firmware_version;
+    device->firmware_version = copy;
+    pthread_mutex_unlock(&device->lock);
+    free(old);
+}
+
 void cframe_destroy(cframe_device *device)
 {
     if (device == NULL) return;
@@ -401,7 +411,12 @@ static lua_State *new_state(cframe_device *device)
     lua_newtable(L);
     lua_pushstring(L, device->hardware_version);
     lua_setfield(L, -2, "HARDWARE_VERSION");
-    lua_pushstring(L, device->firmware_version);
+    // Copied under the lock (an update may replace it); pushed without it, as Lua may raise.
+    pthread_mutex_lock(&device->lock);
+    char *firmware = copy_string(device->firmware_version);
+    pthread_mutex_unlock(&device->lock);
+    lua_pushstring(L, firmware ? firmware : "");
+    free(firmware);
     lua_setfield(L, -2, "FIRMWARE_VERSION");
     lua_pushstring(L, device->git_tag);
     lua_setfield(L, -2, "GIT_TAG");

@@ -11,6 +11,13 @@ public final class EmulatorFrameTransport: FrameTransport {
     /// The MTU this "central" exchanges on every connection.
     public let mtu: Int
     private let forwarding: Task<Void, Never>
+    private let linkWatch: Int
+    /// Whether this host holds a link (so a drop by the Frame concerns it).
+    private let linked = LinkFlag()
+
+    private final class LinkFlag: Sendable {
+        let value = Mutex(false)
+    }
 
     public init(emulator: FrameEmulator, mtu: Int = 247) {
         self.emulator = emulator
@@ -22,19 +29,31 @@ public final class EmulatorFrameTransport: FrameTransport {
         forwarding = Task {
             for await notification in notifications { continuation.yield(.received(notification)) }
         }
+        // The Frame drops the link itself when it restarts into its bootloader.
+        let linked = self.linked
+        linkWatch = emulator.core.watchLink { reason in
+            if linked.value.withLock({ was in defer { was = false }; return was }) {
+                continuation.yield(.disconnected(reason: reason))
+            }
+        }
     }
 
     deinit {
+        emulator.core.unwatchLink(linkWatch)
         forwarding.cancel()
         continuation.finish()
     }
 
     public func connect() async throws {
+        if emulator.powerState == .bootloader {
+            throw FrameError.transport("the virtual Frame is in its bootloader (\(FrameEmulator.bootloaderName)), not advertising as a Frame")
+        }
         do {
             try emulator.connect(mtu: mtu)
         } catch {
             throw FrameError.transport("the virtual Frame does not answer: \(error.localizedDescription)")
         }
+        linked.value.withLock { $0 = true }
         continuation.yield(.connected(mtu: mtu))
     }
 
@@ -55,6 +74,7 @@ public final class EmulatorFrameTransport: FrameTransport {
 
     /// Drops the link as walking out of range would; the controller sees `.disconnected`.
     public func drop(reason: String) {
+        linked.value.withLock { $0 = false }
         emulator.disconnect()
         continuation.yield(.disconnected(reason: reason))
     }

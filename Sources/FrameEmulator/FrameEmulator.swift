@@ -32,7 +32,7 @@ public final class FrameEmulator: Sendable {
     public let notifications: AsyncStream<Data>
     /// The emulated flash filesystem (littlefs on a real Frame).
     public let flash: URL
-    private let core: FrameEmulatorCore
+    let core: FrameEmulatorCore
 
     /// A powered-off Frame whose flash is the directory `flash` (created if missing).
     public init(configuration: FrameEmulatorConfiguration = FrameEmulatorConfiguration(), flash: URL) throws {
@@ -53,11 +53,13 @@ public final class FrameEmulator: Sendable {
 
     /// Powers on (or wakes) the Frame: boots Lua, runs `main.lua`, and returns once the VM is up.
     public func powerOn() async throws {
+        closeBootloader(reason: "Frame restarted") // switching it off and on leaves the bootloader
         try await core.start(cold: true)
     }
 
     /// Powers off: interrupts running Lua, drops the connection and waits for the VM thread to end.
     public func powerOff() async {
+        closeBootloader(reason: "Frame was switched off")
         await core.stop()
     }
 

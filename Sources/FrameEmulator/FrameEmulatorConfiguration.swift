@@ -1,4 +1,5 @@
 import Foundation
+import Monocle
 
 /// How a virtual Frame is built: what it reports about itself and how its radio and clock behave.
 public struct FrameEmulatorConfiguration: Sendable {
@@ -31,6 +32,18 @@ public struct FrameEmulatorConfiguration: Sendable {
     public var captureLatency: Duration = .milliseconds(40)
     /// `frame.battery_level()`.
     public var batteryLevel: Double = 87
+    /// The DFU bootloader ("Frame Update") `frame.update()` restarts into: Frame's nRF52840 with
+    /// S140 7.3.0 (`--hw-version 52 --sd-req 0x0123`), 4 KiB objects, room for the ~560 KB
+    /// application; it trusts no key until one is set (`bootloader.trust(publicKeyPEM:)`), so it
+    /// then takes unsigned packages too, as a debug bootloader would.
+    public var bootloader: EmulatedBootloader.Settings = {
+        var settings = EmulatedBootloader.Settings()
+        settings.hardwareVersion = 52
+        settings.softDevice = 0x0123
+        settings.maximumObjectSize = 4_096
+        settings.applicationCapacity = 0xC0_000
+        return settings
+    }()
 
     /// The defaults: a paired Frame on firmware v25.080.0838 with real-time clock and a free radio.
     public init() {}

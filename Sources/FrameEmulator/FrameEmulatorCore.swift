@@ -1,5 +1,6 @@
 import CFrameLua
 import Foundation
+import Monocle
 import Synchronization
 
 /// The C device handle; used from any thread because the C side locks its own state.
@@ -30,6 +31,9 @@ struct CoreState {
     var display = FrameDisplayState()
     var exitWaiters: [CheckedContinuation<Void, Never>] = []
     var bootWaiters: [CheckedContinuation<Bool, Never>] = []
+    /// Told when the Frame itself drops a host's link (it restarted into its bootloader).
+    var linkWatchers: [Int: @Sendable (String) -> Void] = [:]
+    var nextWatcher = 0
 }
 
 /// What the C callbacks reach (through an unretained pointer): the shared state and the stream.
@@ -51,12 +55,18 @@ final class CoreSink: Sendable {
 final class FrameEmulatorCore: Sendable {
     let sink: CoreSink
     let device: DeviceHandle
+    /// The bootloader's settings ("Frame Update").
+    let bootloaderSettings: EmulatedBootloader.Settings
+    /// The bootloader and its DFU link; separate from `sink.state`, which the VM thread locks often.
+    let dfu: Mutex<FrameBootloaderState>
 
     var continuation: AsyncStream<Data>.Continuation { sink.continuation }
 
     init(configuration: FrameEmulatorConfiguration, flash: URL, continuation: AsyncStream<Data>.Continuation) throws {
         let sink = CoreSink(continuation: continuation)
         self.sink = sink
+        bootloaderSettings = configuration.bootloader
+        dfu = Mutex(FrameBootloaderState(firmwareVersion: configuration.firmwareVersion))
         var callbacks = cframe_callbacks()
         callbacks.context = Unmanaged.passUnretained(sink).toOpaque()
         callbacks.notify = { context, bytes, length in
@@ -137,6 +147,11 @@ final class FrameEmulatorCore: Sendable {
     /// Runs on the VM thread when `cframe_run` returns.
     private func stopped(reason: Int32) {
         cframe_disconnect(device.pointer)
+        let intoBootloader = Int(reason) == Int(CFRAME_STOP_BOOTLOADER.rawValue)
+        if intoBootloader {
+            // The bootloader is up (and advertising) before anyone hears of the restart.
+            dfu.withLock { $0.bootloader = EmulatedBootloader(settings: bootloaderSettings) }
+        }
         let (exits, boots) = sink.state.withLock { state in
             state.threadRunning = false
             switch Int(reason) {
@@ -154,6 +169,28 @@ final class FrameEmulatorCore: Sendable {
         }
         for waiter in boots { waiter.resume(returning: false) }
         for waiter in exits { waiter.resume() }
+        if intoBootloader {
+            linkDropped(reason: "Frame restarted into its bootloader (Frame Update)")
+        }
+    }
+
+    /// Tells the host side that the Frame dropped its link.
+    func linkDropped(reason: String) {
+        let watchers = sink.state.withLock { Array($0.linkWatchers.values) }
+        for watcher in watchers { watcher(reason) }
+    }
+
+    /// Registers a watcher for links the Frame drops; returns its key for `unwatchLink`.
+    func watchLink(_ watcher: @escaping @Sendable (String) -> Void) -> Int {
+        sink.state.withLock { state in
+            state.nextWatcher += 1
+            state.linkWatchers[state.nextWatcher] = watcher
+            return state.nextWatcher
+        }
+    }
+
+    func unwatchLink(_ key: Int) {
+        _ = sink.state.withLock { $0.linkWatchers.removeValue(forKey: key) }
     }
 
     /// Stops the VM thread and waits for it.

@@ -100,6 +100,8 @@ typedef struct {
 
 /// Creates a powered-off device; strings are copied.
 cframe_device *cframe_create(const cframe_config *config, cframe_callbacks callbacks);
+/// Replaces `frame.FIRMWARE_VERSION` (a firmware update); Lua states created from now on see it.
+void cframe_set_firmware_version(cframe_device *device, const char *version);
 /// Frees it; `cframe_run` must have returned.
 void cframe_destroy(cframe_device *device);
 

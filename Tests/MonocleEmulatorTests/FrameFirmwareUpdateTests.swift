@@ -1,0 +1,191 @@
+import Crypto
+import Foundation
+import FrameEmulator
+import FrameGlasses
+import Monocle
+import Synchronization
+import Testing
+
+/// Frame's test firmware package (scripts/frame/make-dfu-fixture.py): nrfutil's, hardware 52,
+/// SoftDevice 0x0123 (S140 7.3.0), 14 000 bytes holding "v25.120.1500", signed with a test key.
+enum FrameDFUFixture {
+    static var zip: URL { DFUFixture.directory.appendingPathComponent("frame-firmware-test.zip") }
+    static let version = "v25.120.1500"
+    static let oldVersion = "v25.080.0838"
+
+    static func package() throws -> DFUPackage { try DFUPackage(contentsOf: zip) }
+
+    static func publicKeyPEM() throws -> String {
+        try String(contentsOf: DFUFixture.directory.appendingPathComponent("frame-test-key-public.pem"), encoding: .utf8)
+    }
+
+    /// A virtual Frame on the old firmware whose bootloader trusts the test key.
+    static func configuration() throws -> FrameEmulatorConfiguration {
+        var configuration = FrameEmulatorConfiguration()
+        configuration.firmwareVersion = oldVersion
+        try configuration.bootloader.trust(publicKeyPEM: publicKeyPEM())
+        return configuration
+    }
+
+    /// The same image with its init packet signed by a key the bootloader does not trust.
+    static func signedByAStranger() throws -> DFUPackage {
+        let package = try package()
+        let initPacket = try package.info.serialized(signingWith: P256.Signing.PrivateKey())
+        return try DFUPackage(initPacket: initPacket, firmware: package.firmware)
+    }
+}
+
+/// Frame firmware updates end to end: the controller sees an older `frame.FIRMWARE_VERSION`, runs
+/// `frame.update()`, the virtual Frame restarts into its bootloader ("Frame Update"), the package goes
+/// over Secure DFU, and Frame boots the new firmware, where Sibyl's app is brought up.
+@Suite struct FrameFirmwareUpdateTests {
+    typealias Observer = FrameControllerTests.Observer
+
+    /// A virtual Frame (prepared by `setUp` once powered on) and a controller that holds `package`.
+    static func updating(
+        _ package: DFUPackage, attempts: Int = 3, setUp: (FrameEmulator) async throws -> Void = { _ in },
+        _ body: (FrameEmulator, EmulatorFrameTransport, Observer) async throws -> Void
+    ) async throws {
+        let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-dfu-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: flash) }
+        let emulator = try FrameEmulator(configuration: FrameDFUFixture.configuration(), flash: flash)
+        try await emulator.powerOn()
+        try await setUp(emulator)
+        var options = FrameControllerTests.fastOptions()
+        options.firmwarePackage = package
+        options.bootloader = EmulatorFrameDFUTransport(emulator: emulator)
+        options.firmwareAttempts = attempts
+        options.dfu.reconnectDelay = .milliseconds(20)
+        options.dfu.findTimeout = .seconds(10)
+        let transport = EmulatorFrameTransport(emulator: emulator)
+        let controller = FrameController(transport: transport, app: .sibyl(), options: options)
+        let observer = Observer()
+        let following = observer.follow(controller)
+        let serving = Task { await controller.run() }
+        var failure: (any Error)?
+        do { try await body(emulator, transport, observer) } catch { failure = error }
+        await controller.stop()
+        serving.cancel()
+        following.cancel()
+        await emulator.powerOff()
+        if let failure { throw failure }
+    }
+
+    static func failures(_ observer: Observer) -> [String] {
+        observer.events.withLock { $0.compactMap { if case .updateFailed(let reason) = $0 { reason } else { nil } } }
+    }
+
+    @Test func anOlderFrameIsUpdatedAndTheAppRunsOnTheNewFirmware() async throws {
+        let package = try FrameDFUFixture.package()
+        #expect(package.version == FrameDFUFixture.version)
+        #expect(package.info.softDeviceRequired == [0x0123])
+        #expect(package.info.hardwareVersion == 52)
+        try await Self.updating(package) { emulator, transport, observer in
+            let info = try await observer.running()
+            #expect(info.firmware == FrameDFUFixture.version)
+            #expect(emulator.enteredBootloader)
+            #expect(emulator.powerState == .running)
+            #expect(emulator.bootloader == nil)
+            #expect(emulator.installedFirmware == package.firmware)
+            #expect(emulator.firmwareVersion == FrameDFUFixture.version)
+
+            // checkingFirmware → updatingFirmware 0 … 1 → disconnected → … → running.
+            let names = observer.states.map(\.name)
+            let progress = observer.states.compactMap { if case .updatingFirmware(let p) = $0 { p } else { nil } }
+            #expect(progress.first == 0)
+            #expect(progress.last == 1)
+            #expect(progress.count > 3)
+            #expect(progress == progress.sorted())
+            let checking = try #require(names.firstIndex(of: "checkingFirmware"))
+            let firstUpdate = try #require(names.firstIndex(of: "updatingFirmware"))
+            let lastUpdate = try #require(names.lastIndex(of: "updatingFirmware"))
+            let restart = try #require(names[lastUpdate...].firstIndex(of: "disconnected"))
+            let running = try #require(names.firstIndex(of: "running"))
+            #expect(checking < firstUpdate)
+            #expect(lastUpdate < restart)
+            #expect(restart < running)
+            #expect(observer.notices.contains { $0.contains("installed (14000 bytes)") })
+            #expect(Self.failures(observer).isEmpty)
+            #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "the link drops when Frame restarts into its bootloader")
+
+            // A reconnect finds the new firmware: nothing is installed again.
+            transport.drop(reason: "walked out of range")
+            let second = try await observer.running(2)
+            #expect(second.firmware == FrameDFUFixture.version)
+            #expect(!second.uploaded)
+            #expect(observer.states.filter { $0 == .updatingFirmware(progress: 0) }.count == 1)
+        }
+    }
+
+    @Test func aDroppedBootloaderLinkResumesWhereItStopped() async throws {
+        let package = try FrameDFUFixture.package()
+        try await Self.updating(package, setUp: { $0.disconnectBootloader(atFirmwareByte: 6_000) }) { emulator, _, observer in
+            let info = try await observer.running()
+            #expect(info.firmware == FrameDFUFixture.version)
+            #expect(emulator.installedFirmware == package.firmware)
+            let notices = observer.notices
+            #expect(notices.contains { $0.hasPrefix("the bootloader's link dropped; connecting again") })
+            // The bootloader keeps a partial object's bytes: the transfer goes on from the byte it holds.
+            let resumed = try #require(notices.first { $0.hasPrefix("resuming the firmware update at byte ") })
+            let offset = try #require(Int(resumed.split(separator: " ")[6]))
+            #expect((6_000..<6_000 + 244).contains(offset), "\(resumed)")
+            #expect(!notices.contains { $0.hasPrefix("giving up") })
+            #expect(Self.failures(observer).isEmpty)
+        }
+    }
+
+    @Test func aPackageSignedWithAnotherKeyIsRefused() async throws {
+        let package = try FrameDFUFixture.signedByAStranger()
+        try await Self.updating(package, attempts: 1) { emulator, _, observer in
+            let failure = try await observer.until("the refusal") { Self.failures(observer).first }
+            #expect(failure.contains("signature does not verify"), "\(failure)")
+            #expect(emulator.powerState == .bootloader)
+            #expect(emulator.installedFirmware == nil)
+            #expect(emulator.bootloader?.executed == 0)
+
+            // The bootloader keeps the old application; restarting the Frame boots it.
+            try await emulator.leaveBootloader()
+            let info = try await observer.running()
+            #expect(info.firmware == FrameDFUFixture.oldVersion)
+            #expect(emulator.firmwareVersion == FrameDFUFixture.oldVersion)
+            #expect(observer.notices.contains { $0.contains("was tried already, so it is not installed again") })
+        }
+    }
+
+    @Test func aFrameWaitingInItsBootloaderIsUpdatedFirst() async throws {
+        let package = try FrameDFUFixture.package()
+        try await Self.updating(package, setUp: { await $0.enterBootloader() }) { emulator, _, observer in
+            let info = try await observer.running()
+            #expect(info.firmware == FrameDFUFixture.version)
+            #expect(observer.notices.contains("Frame is in its bootloader (Frame Update)"))
+            #expect(!observer.states.contains(.checkingFirmware) || observer.states.firstIndex(of: .checkingFirmware)! > observer.states.firstIndex { $0.name == "updatingFirmware" }!)
+            #expect(emulator.installedFirmware == package.firmware)
+        }
+    }
+
+    @Test func anImageWithoutAVersionKeepsTheOldOneAndSaysSo() async throws {
+        // The bootloader alone: an unsigned package (a bootloader trusting no key takes it) whose image has no version string.
+        let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-dfu-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: flash) }
+        var configuration = FrameEmulatorConfiguration()
+        configuration.firmwareVersion = FrameDFUFixture.oldVersion
+        let emulator = try FrameEmulator(configuration: configuration, flash: flash)
+        try await emulator.powerOn()
+        await emulator.enterBootloader()
+        let image = Data((0..<5_000).map { UInt8(truncatingIfNeeded: $0 * 31 % 251) })
+        var info = InitPacket()
+        info.hardwareVersion = 52
+        info.softDeviceRequired = [0x0123]
+        info.applicationSize = UInt32(image.count)
+        info.hashType = .sha256
+        info.hash = InitPacket.sha256(of: image)
+        let package = try DFUPackage(initPacket: try info.serialized(), firmware: image, version: "v25.200.0000")
+        let client = SecureDFUClient(transport: EmulatorFrameDFUTransport(emulator: emulator))
+        try await client.update(package) { _ in }
+        #expect(emulator.powerState == .running)
+        #expect(emulator.installedFirmware == image)
+        #expect(emulator.firmwareVersion == FrameDFUFixture.oldVersion)
+        #expect(emulator.bootloaderLog.contains { $0.contains("holds no version string") })
+        await emulator.powerOff()
+    }
+}
