@@ -256,11 +256,23 @@ public actor FrameController {
         var writes = 0
         for (index, file) in app.files.enumerated() {
             setState(.uploadingApp(file: file.name, index: index, count: app.files.count))
-            for chunk in try LuaFileUpload(path: file.name, contents: file.contents).chunks(limits: limits, suffixLength: suffix.utf8.count) {
-                let reply = try await run(chunk + suffix, what: "writing \(file.name)") { $0 == "1" }
-                writes += 1
-                guard reply == "1" else {
-                    throw FrameError.lua(command: "writing \(file.name)", error: reply)
+            let chunks = try LuaFileUpload(path: file.name, contents: file.contents).chunks(limits: limits, suffixLength: suffix.utf8.count)
+            // A chunk is not sent twice (a repeated f:write would repeat its text): after a lost
+            // reply the file is written again from its start, which `open(…,'w')` empties.
+            var attempt = 1
+            while true {
+                do {
+                    for chunk in chunks {
+                        let reply = try await run(chunk + suffix, what: "writing \(file.name)", attempts: 1) { $0 == "1" }
+                        writes += 1
+                        guard reply == "1" else {
+                            throw FrameError.lua(command: "writing \(file.name)", error: reply)
+                        }
+                    }
+                    break
+                } catch FrameError.timeout where attempt < options.attempts {
+                    attempt += 1
+                    continuation.yield(.notice("no reply while writing \(file.name); writing it again from the start"))
                 }
             }
         }
@@ -291,7 +303,7 @@ public actor FrameController {
 
     /// Sends a chunk and returns what it printed (a reply `accepts` takes, or the chunk's error),
     /// retrying after a timeout.
-    private func run(_ code: String, what: String, accepting accepts: @escaping @Sendable (String) -> Bool) async throws -> String {
+    private func run(_ code: String, what: String, attempts: Int? = nil, accepting accepts: @escaping @Sendable (String) -> Bool) async throws -> String {
         let bytes = try FrameWrite.lua(code).bytes(limits: limits)
         let chunkName = LuaError.chunkName(ofSource: code)
         let filter: @Sendable (String) -> Bool = { accepts($0) || LuaError(parsing: $0)?.source == chunkName }
@@ -299,7 +311,7 @@ public actor FrameController {
         while true {
             do {
                 return try await awaitPrint(what: what, timeout: options.replyTimeout, accepting: filter) { try await self.transport.write(bytes) }
-            } catch FrameError.timeout where attempt < options.attempts {
+            } catch FrameError.timeout where attempt < (attempts ?? options.attempts) {
                 attempt += 1
                 continuation.yield(.notice("no reply for \(what); trying again"))
             }

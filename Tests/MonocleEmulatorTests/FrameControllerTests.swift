@@ -58,15 +58,18 @@ import Testing
 
     /// A powered-on virtual Frame with an empty flash, a transport to it and a controller for `app`.
     static func withFrame(
-        app: FrameDeviceApp = .sibyl(), mtu: Int = 247, observer: Observer = Observer(),
+        app: FrameDeviceApp = .sibyl(), mtu: Int = 247, observer: Observer = Observer(), options: FrameController.Options = fastOptions(),
+        configure: (inout FrameEmulatorConfiguration) -> Void = { _ in },
         _ body: (FrameEmulator, EmulatorFrameTransport, FrameController, Observer) async throws -> Void
     ) async throws {
         let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-controller-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: flash) }
-        let emulator = try FrameEmulator(flash: flash)
+        var configuration = FrameEmulatorConfiguration()
+        configure(&configuration)
+        let emulator = try FrameEmulator(configuration: configuration, flash: flash)
         try await emulator.powerOn()
         let transport = EmulatorFrameTransport(emulator: emulator, mtu: mtu)
-        let controller = FrameController(transport: transport, app: app, options: fastOptions())
+        let controller = FrameController(transport: transport, app: app, options: options)
         let following = observer.follow(controller)
         let serving = Task { await controller.run() }
         do {
@@ -150,6 +153,32 @@ import Testing
             _ = try await observer.until("the error in red") {
                 emulator.display.current?.drawings.contains { "\($0)".contains("not reachable") && "\($0)".contains("RED") } == true ? true : nil
             }
+        }
+    }
+
+    @Test func aBusyRadioLosesNothing() async throws {
+        // Each notification holds the radio's single slot for 4 ms, as a slow connection would:
+        // the app's sends must wait and try again, and every acknowledgement and chunk arrive.
+        // A print that finds the slot taken is lost (as on Frame): the upload then writes that
+        // file again from its start, and the files still arrive whole.
+        var options = Self.fastOptions()
+        options.replyTimeout = .seconds(2)
+        try await Self.withFrame(options: options, configure: { $0.notificationSlotTime = .milliseconds(4) }) { emulator, _, controller, observer in
+            _ = try await observer.running()
+            for file in FrameDeviceApp.sibyl().files {
+                #expect(emulator.readFile(file.name) == file.contents, "\(file.name) on the flash")
+            }
+            let jpeg = Data([0xFF, 0xD8]) + Data((0..<6000).map { UInt8(truncatingIfNeeded: $0 * 7) & 0xFE }) + Data([0xFF, 0xD9])
+            emulator.setCameraImage(jpeg: jpeg)
+            try await controller.send(SibylFrameApp.photo())
+            let photo = try await observer.until("the photo") { () -> Data? in
+                var assembler = FrameStreamAssembler.photo()
+                for packet in observer.data { if let whole = assembler.add(packet) { return whole } }
+                return nil
+            }
+            #expect(photo == jpeg)
+            try await controller.send(SibylFrameApp.text(String(repeating: "A long answer over a busy link. ", count: 30)))
+            _ = try await observer.until("the answer") { Self.shownText(emulator).first?.hasPrefix("A long answer") == true ? true : nil }
         }
     }
 

@@ -25,11 +25,13 @@ local STATUSES = {
 local inbox = {}
 local partial = {}
 
--- Sends one notification, trying again while the link's single slot is busy. Gives up after a
--- while (the link may be gone), so a lost host never hangs the app.
+-- Sends one notification, trying again while the link's single slot is busy (it frees at the next
+-- connection event, every 15 ms or so). Gives up after about a second (the link may be gone), so a
+-- lost host never hangs the app.
 local function send(bytes)
-    for _ = 1, 2000 do
+    for _ = 1, 400 do
         if pcall(frame.bluetooth.send, bytes) then return true end
+        frame.sleep(0.0025)
     end
     return false
 end
