@@ -1,14 +1,18 @@
 import Foundation
+import FrameProtocol
 import Monocle
 
-/// Secure DFU to glasses in their bootloader over BlueZ: finds the device advertising `DfuTarg` (or
-/// the DFU service 0xFE59), connects, turns the control point's notifications on, writes requests
+/// Secure DFU to glasses in their bootloader over BlueZ: finds the device advertising the
+/// bootloader's name (Monocle's `DfuTarg`, Frame's "Frame Update") or, without a name, the DFU
+/// service 0xFE59; connects, turns the control point's notifications on, writes requests
 /// with response and object bytes without response.
 public final class BlueZDFUTransport: DFUTransport {
     public let events: AsyncStream<DFUTransportEvent>
     private let continuation: AsyncStream<DFUTransportEvent>.Continuation
     private let bus: DBusClient
     private let adapter: String
+    /// The name the bootloader advertises.
+    public let bootloaderName: String
     private let link = SharedState(Link())
     private let handler: Int
 
@@ -20,9 +24,11 @@ public final class BlueZDFUTransport: DFUTransport {
         var connected = false
     }
 
-    public init(bus: DBusClient, adapter: String = "hci0") {
+    /// To the bootloader that advertises `bootloaderName` (Monocle's `DfuTarg` unless told).
+    public init(bus: DBusClient, adapter: String = "hci0", bootloaderName: String = MonocleIdentifiers.bootloaderName) {
         self.bus = bus
         self.adapter = adapter
+        self.bootloaderName = bootloaderName
         let (events, continuation) = AsyncStream<DFUTransportEvent>.makeStream(bufferingPolicy: .unbounded)
         self.events = events
         self.continuation = continuation
@@ -41,16 +47,25 @@ public final class BlueZDFUTransport: DFUTransport {
         bus.removeHandler(handler)
     }
 
-    /// Whether BlueZ's device looks like the DFU bootloader.
-    static func isBootloader(_ device: [String: DBusValue]) -> Bool {
+    /// To Frame's bootloader ("Frame Update").
+    public static func frame(bus: DBusClient, adapter: String = "hci0") -> BlueZDFUTransport {
+        BlueZDFUTransport(bus: bus, adapter: adapter, bootloaderName: FrameIdentifiers.bootloaderName)
+    }
+
+    /// Whether BlueZ's device looks like the DFU bootloader wanted: its name, or the DFU service
+    /// on a device that does not advertise the other glasses' bootloader name.
+    static func isBootloader(_ device: [String: DBusValue], named wanted: String) -> Bool {
         let name = device["Name"]?.string ?? device["Alias"]?.string
-        return name == MonocleIdentifiers.bootloaderName || (device["UUIDs"]?.strings ?? []).contains(MonocleIdentifiers.dfuService)
+        if name == wanted { return true }
+        let others = [MonocleIdentifiers.bootloaderName, FrameIdentifiers.bootloaderName].filter { $0 != wanted }
+        if let name, others.contains(name) { return false }
+        return (device["UUIDs"]?.strings ?? []).contains(MonocleIdentifiers.dfuService)
     }
 
     /// Bootloaders BlueZ has seen recently (with a signal strength), strongest first.
     private func bootloaders() async throws -> [String] {
         try await BlueZ.objects(bus).compactMap { path, interfaces -> (String, Int)? in
-            guard path.hasPrefix("/org/bluez/\(adapter)/"), let device = interfaces[BlueZ.device], Self.isBootloader(device),
+            guard path.hasPrefix("/org/bluez/\(adapter)/"), let device = interfaces[BlueZ.device], Self.isBootloader(device, named: bootloaderName),
                   let rssi = device["RSSI"]?.integer else { return nil }
             return (path, rssi)
         }
@@ -80,7 +95,7 @@ public final class BlueZDFUTransport: DFUTransport {
             try await bus.addMatch("type='signal',interface='\(BlueZ.properties)',member='PropertiesChanged'")
             guard let device = try await bootloaders().first else {
                 try await discover()
-                throw DFUError.bootloaderNotFound("no DfuTarg is advertising yet")
+                throw DFUError.bootloaderNotFound("no \(bootloaderName) is advertising yet")
             }
             do {
                 try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")
@@ -108,7 +123,7 @@ public final class BlueZDFUTransport: DFUTransport {
     }
 
     public func writeControl(_ bytes: Data) async throws {
-        guard let path = link.withLock({ $0.connected ? $0.control : nil }) else { throw DFUError.disconnected("not connected to DfuTarg") }
+        guard let path = link.withLock({ $0.connected ? $0.control : nil }) else { throw DFUError.disconnected("not connected to \(bootloaderName)") }
         do {
             // With response: the bootloader takes requests one at a time, in order.
             try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue", [.bytes(bytes), .options(["type": .string("request")])])
@@ -118,7 +133,7 @@ public final class BlueZDFUTransport: DFUTransport {
     }
 
     public func writePacket(_ bytes: Data) async throws {
-        guard let path = link.withLock({ $0.connected ? $0.packet : nil }) else { throw DFUError.disconnected("not connected to DfuTarg") }
+        guard let path = link.withLock({ $0.connected ? $0.packet : nil }) else { throw DFUError.disconnected("not connected to \(bootloaderName)") }
         try await bus.call(BlueZ.service, path, BlueZ.characteristic, "WriteValue",
                            [.bytes(bytes), .options(["type": .string("command")])], expectReply: false)
     }

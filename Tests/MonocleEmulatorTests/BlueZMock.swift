@@ -250,11 +250,11 @@ final class BlueZMock: @unchecked Sendable {
     }
 
     /// Adds (or brings back) the bootloader's device with the DFU service: control point and packet.
-    private func addDfuTarg(address: String, device: String) async throws {
+    func addDfuTarg(address: String, device: String, name: String = MonocleIdentifiers.bootloaderName) async throws {
         let objects = try await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
         let known = Set((objects.first?.entries ?? [:]).keys)
         if !known.contains(device) {
-            _ = try await bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string(address), .string(MonocleIdentifiers.bootloaderName)])
+            _ = try await bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string(address), .string(name)])
         }
         let service = "\(device)/service1"
         if !known.contains(service) {
@@ -274,7 +274,7 @@ final class BlueZMock: @unchecked Sendable {
         }
         try await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
             .string("org.bluez.Device1"),
-            .options(["RSSI": .int16(-50), "Name": .string(MonocleIdentifiers.bootloaderName), "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s")]),
+            .options(["RSSI": .int16(-50), "Name": .string(name), "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s")]),
         ])
     }
 

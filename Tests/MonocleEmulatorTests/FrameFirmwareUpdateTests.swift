@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import FrameEmulator
 import FrameGlasses
+import FrameProtocol
 import Monocle
+import MonocleBluetooth
 import Synchronization
 import Testing
 
@@ -187,5 +189,149 @@ enum FrameDFUFixture {
         #expect(emulator.firmwareVersion == FrameDFUFixture.oldVersion)
         #expect(emulator.bootloaderLog.contains { $0.contains("holds no version string") })
         await emulator.powerOff()
+    }
+}
+
+extension BlueZMock {
+    /// A virtual Frame as the radio shows it, bootloader included: while Frame runs, `frameDevice`
+    /// ("Frame XX") carries its traffic, and reads disconnected when Frame drops the link or cannot
+    /// take one; while Frame is in its bootloader, a device at `bootloaderAddress` advertises
+    /// "Frame Update" with the DFU service (0xFE59) and carries Secure DFU to it.
+    func bridgeFrameWithBootloader(frameDevice device: String, bootloaderAddress: String, to emulator: FrameEmulator, mtu: Int = 247) async throws -> Task<Void, Never> {
+        let (writes, links, stop) = try await traffic(of: device)
+        let dfu = EmulatorFrameDFUTransport(emulator: emulator)
+        let bootloader = "/org/bluez/hci0/dev_" + bootloaderAddress.replacingOccurrences(of: ":", with: "_")
+        let (dfuWrites, dfuLinks, dfuStop) = try await traffic(of: bootloader)
+        let notifications = emulator.notifications
+        let bus: DBusClient = self.bus
+        return serve([
+            {
+                // The application's device: a link Frame cannot take (off, or in its bootloader) drops at once.
+                for await connected in links {
+                    if !connected {
+                        emulator.disconnect()
+                    } else if (try? emulator.connect(mtu: mtu)) == nil {
+                        await self.update(device, "org.bluez.Device1", ["Connected": .bool(false)])
+                    }
+                }
+            },
+            {
+                for await (_, bytes) in writes { try? await emulator.write(bytes) }
+            },
+            {
+                for await notification in notifications {
+                    await self.update("\(device)/service1/char2", "org.bluez.GattCharacteristic1", ["Value": .bytes(notification)])
+                }
+            },
+            {
+                // Frame restarting into its bootloader drops its link, and "Frame Update" advertises until it leaves.
+                var inBootloader = false
+                while !Task.isCancelled {
+                    let now = emulator.bootloader != nil
+                    if now && !inBootloader {
+                        await self.update(device, "org.bluez.Device1", ["Connected": .bool(false)])
+                        try? await self.addDfuTarg(address: bootloaderAddress, device: bootloader, name: FrameIdentifiers.bootloaderName)
+                    } else if !now && inBootloader {
+                        _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(bootloader)])
+                    }
+                    inBootloader = now
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            },
+            {
+                for await connected in dfuLinks {
+                    if !connected {
+                        await dfu.disconnect()
+                    } else if (try? await dfu.connect()) == nil {
+                        await self.update(bootloader, "org.bluez.Device1", ["Connected": .bool(false)])
+                    }
+                }
+            },
+            {
+                for await (path, bytes) in dfuWrites {
+                    if path.hasSuffix("service1/char1") { try? await dfu.writeControl(bytes) } else { try? await dfu.writePacket(bytes) }
+                }
+            },
+            {
+                for await event in dfu.events {
+                    switch event {
+                    case .notification(let bytes):
+                        await self.update("\(bootloader)/service1/char1", "org.bluez.GattCharacteristic1", ["Value": .bytes(bytes)])
+                    case .disconnected:
+                        await self.update(bootloader, "org.bluez.Device1", ["Connected": .bool(false)])
+                    case .connected:
+                        break
+                    }
+                }
+            },
+        ], stop: {
+            stop()
+            dfuStop()
+        })
+    }
+}
+
+/// A Frame update over BlueZ: python-dbusmock's BlueZ on a private bus, bridged to the virtual Frame
+/// and, while it is in its bootloader, to "Frame Update".
+@Suite(.serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
+struct FrameFirmwareUpdateBlueZTests {
+    @Test func firmwareIsInstalledThroughFrameUpdateOverBlueZ() async throws {
+        let mock = try await BlueZMock()
+        defer { mock.stop() }
+        let device = try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
+        let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-bluez-dfu-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: flash) }
+        let emulator = try FrameEmulator(configuration: FrameDFUFixture.configuration(), flash: flash)
+        try await emulator.powerOn()
+        // The bootloader's link drops early and the client waits before it reconnects: time to look at what BlueZ shows.
+        emulator.disconnectBootloader(atFirmwareByte: 4_000)
+        let bridge = try await mock.bridgeFrameWithBootloader(frameDevice: device, bootloaderAddress: "F2:3C:61:D4:08:5B", to: emulator)
+        defer { bridge.cancel() }
+
+        let dfu = BlueZDFUTransport.frame(bus: mock.bus)
+        #expect(dfu.bootloaderName == "Frame Update")
+        #expect(await !dfu.bootloaderInReach())
+        var options = FrameControllerTests.fastOptions()
+        options.firmwarePackage = try FrameDFUFixture.package()
+        options.bootloader = dfu
+        options.dfu.reconnectDelay = .seconds(1)
+        let controller = FrameController(transport: FrameBlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a"), app: .sibyl(), options: options)
+        let observer = FrameControllerTests.Observer()
+        let following = observer.follow(controller)
+        let serving = Task { await controller.run() }
+        var failure: (any Error)?
+        do {
+            // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
+            var advertised: [String: DBusValue]?
+            let deadline = ContinuousClock.now + .seconds(120)
+            while advertised?["UUIDs"] == nil, ContinuousClock.now < deadline {
+                let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(emulator.powerState == .bootloader)
+            #expect(advertised?["Name"]?.string == "Frame Update")
+            #expect(advertised?["UUIDs"]?.strings?.contains(MonocleIdentifiers.dfuService) == true)
+
+            let info = try await observer.running(timeout: .seconds(300))
+            #expect(info.firmware == FrameDFUFixture.version)
+            #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
+            #expect(observer.states.contains(.updatingFirmware(progress: 1)))
+            #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
+            #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
+
+            // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
+            let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
+            try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
+            #expect(await BlueZDFUTransport.frame(bus: mock.bus).bootloaderInReach())
+            #expect(await !BlueZDFUTransport(bus: mock.bus).bootloaderInReach())
+        } catch {
+            failure = error
+        }
+        await controller.stop()
+        serving.cancel()
+        following.cancel()
+        await emulator.powerOff()
+        if let failure { throw failure }
     }
 }
