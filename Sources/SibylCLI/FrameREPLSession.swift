@@ -108,7 +108,8 @@ actor FrameREPLSession: GlassesREPLSession {
             return
         }
         guard var command = pending, !command.done else {
-            output.yield(Data(joiner.add(notification).utf8))
+            let text = joiner.add(notification)
+            if !text.isEmpty { output.yield(Data(text.utf8)) }
             return
         }
         if case .printed(let text) = notification {
@@ -122,7 +123,7 @@ actor FrameREPLSession: GlassesREPLSession {
             command.lastErrorLike = LuaError(parsing: text) != nil ? .now : nil
         }
         let text = command.joiner.add(notification)
-        if command.streaming { output.yield(Data(text.utf8)) } else { command.output += text }
+        if command.streaming { if !text.isEmpty { output.yield(Data(text.utf8)) } } else { command.output += text }
         pending = command
     }
 
@@ -172,6 +173,8 @@ actor FrameREPLSession: GlassesREPLSession {
             }
             let line = String(decoding: typed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             typed.removeAll()
+            // An empty piece of serial output after each line: everything the line printed is before it.
+            defer { output.yield(Data()) }
             guard !line.isEmpty else { continue }
             if let error = try await run(line, streaming: true, timeout: nil).error {
                 output.yield(Data((error + "\n").utf8))
@@ -220,12 +223,15 @@ actor FrameREPLSession: GlassesREPLSession {
     static let markerPrefix = "\u{2}"
 
     /// Runs code to its end: as one chunk when it fits, else written to a file and required.
+    /// `mustFit`: code that prints nothing, sent only as one chunk (no marker pause, no file).
     private func run(_ code: String, streaming: Bool, timeout: Duration?, mustFit: Bool = false) async throws -> Reply {
         if !isConnected { try await wait(for: "the glasses to come back", throughALostLink: true) { limits != nil } }
         sequence += 1
         let marker = Self.markerPrefix + String(sequence)
         // \002 in full: a shorter escape would take the number's digits in.
-        let printMarker = "print(\"\\002\(sequence)\")"
+        // Frame's radio holds one notification at a time and print drops what does not fit, so
+        // after code that may print, the marker waits a moment (writes that print nothing go at once).
+        let printMarker = (mustFit ? "" : "frame.sleep(0.02)") + "print(\"\\002\(sequence)\")"
         let chunk = code + "\n" + printMarker
         if chunk.utf8.count <= currentLimits.maximumLuaLength, (try? FrameWrite.lua(chunk).bytes(limits: currentLimits)) != nil {
             return try await send(chunk, marker: marker, shownName: LuaError.chunkName(ofSource: code), streaming: streaming, timeout: timeout)
@@ -245,8 +251,9 @@ actor FrameREPLSession: GlassesREPLSession {
             }
             reply.error = error
         }
-        _ = try? await command("frame.file.remove(\"\(Self.scratchModule).lua\")")
-        _ = try? await command("frame.file.remove(\"\(Self.scratchRunner).lua\") _sx=nil")
+        // These print nothing, and must fit as they are: the long way round would leave a scratch file again.
+        _ = try? await command("frame.file.remove(\"\(Self.scratchModule).lua\")", mustFit: true)
+        _ = try? await command("frame.file.remove(\"\(Self.scratchRunner).lua\") _sx=nil", mustFit: true)
         return reply
     }
 
@@ -320,7 +327,7 @@ actor FrameREPLSession: GlassesREPLSession {
     func listFiles(in directory: String) async throws -> [GlassesFile] {
         let path = LuaLiteral.quoted(directory.isEmpty ? "/" : directory)
         let listing = try await command(
-            "for _,e in ipairs(frame.file.listdir(\(path))) do if e.name~='.' and e.name~='..' then print(e.type..'\\t'..e.size..'\\t'..e.name) end end",
+            "for _,e in ipairs(frame.file.listdir(\(path))) do if e.name~='.' and e.name~='..' then print(e.type..'\\t'..e.size..'\\t'..e.name) frame.sleep(0.02) end end",
             about: directory.isEmpty ? "/" : directory
         )
         return listing.split(separator: "\n").compactMap { line in

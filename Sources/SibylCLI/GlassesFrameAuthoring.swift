@@ -88,8 +88,13 @@ extension GlassesCommand.REPL {
     static func runFrame(_ glasses: GlassesCommand.OpenGlasses, watched: WatchedDirectory?) async {
         let session = glasses.session
         Terminal.error(Terminal.dim("Connected to \(session.name): Lua, one line at a time. Ctrl-C breaks what runs (twice leaves), Ctrl-D leaves.", stderr: true))
+        // Lines whose output is all shown (the session ends each line's output with an empty piece),
+        // so the next prompt comes after it.
+        let shownLines = SharedCount()
         let printing = Task {
-            for await bytes in session.serialOutput { Terminal.write(bytes) }
+            for await bytes in session.serialOutput {
+                if bytes.isEmpty { shownLines.increment() } else { Terminal.write(bytes) }
+            }
         }
         let noticing = Task {
             for await notice in session.notices { Terminal.error(Terminal.dim("[\(notice)]", stderr: true)) }
@@ -113,9 +118,13 @@ extension GlassesCommand.REPL {
         let reading = Task {
             let lines = Terminal.lines { "lua> " }
             Terminal.requestLine()
+            var sent = 0
             for await line in lines {
                 do {
                     try await session.type(Data((line + "\n").utf8))
+                    sent += 1
+                    let deadline = ContinuousClock.now + .seconds(2)
+                    while shownLines.value < sent, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
                 } catch {
                     Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
                     stop.fire()
@@ -135,6 +144,15 @@ extension GlassesCommand.REPL {
         noticing.cancel()
         Terminal.print()
     }
+}
+
+/// A count several tasks share.
+final class SharedCount: Sendable {
+    private let count = Mutex(0)
+
+    func increment() { count.withLock { $0 += 1 } }
+
+    var value: Int { count.withLock { $0 } }
 }
 
 extension GlassesCommand.Screen {
