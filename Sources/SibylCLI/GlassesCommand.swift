@@ -27,7 +27,7 @@ struct GlassesCommand: AsyncParsableCommand {
           sibyl glasses repl --emulator --kind frame --watch my-lua-app/
           sibyl glasses emulate --kind frame --app my-lua-app/
         """,
-        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self, Emulate.self]
+        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self, Emulate.self, Update.self]
     )
 
     /// Which glasses, and how to reach them.

@@ -183,41 +183,49 @@ struct MonocleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await global.withRuntime { runtime in
-                var options = MonocleController.Options()
-                let package = try firmware.map(loadPackage)
-                options.firmwarePackage = package
-                if let fpga, let fpgaVersion {
-                    guard let data = FileManager.default.contents(atPath: fpga), !data.isEmpty else {
-                        throw CLIError("Cannot read the FPGA image \(fpga).")
-                    }
-                    options.fpgaImage = FPGAImage(data: data, version: fpgaVersion)
+            try await global.withRuntime { runtime in try await install(runtime) }
+        }
+
+        /// The update itself (also what `sibyl glasses update` runs for a paired Monocle).
+        func install(_ runtime: SibylRuntime) async throws {
+            var options = MonocleController.Options()
+            let package = try firmware.map(loadPackage)
+            options.firmwarePackage = package
+            if let fpga, let fpgaVersion {
+                guard let data = FileManager.default.contents(atPath: fpga), !data.isEmpty else {
+                    throw CLIError("Cannot read the FPGA image \(fpga).")
                 }
-                let links = try await connectLinks(runtime)
-                defer { links.close() }
-                options.bootloader = links.bootloader
-                let controller = MonocleController(transport: links.glasses, app: try emulatorOptions.app(), options: options)
-                let serving = Task { await controller.run() }
-                let outcome = await follow(controller, package: package, image: options.fpgaImage)
-                await controller.stop()
-                serving.cancel()
-                await links.powerOff()
-                let info = try outcome.get()
-                Terminal.print("firmware \(info.firmware ?? "unknown") · FPGA \(info.fpga ?? "unknown") · app \(info.uploaded ? "uploaded" : "up to date")")
-                if let expected = MonocleController.Options().expectedFirmware, info.firmware != expected, package == nil {
-                    Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); install it with --firmware PACKAGE.zip."))
-                }
-                if let package, info.firmware != package.version {
-                    throw CLIError("The glasses still report firmware \(info.firmware ?? "of no version") instead of \(package.version ?? "?").")
-                }
-                if let fpgaVersion, info.fpga != fpgaVersion {
-                    throw CLIError("The FPGA still reports \(info.fpga ?? "no version") instead of \(fpgaVersion).")
-                }
+                options.fpgaImage = FPGAImage(data: data, version: fpgaVersion)
+            }
+            let links = try await connectLinks(runtime)
+            defer { links.close() }
+            options.bootloader = links.bootloader
+            let controller = MonocleController(transport: links.glasses, app: try emulatorOptions.app(), options: options)
+            let serving = Task { await controller.run() }
+            let outcome = await follow(controller, package: package, image: options.fpgaImage)
+            await controller.stop()
+            serving.cancel()
+            await links.powerOff()
+            let info = try outcome.get()
+            Terminal.print("firmware \(info.firmware ?? "unknown") · FPGA \(info.fpga ?? "unknown") · app \(info.uploaded ? "uploaded" : "up to date")")
+            if let expected = MonocleController.Options().expectedFirmware, info.firmware != expected, package == nil {
+                Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); install it with --firmware PACKAGE.zip."))
+            }
+            if let package, info.firmware != package.version {
+                throw CLIError("The glasses still report firmware \(info.firmware ?? "of no version") instead of \(package.version ?? "?").")
+            }
+            if let fpgaVersion, info.fpga != fpgaVersion {
+                throw CLIError("The FPGA still reports \(info.fpga ?? "no version") instead of \(fpgaVersion).")
             }
         }
 
         /// Reads and checks the package before anything is sent.
         func loadPackage(_ path: String) throws -> DFUPackage {
+            try Self.loadPackage(path, version: firmwareVersion)
+        }
+
+        /// Reads and checks a package; `version` overrides the one found in the image.
+        static func loadPackage(_ path: String, version firmwareVersion: String?) throws -> DFUPackage {
             let package: DFUPackage
             do {
                 package = try DFUPackage(contentsOf: URL(fileURLWithPath: path), version: firmwareVersion)
