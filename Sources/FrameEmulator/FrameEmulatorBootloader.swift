@@ -109,8 +109,16 @@ extension FrameEmulator {
             state.bootloader = bootloader
             return (outcome, state.client)
         }
+        if let image = outcome.activated {
+            // The restart is modelled as instant: Frame runs the new firmware by the time the host
+            // hears that the last object executed, so a host reconnecting at once finds it.
+            await activate(image)
+        }
         for notification in outcome.notifications { client?.yield(.notification(notification)) }
-        if let image = outcome.activated { await activate(image) }
+        if outcome.activated != nil {
+            let dropped = core.dfu.withLock { $0.dropClient() }
+            dropped?.yield(.disconnected(reason: "the bootloader restarted Frame into the new firmware"))
+        }
     }
 
     func dfuPacket(_ bytes: Data) throws {
@@ -141,7 +149,7 @@ extension FrameEmulator {
             }
         }
         if let version { cframe_set_firmware_version(core.device.pointer, version) }
-        closeBootloader(reason: "the bootloader restarted Frame into the new firmware")
+        core.dfu.withLock { $0.bootloader = nil } // no longer advertising; the link drops once the answer is sent
         try? await core.start(cold: true)
     }
 
