@@ -16,7 +16,7 @@ public enum DFUError: Error, Sendable, Equatable, LocalizedError {
 
     public var errorDescription: String? {
         switch self {
-        case .bootloaderNotFound(let reason): "The glasses' bootloader (DfuTarg) was not found: \(reason)"
+        case .bootloaderNotFound(let reason): "The glasses' bootloader (Monocle: DfuTarg, Frame: Frame Update) was not found: \(reason)"
         case .disconnected(let reason): "The bootloader disconnected (\(reason))."
         case .timeout(let what, let after): "The bootloader did not answer in time (waited \(after) for \(what))."
         case .rejected(let request, let reason): "The bootloader refused to \(request): \(reason)."
