@@ -60,10 +60,7 @@ public actor FrameController {
     /// Set between `frame.update()` and the link dropping.
     private var pendingFirmware: DFUPackage?
     private var firmwareUpdate: Task<Void, Never>?
-    private var firmwareTries = 0
-    private var attemptedFirmware: String?
-    private var dfuClient: SecureDFUClient?
-    private var reportedFirmwareProgress = -1
+    private var firmwareUpdates = FirmwareUpdateRecord()
 
     private struct Waiter<Value: Sendable> {
         var id: Int
@@ -214,7 +211,7 @@ public actor FrameController {
             setState(.checkingFirmware)
             let firmware = try await query("print(frame.FIRMWARE_VERSION)", what: "the firmware version") { $0.hasPrefix("v") }
             if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
-                if let target = package.version, attemptedFirmware != target {
+                if let target = package.version, firmwareUpdates.attemptedVersion != target {
                     try await enterBootloader(toInstall: package)
                     return // Frame restarts into its bootloader; the update runs when the link drops
                 }
@@ -343,11 +340,8 @@ public actor FrameController {
 
     private func startFirmwareUpdate(_ package: DFUPackage) {
         guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
-        firmwareTries += 1
-        attemptedFirmware = package.version
+        let client = firmwareUpdates.begin(package, bootloader: bootloader, options: options.dfu)
         reportFirmwareProgress(0)
-        let client = dfuClient ?? SecureDFUClient(transport: bootloader, options: options.dfu)
-        dfuClient = client
         firmwareUpdate = Task { await self.installFirmware(package, with: client) }
     }
 
@@ -362,36 +356,26 @@ public actor FrameController {
             continuation.yield(.updateFailed(error.localizedDescription))
         }
         firmwareUpdate = nil
-        reportedFirmwareProgress = -1
+        firmwareUpdates.end()
         guard !stopped, !Task.isCancelled else { return }
         setState(.disconnected(reason: outcome))
         await connect()
     }
 
     private func firmwareProgressed(_ progress: DFUProgress) {
-        switch progress.phase {
-        case .connecting(let attempt) where attempt > 1:
-            continuation.yield(.notice("the bootloader's link dropped; connecting again (attempt \(attempt))"))
-        case .resuming(let offset):
-            continuation.yield(.notice("resuming the firmware update at byte \(offset) of \(progress.totalBytes)"))
-        default:
-            break
-        }
+        if let notice = FirmwareUpdateRecord.notice(for: progress) { continuation.yield(.notice(notice)) }
         reportFirmwareProgress(progress.fraction)
     }
 
     /// `.updatingFirmware`, once per percent.
     private func reportFirmwareProgress(_ fraction: Double) {
-        let percent = Int(fraction * 100)
-        guard percent != reportedFirmwareProgress else { return }
-        reportedFirmwareProgress = percent
+        guard firmwareUpdates.isNewPercent(fraction) else { return }
         setState(.updatingFirmware(progress: fraction))
     }
 
     /// Whether Frame waits in its bootloader, when a firmware package is given (and tries are left).
     private func bootloaderIsWaiting() async -> Bool {
-        guard options.firmwarePackage != nil, let bootloader = options.bootloader, firmwareTries < options.firmwareAttempts else { return false }
-        return await bootloader.bootloaderInReach()
+        await firmwareUpdates.bootloaderWaits(for: options.firmwarePackage, bootloader: options.bootloader, attempts: options.firmwareAttempts)
     }
 
     // MARK: Waiting

@@ -309,7 +309,8 @@ struct FrameFirmwareUpdateBlueZTests {
             // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
             var advertised: [String: DBusValue]?
             let deadline = ContinuousClock.now + .seconds(120)
-            while advertised?["UUIDs"] == nil, ContinuousClock.now < deadline {
+            // (The mock adds the device first and its services a moment later: wait for both.)
+            while advertised?["UUIDs"]?.strings?.contains(MonocleIdentifiers.dfuService) != true, ContinuousClock.now < deadline {
                 let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
                 advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
                 try await Task.sleep(for: .milliseconds(10))
