@@ -25,7 +25,7 @@ public enum FrameWearerEvent: Sendable, Equatable {
 ///
 /// - Idle (or showing an answer): one tap starts listening; a double tap takes a photo, then listens.
 /// - Listening: a tap stops the microphone; the recording becomes a request.
-/// - Waiting for the answer: a tap cancels it.
+/// - Waiting for the answer: a tap cancels it; so does a tap while a photo that never comes is awaited.
 public actor SibylFrameWearer {
     public enum Phase: Sendable, Equatable {
         case idle, listening, takingPhoto, listeningForPhoto, waiting
@@ -115,7 +115,10 @@ public actor SibylFrameWearer {
             continuation.yield(.request(.cancel))
             perform { try await self.controller.send(SibylFrameApp.status(.idle)) }
         case .takingPhoto:
-            break
+            // The photo never came (the camera failed on the glasses): a tap gives up on it.
+            phase = .idle
+            photo.reset()
+            perform { try await self.controller.send(SibylFrameApp.status(.idle)) }
         case .idle:
             // One tap or two: wait for the gesture to end.
             taps.tap(at: now)

@@ -164,6 +164,8 @@ local function handle(message)
         start_listening(body)
     elseif code == STOP then
         pcall(frame.microphone.stop)
+        -- Not recording (it failed to start): end the recording anyway, so the host is not left waiting.
+        if not listening then send(string.char(AUDIO_END)) end
     elseif code == PHOTO then
         take_photo(body)
     elseif code == CLEAR then
@@ -182,6 +184,8 @@ local function run()
             if not ok then
                 if string.find(tostring(err), 'break signal', 1, true) then error(err, 0) end
                 print('sibyl:error ' .. tostring(err))
+                listening = false
+                show({ 'Something went wrong on the glasses.', 'Tap to try again.' }, 'RED')
             end
         end
         pump_microphone()
