@@ -12,7 +12,23 @@ import asyncio
 import json
 import sys
 
+import frame_ble.frame_ble as frame_ble_module
 from frame_msg import FrameMsg, RxAudio, RxPhoto, TxCaptureSettings, TxCode, TxPlainText
+
+
+class PatientAsyncio:
+    """frame-ble waits 5 s for each answer; a test machine running the whole suite on two cores
+    can take longer. This test compares bytes, not speed, so its waits are stretched (×24)."""
+
+    def __getattr__(self, name):
+        return getattr(asyncio, name)
+
+    @staticmethod
+    async def wait_for(awaitable, timeout):
+        return await asyncio.wait_for(awaitable, None if timeout is None else timeout * 24)
+
+
+frame_ble_module.asyncio = PatientAsyncio()
 
 
 class PipeClient:
