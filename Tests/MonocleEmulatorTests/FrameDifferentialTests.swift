@@ -108,6 +108,8 @@ struct FrameDifferentialTests {
             "capture": ["resolution": capture.resolution, "quality_index": capture.quality, "pan": capture.pan],
         ]
         let argument = String(decoding: try JSONSerialization.data(withJSONObject: arguments), as: UTF8.self)
+        // A host that dies mid-run must not take this process with it through a write to its pipe.
+        signal(SIGPIPE, SIG_IGN)
         return try await withFrame { emulator in
             try emulator.connect(mtu: mtu)
             let process = Process()
@@ -148,18 +150,28 @@ struct FrameDifferentialTests {
                     try? input.write(contentsOf: Data("N \(notification.map { String(format: "%02x", $0) }.joined())\n".utf8))
                 }
             }
-            defer { forwarding.cancel() }
             try process.run()
+            // A ceiling against a host that hangs; it does not bound how fast the host works.
+            let watchdog = Task {
+                try? await Task.sleep(for: .seconds(600))
+                if process.isRunning { process.terminate() }
+            }
             var result: [String: Any]?
+            // Read until the host's output ends: the reading handler removes itself at the end, so
+            // the pipe is never closed under a dispatch source still watching it.
             for await line in lines {
-                if line.hasPrefix("W ") {
+                if line.hasPrefix("W "), result == nil {
                     try await emulator.write(Data(hex: String(line.dropFirst(2))))
                     try input.write(contentsOf: Data("A\n".utf8))
                 } else if line.hasPrefix("R ") {
                     result = try JSONSerialization.jsonObject(with: Data(line.dropFirst(2).utf8)) as? [String: Any]
-                    break
+                    // Nothing more goes to the host: it is about to exit.
+                    forwarding.cancel()
+                    try? input.close()
                 }
             }
+            watchdog.cancel()
+            forwarding.cancel()
             try? input.close()
             let log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             let answer = try #require(result, "the official host ended without a result: \(log.suffix(1500))")
