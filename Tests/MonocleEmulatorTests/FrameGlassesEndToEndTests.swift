@@ -7,13 +7,12 @@ import OpenAITestServer
 import SibylCore
 import Testing
 
-/// Questions asked through a virtual Frame running Sibyl's Frame app, answered by Sibyl.
-@Suite(.serialized)
-struct FrameGlassesEndToEndTests {
-    typealias Events = GlassesEndToEndTests.Events
+/// Questions asked through a virtual Frame running Sibyl's Frame app, answered by Sibyl: part of
+/// the serialized glasses end-to-end suite, so its local engines never load beside Monocle's.
+extension GlassesEndToEndTests {
 
     /// Runs Sibyl's glasses assistant on a virtual Frame with the given runtime settings.
-    static func withAssistant(
+    static func withFrameAssistant(
         environment: [String: String], visionModel: String? = nil,
         _ body: (FrameEmulator, Events, SibylRuntime) async throws -> Void
     ) async throws {
@@ -50,45 +49,45 @@ struct FrameGlassesEndToEndTests {
         await runtime.shutdown()
     }
 
-    static func shown(_ emulator: FrameEmulator) -> String {
+    static func frameShown(_ emulator: FrameEmulator) -> String {
         (emulator.display.current?.texts ?? []).joined(separator: " ")
     }
 
     /// Waits for the display to show something; the limit is a ceiling against hangs only.
-    static func waitForScreen(_ emulator: FrameEmulator, timeout: Duration = .seconds(300), _ condition: (String) -> Bool) async throws -> String {
+    static func waitForFrameScreen(_ emulator: FrameEmulator, timeout: Duration = .seconds(300), _ condition: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let text = shown(emulator)
+            let text = frameShown(emulator)
             if condition(text) { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FrameError.timeout(waitingFor: "the display; it shows \(shown(emulator).debugDescription)", after: timeout)
+        throw FrameError.timeout(waitingFor: "the display; it shows \(frameShown(emulator).debugDescription)", after: timeout)
     }
 
     /// Speaks `wav` into the virtual Frame's microphone between two taps, as a wearer would.
-    static func ask(_ emulator: FrameEmulator, wav: Data) async throws {
+    static func askFrame(_ emulator: FrameEmulator, wav: Data) async throws {
         let samples = try AudioResampling.speechPCM16(fromWAV: wav)
         emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
         try await emulator.tap()
-        _ = try await waitForScreen(emulator) { $0.contains("Listening") }
+        _ = try await waitForFrameScreen(emulator) { $0.contains("Listening") }
         try await Task.sleep(for: .seconds(Double(samples.count) / 16_000 + 0.8))
         try await emulator.tap()
     }
 
-    @Test(.enabled(if: GlassesEndToEndTests.enginesReady, "the local chat, speech-to-text and espeak-ng engines are not installed"))
+    @Test(.enabled(if: Self.enginesReady, "the local chat, speech-to-text and espeak-ng engines are not installed"))
     func aSpokenQuestionIsAnsweredOfflineOnFrameAndSaved() async throws {
-        try await Self.withAssistant(environment: [:]) { emulator, events, runtime in
-            try await Self.ask(emulator, wav: await GlassesEndToEndTests.speech("What is the capital of France?"))
+        try await Self.withFrameAssistant(environment: [:]) { emulator, events, runtime in
+            try await Self.askFrame(emulator, wav: await Self.speech("What is the capital of France?"))
             let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
                 if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
             }
             #expect(question.lowercased().contains("capital"), "\(question)")
             #expect(answer.contains("Paris"), "\(answer)")
-            _ = try await Self.waitForScreen(emulator) { $0.contains("Paris") }
+            _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Paris") }
             print(String(
                 format: "[frame] one spoken question: audio transfer %.0f ms, conversion %.1f ms, speech-to-text %.0f ms, LLM %.0f ms, display %.1f ms; Sibyl's own overhead %.1f ms",
-                GlassesEndToEndTests.ms(timings.audioTransfer), GlassesEndToEndTests.ms(timings.audioConversion), GlassesEndToEndTests.ms(timings.speechToText),
-                GlassesEndToEndTests.ms(timings.languageModel), GlassesEndToEndTests.ms(timings.display), GlassesEndToEndTests.ms(timings.overhead)
+                Self.ms(timings.audioTransfer), Self.ms(timings.audioConversion), Self.ms(timings.speechToText),
+                Self.ms(timings.languageModel), Self.ms(timings.display), Self.ms(timings.overhead)
             ))
             #expect(timings.overhead < .seconds(5))
             let conversations = try await runtime.store.conversations(source: .glasses)
@@ -98,25 +97,25 @@ struct FrameGlassesEndToEndTests {
         }
     }
 
-    @Test(.enabled(if: GlassesEndToEndTests.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func aDoubleTapAsksAboutAPhotoWithTheVisionModel() async throws {
         let server = try await OpenAITestServer.start()
         server.handle("/v1/chat/completions") { request in
             request.json?["stream"] as? Bool == true ? .chatStream(["A red ", "mug on a desk."]) : .chatCompletion("Mug")
         }
         let env = ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
-        try await Self.withAssistant(environment: env, visionModel: "test-vision") { emulator, events, _ in
+        try await Self.withFrameAssistant(environment: env, visionModel: "test-vision") { emulator, events, _ in
             let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 13) & 0xFE }) + Data([0xFF, 0xD9])
             emulator.setCameraImage(jpeg: jpeg)
-            let samples = try AudioResampling.speechPCM16(fromWAV: await GlassesEndToEndTests.speech("What is this?"))
+            let samples = try AudioResampling.speechPCM16(fromWAV: await Self.speech("What is this?"))
             emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
             try await emulator.tap()
             try await Task.sleep(for: .milliseconds(100))
             try await emulator.tap()
-            _ = try await Self.waitForScreen(emulator) { $0.contains("Listening (photo)") }
+            _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Listening (photo)") }
             try await Task.sleep(for: .seconds(Double(samples.count) / 16_000 + 0.8))
             try await emulator.tap()
-            _ = try await Self.waitForScreen(emulator) { $0.contains("red mug") }
+            _ = try await Self.waitForFrameScreen(emulator) { $0.contains("red mug") }
             let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
             #expect(request["model"] as? String == "test-vision")
             let body = String(describing: request["messages"] ?? "")

@@ -2,20 +2,12 @@ import Foundation
 import LocalEngines
 import Testing
 
-/// `sibyl glasses connect --kind frame`, as a user runs it, on the virtual Frame.
-@Suite(
-    .serialized,
-    .enabled(
-        if: EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
-            || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
-        "the local chat and speech engines are not installed (sibyl models install all)"
-    )
-)
-struct FrameCLITests {
+/// `sibyl glasses connect --kind frame`, as a user runs it, on the virtual Frame: part of the
+/// serialized Monocle CLI suite, so its local engines never load beside Monocle's.
+extension MonocleCLITests {
     @Test func aQuestionSpokenIntoTheVirtualFrameIsAnsweredAndSaved() async throws {
-        var cli = try CLIRunner(server: nil)
-        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
-        let wav = try MonocleCLITests().speech("What is the capital of France?", in: cli.home)
+        let cli = try runner()
+        let wav = try speech("What is the capital of France?", in: cli.home)
         #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)
         // Tap to listen, the question plays into the microphone, tap to stop.
         let result = try await cli.run(
