@@ -4,6 +4,23 @@ import FrameEmulator
 import SibylCore
 import Synchronization
 
+extension FrameEmulator {
+    /// What the `say FILE` console command does: the microphone hears the WAV (as speech at
+    /// 16 kHz) from the next `frame.microphone.start`. Returns its length in seconds.
+    func hear(wavFile path: String?) throws -> Double {
+        guard let path else { throw CLIError("say needs a WAV file: say question.wav") }
+        let samples = try AudioResampling.speechPCM16(fromWAV: Data(contentsOf: URL(fileURLWithPath: path)))
+        setMicrophoneInput(samples: samples, sampleRate: 16_000)
+        return Double(samples.count) / 16_000
+    }
+
+    /// What the `photo FILE` console command does: every capture returns the JPEG.
+    func see(jpegFile path: String?) throws {
+        guard let path else { throw CLIError("photo needs a JPEG file: photo desk.jpg") }
+        setCameraImage(jpeg: try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
 /// The virtual Frame in a terminal: what it shows and prints, and the wearer's actions typed.
 final class FrameConsole: Sendable {
     let emulator: FrameEmulator
@@ -72,14 +89,11 @@ final class FrameConsole: Sendable {
                     try await Task.sleep(for: .milliseconds(120))
                     try await emulator.tap()
                 case "say":
-                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
-                    let samples = try AudioResampling.speechPCM16(fromWAV: Data(contentsOf: URL(fileURLWithPath: argument)))
-                    emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
-                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", Double(samples.count) / 16_000)) s of speech from the next listen; tap to start and tap again to stop"))
+                    let seconds = try emulator.hear(wavFile: argument)
+                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of speech from the next listen; tap to start and tap again to stop"))
                 case "photo":
-                    guard let argument else { throw CLIError("photo needs a JPEG file: photo desk.jpg") }
-                    emulator.setCameraImage(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument)))
-                    Terminal.print(Terminal.dim("the camera will see \(argument); double-tap to ask about it"))
+                    try emulator.see(jpegFile: argument)
+                    Terminal.print(Terminal.dim("the camera will see \(argument ?? ""); double-tap to ask about it"))
                 case "wait":
                     await waitForOutcome(timeout: .seconds(180))
                 case "pause":

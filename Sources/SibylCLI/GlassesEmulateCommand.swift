@@ -206,14 +206,11 @@ final class FrameEmulateConsole: Sendable {
                 case "tap":
                     try await glasses.tap()
                 case "say":
-                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
-                    let samples = try AudioResampling.speechPCM16(fromWAV: Data(contentsOf: URL(fileURLWithPath: argument)))
-                    glasses.setMicrophoneInput(samples: samples, sampleRate: 16_000)
-                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", Double(samples.count) / 16_000)) s of \(argument) from the next frame.microphone.start"))
+                    let seconds = try glasses.hear(wavFile: argument)
+                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of \(argument ?? "") from the next frame.microphone.start"))
                 case "photo":
-                    guard let argument else { throw CLIError("photo needs a JPEG file: photo desk.jpg") }
-                    glasses.setCameraImage(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument)))
-                    Terminal.print(Terminal.dim("the camera will see \(argument)"))
+                    try glasses.see(jpegFile: argument)
+                    Terminal.print(Terminal.dim("the camera will see \(argument ?? "")"))
                 case "lua":
                     guard let argument else { throw CLIError("lua needs code: lua print(frame.battery_level())") }
                     try await write(try FrameWrite.lua(argument).bytes(limits: limits))
