@@ -381,7 +381,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "SibylCore", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [

@@ -162,14 +162,8 @@ public actor MonocleEmulator {
         process.standardOutput = stdout
         process.standardError = stderr
         let sink = inputs
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { sink?.yield(.printed(generation: current, data)) }
-        }
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { sink?.yield(.stderr(data)) }
-        }
+        PipeDrain.start(stdout.fileHandleForReading, name: "sibyl.emulator-stdout", chunk: { sink?.yield(.printed(generation: current, $0)) })
+        PipeDrain.start(stderr.fileHandleForReading, name: "sibyl.emulator-stderr", chunk: { sink?.yield(.stderr($0)) })
         process.terminationHandler = { _ in sink?.yield(.exited(generation: current)) }
         perform(frontEnd.interpreterStarted(afterSoftReset: afterSoftReset))
         try process.run()

@@ -2,6 +2,7 @@ import Foundation
 import FrameEmulator
 import FrameGlasses
 import FrameProtocol
+import SibylCore
 import Synchronization
 import Testing
 
@@ -125,13 +126,7 @@ struct FrameDifferentialTests {
             process.standardError = try FileHandle(forWritingTo: errors)
             let (lines, sink) = AsyncStream<String>.makeStream()
             let pending = Mutex(Data())
-            fromHost.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = handle.availableData
-                if chunk.isEmpty {
-                    handle.readabilityHandler = nil
-                    sink.finish()
-                    return
-                }
+            PipeDrain.start(fromHost.fileHandleForReading, chunk: { chunk in
                 let complete = pending.withLock { buffer -> [String] in
                     buffer.append(chunk)
                     var found: [String] = []
@@ -142,7 +137,7 @@ struct FrameDifferentialTests {
                     return found
                 }
                 for line in complete { sink.yield(line) }
-            }
+            }, ended: { sink.finish() })
             let input = toHost.fileHandleForWriting
             let notifications = emulator.notifications
             let forwarding = Task {
@@ -157,8 +152,7 @@ struct FrameDifferentialTests {
                 if process.isRunning { process.terminate() }
             }
             var result: [String: Any]?
-            // Read until the host's output ends: the reading handler removes itself at the end, so
-            // the pipe is never closed under a dispatch source still watching it.
+            // Read until the host's output ends.
             for await line in lines {
                 if line.hasPrefix("W "), result == nil {
                     try await emulator.write(Data(hex: String(line.dropFirst(2))))

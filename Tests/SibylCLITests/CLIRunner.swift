@@ -1,5 +1,6 @@
 import Foundation
 import OpenAITestServer
+import SibylCore
 
 /// Runs the built `sibyl` binary as a user would, with its own data directory.
 struct CLIRunner {
@@ -89,24 +90,22 @@ struct CLIRunner {
     }
 }
 
-/// Gathers a pipe's bytes on the file handle's own queue, never on a cooperative thread.
+/// Gathers a pipe's bytes on a reading thread of its own, never on a cooperative thread.
 final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var closed = false
 
     init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
+        PipeDrain.start(pipe.fileHandleForReading, chunk: { [self] chunk in
             lock.lock()
-            if chunk.isEmpty {
-                closed = true
-                handle.readabilityHandler = nil
-            } else {
-                data.append(chunk)
-            }
+            data.append(chunk)
             lock.unlock()
-        }
+        }, ended: { [self] in
+            lock.lock()
+            closed = true
+            lock.unlock()
+        })
     }
 
     var text: String {

@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+import Testing
+import SibylCore
+
+/// PipeDrain reads children's output with blocking reads on threads of its own, in place of
+/// FileHandle.readabilityHandler, whose libdispatch sources crashed test runs when many were torn
+/// down at once (swift-corelibs-libdispatch issue 949).
+struct PipeDrainTests {
+    /// What one child printed, and whether the end was reported (and how often).
+    final class Collected: Sendable {
+        let bytes = Mutex(Data())
+        let ends = Mutex(0)
+    }
+
+    /// Starts `/bin/sh -c script` with its output drained into a `Collected`.
+    static func run(_ script: String) throws -> (Process, Collected) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let collected = Collected()
+        PipeDrain.start(pipe.fileHandleForReading, chunk: { chunk in
+            collected.bytes.withLock { $0.append(chunk) }
+        }, ended: {
+            collected.ends.withLock { $0 += 1 }
+        })
+        try process.run()
+        return (process, collected)
+    }
+
+    static func waitForEnd(_ collected: Collected) async throws {
+        // A ceiling against hangs only.
+        let deadline = ContinuousClock.now + .seconds(300)
+        while collected.ends.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func readsEveryByteInOrderAndSaysWhenTheOutputEnds() async throws {
+        // 300,000 bytes: several reads of the 64 KiB buffer.
+        let (process, collected) = try Self.run("i=0; while [ $i -lt 30000 ]; do printf '%09d\\n' $i; i=$((i+1)); done")
+        try await Self.waitForEnd(collected)
+        process.waitUntilExit()
+        let lines = String(decoding: collected.bytes.withLock { $0 }, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 30000)
+        #expect(lines.enumerated().allSatisfy { Int($0.element) == $0.offset })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(collected.ends.withLock { $0 } == 1)
+    }
+
+    @Test func manyChildrenAtOnceEachGetTheirOwnOutput() async throws {
+        // Set up and torn down together, as a test run's emulators and CLI processes are.
+        let children = try (0..<64).map { index in try Self.run("echo child \(index); sleep 0.\(index % 5); echo done \(index)") }
+        for (index, (process, collected)) in children.enumerated() {
+            try await Self.waitForEnd(collected)
+            process.waitUntilExit()
+            #expect(String(decoding: collected.bytes.withLock { $0 }, as: UTF8.self) == "child \(index)\ndone \(index)\n")
+        }
+    }
+}
