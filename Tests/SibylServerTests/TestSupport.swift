@@ -34,7 +34,13 @@ extension TestResponse {
     var object: [String: Any] { (json as? [String: Any]) ?? [:] }
     var array: [[String: Any]] { (json as? [[String: Any]]) ?? [] }
     /// The `error.code` of Sibyl's error body.
-    var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
+    var errorCode: String? { SibylServerTests.errorCode(in: text) }
+}
+
+/// The `error.code` of Sibyl's error body, given as text.
+func errorCode(in text: String) -> String? {
+    let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    return (object?["error"] as? [String: Any])?["code"] as? String
 }
 
 /// A JSON body for a request.
@@ -69,15 +75,21 @@ struct MultipartBody {
 }
 
 /// A request on a connection of its own (the test framework's live client has one connection, so
-/// its requests wait for each other); returns the status and the whole body.
-func request(port: Int, _ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, text: String) {
+/// its requests wait for each other); returns the status, the whole body and the headers (by
+/// lower-case name).
+///
+/// Its ceiling is ten minutes, against hangs only: HummingbirdTesting's live client gives up after
+/// 20 s without a byte, and a busy machine (a local engine loading beside the suite) has stalled
+/// this process for longer than that.
+func request(port: Int, _ method: String, _ path: String, json: Any? = nil) async throws -> (status: Int, text: String, headers: [String: String]) {
     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
     request.method = .init(rawValue: method)
     if let json {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
     }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
     let body = try await response.body.collect(upTo: 16 << 20)
-    return (Int(response.status.code), String(buffer: body))
+    let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
+    return (Int(response.status.code), String(buffer: body), headers)
 }
