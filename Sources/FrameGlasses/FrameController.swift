@@ -57,10 +57,8 @@ public actor FrameController {
     /// Message sends wait here for the one before to finish: packets of two messages must not mix.
     private var sending = false
     private var sendQueue: [CheckedContinuation<Void, Never>] = []
-    /// Set between `frame.update()` and the link dropping.
-    private var pendingFirmware: DFUPackage?
-    private var firmwareUpdate: Task<Void, Never>?
-    private var firmwareUpdates = FirmwareUpdateRecord()
+    /// Firmware installs: the package waiting for the bootloader, the install under way.
+    private let installer = FirmwareInstaller(restarts: "Frame restarts")
 
     private struct Waiter<Value: Sendable> {
         var id: Int
@@ -91,7 +89,7 @@ public actor FrameController {
     public func stop() async {
         stopped = true
         preparation?.cancel()
-        firmwareUpdate?.cancel()
+        installer.cancel()
         failWaiters(FrameError.disconnected("stopped"))
         await transport.disconnect()
         continuation.finish()
@@ -128,13 +126,12 @@ public actor FrameController {
         case .disconnected(let reason):
             preparation?.cancel()
             failWaiters(FrameError.disconnected(reason))
-            if let package = pendingFirmware {
+            if let package = installer.takeWaiting() {
                 // Frame restarted into its bootloader, as asked.
-                pendingFirmware = nil
                 startFirmwareUpdate(package)
                 return
             }
-            if firmwareUpdate != nil { return }
+            if installer.isInstalling { return }
             setState(.disconnected(reason: reason))
             if options.reconnect && !stopped {
                 Task { await self.connect() }
@@ -211,7 +208,7 @@ public actor FrameController {
             setState(.checkingFirmware)
             let firmware = try await query("print(frame.FIRMWARE_VERSION)", what: "the firmware version") { $0.hasPrefix("v") }
             if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
-                if let target = package.version, firmwareUpdates.attemptedVersion != target {
+                if let target = package.version, installer.attemptedVersion != target {
                     try await enterBootloader(toInstall: package)
                     return // Frame restarts into its bootloader; the update runs when the link drops
                 }
@@ -319,63 +316,47 @@ public actor FrameController {
 
     /// `frame.update()`: Frame shows "Frame Update" and restarts into its bootloader; the link drops.
     private func enterBootloader(toInstall package: DFUPackage) async throws {
-        reportFirmwareProgress(0)
+        if let report = installer.awaitBootloader(for: package) { await firmwareReported(report) }
         continuation.yield(.notice("installing firmware \(package.version ?? "?"): restarting Frame into its bootloader"))
-        pendingFirmware = package
         do {
             // Success is the link dropping (which ends this wait as `.disconnected`); an error prints.
             let code = "frame.update()"
             let reply = try await awaitPrint(what: "Frame to restart into its bootloader", timeout: options.bootloaderTimeout, accepting: { _ in true }) {
                 try await self.transport.write(try FrameWrite.lua(code).bytes(limits: self.limits))
             }
-            pendingFirmware = nil
+            installer.stopWaiting()
             throw FrameError.lua(command: code, error: reply)
         } catch FrameError.disconnected {
             throw FrameError.disconnected("restarting into the bootloader")
         } catch {
-            pendingFirmware = nil
+            installer.stopWaiting()
             throw error
         }
     }
 
     private func startFirmwareUpdate(_ package: DFUPackage) {
-        guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
-        let client = firmwareUpdates.begin(package, bootloader: bootloader, options: options.dfu)
-        reportFirmwareProgress(0)
-        firmwareUpdate = Task { await self.installFirmware(package, with: client) }
+        guard let bootloader = options.bootloader else { return }
+        installer.start(package, bootloader: bootloader, options: options.dfu) { report in await self.firmwareReported(report) }
     }
 
-    private func installFirmware(_ package: DFUPackage, with client: SecureDFUClient) async {
-        var outcome: String
-        do {
-            try await client.update(package) { progress in await self.firmwareProgressed(progress) }
-            outcome = "restarting into firmware \(package.version ?? "?")"
-            continuation.yield(.notice("firmware \(package.version ?? "?") installed (\(package.firmware.count) bytes); Frame restarts into it"))
-        } catch {
-            outcome = "the firmware update failed"
-            continuation.yield(.updateFailed(error.localizedDescription))
+    private func firmwareReported(_ report: FirmwareInstaller.Report) async {
+        switch report {
+        case .progress(let fraction):
+            setState(.updatingFirmware(progress: fraction))
+        case .notice(let notice):
+            continuation.yield(.notice(notice))
+        case .failed(let reason):
+            continuation.yield(.updateFailed(reason))
+        case .ended(let reason):
+            guard !stopped else { return }
+            setState(.disconnected(reason: reason))
+            await connect()
         }
-        firmwareUpdate = nil
-        firmwareUpdates.end()
-        guard !stopped, !Task.isCancelled else { return }
-        setState(.disconnected(reason: outcome))
-        await connect()
-    }
-
-    private func firmwareProgressed(_ progress: DFUProgress) {
-        if let notice = FirmwareUpdateRecord.notice(for: progress) { continuation.yield(.notice(notice)) }
-        reportFirmwareProgress(progress.fraction)
-    }
-
-    /// `.updatingFirmware`, once per percent.
-    private func reportFirmwareProgress(_ fraction: Double) {
-        guard firmwareUpdates.isNewPercent(fraction) else { return }
-        setState(.updatingFirmware(progress: fraction))
     }
 
     /// Whether Frame waits in its bootloader, when a firmware package is given (and tries are left).
     private func bootloaderIsWaiting() async -> Bool {
-        await firmwareUpdates.bootloaderWaits(for: options.firmwarePackage, bootloader: options.bootloader, attempts: options.firmwareAttempts)
+        await installer.bootloaderWaits(for: options.firmwarePackage, bootloader: options.bootloader, attempts: options.firmwareAttempts)
     }
 
     // MARK: Waiting

@@ -56,10 +56,8 @@ public actor MonocleController {
     private var maximumWriteLength = 0
     private var preparation: Task<Void, Never>?
     private var stopped = false
-    /// Set between asking the glasses to enter their bootloader and the link dropping.
-    private var pendingFirmware: DFUPackage?
-    private var firmwareUpdate: Task<Void, Never>?
-    private var firmwareUpdates = FirmwareUpdateRecord()
+    /// Firmware installs: the package waiting for the bootloader, the install under way.
+    private let installer = FirmwareInstaller(restarts: "the glasses restart")
 
     private struct Waiter {
         var id: Int
@@ -97,7 +95,7 @@ public actor MonocleController {
     public func stop() async {
         stopped = true
         preparation?.cancel()
-        firmwareUpdate?.cancel()
+        installer.cancel()
         fail(MonocleError.disconnected("stopped"))
         await transport.disconnect()
         continuation.finish()
@@ -144,13 +142,12 @@ public actor MonocleController {
         case .disconnected(let reason):
             preparation?.cancel()
             fail(MonocleError.disconnected(reason))
-            if let package = pendingFirmware {
+            if let package = installer.takeWaiting() {
                 // The glasses restarted into their bootloader, as asked.
-                pendingFirmware = nil
                 startFirmwareUpdate(package)
                 return
             }
-            if firmwareUpdate != nil { return }
+            if installer.isInstalling { return }
             setState(.disconnected(reason: reason))
             if options.reconnect && !stopped {
                 Task { await self.connect() }
@@ -196,7 +193,7 @@ public actor MonocleController {
             setState(.checkingFPGA(firmware: firmware))
             let fpga = try await query("import fpga;print(fpga.read(2,12));del(fpga)", what: "the FPGA version")
             if let package = options.firmwarePackage, options.bootloader != nil, firmware != package.version {
-                if let target = package.version, firmwareUpdates.attemptedVersion != target {
+                if let target = package.version, installer.attemptedVersion != target {
                     try await enterBootloader(toInstall: package)
                     return // the glasses restart into the bootloader; the update runs when the link drops
                 }
@@ -332,63 +329,47 @@ public actor MonocleController {
 
     /// Asks the app firmware to restart into the bootloader (`update.micropython()`); the link drops.
     private func enterBootloader(toInstall package: DFUPackage) async throws {
-        reportFirmwareProgress(0)
+        if let report = installer.awaitBootloader(for: package) { await firmwareReported(report) }
         continuation.yield(.notice("installing firmware \(package.version ?? "?"): restarting the glasses into their bootloader"))
-        pendingFirmware = package
         serial.removeAll()
         do {
             try await transport.write(RawREPL.command("import update;update.micropython()"), to: .serial)
             // Success is the link dropping (which ends this wait); an exception comes back as a reply.
             try await wait(for: "the glasses to restart into their bootloader", timeout: options.bootloaderTimeout) { RawREPL.reply(in: $0)?.succeeded == false }
             let traceback = RawREPL.reply(in: serial)?.error ?? ""
-            pendingFirmware = nil
+            installer.stopWaiting()
             throw MonocleError.replError(command: "update.micropython()", traceback: traceback)
         } catch MonocleError.disconnected {
             throw MonocleError.disconnected("restarting into the bootloader")
         } catch {
-            pendingFirmware = nil
+            installer.stopWaiting()
             throw error
         }
     }
 
     private func startFirmwareUpdate(_ package: DFUPackage) {
-        guard let bootloader = options.bootloader, firmwareUpdate == nil else { return }
-        let client = firmwareUpdates.begin(package, bootloader: bootloader, options: options.dfu)
-        reportFirmwareProgress(0)
-        firmwareUpdate = Task { await self.installFirmware(package, with: client) }
+        guard let bootloader = options.bootloader else { return }
+        installer.start(package, bootloader: bootloader, options: options.dfu) { report in await self.firmwareReported(report) }
     }
 
-    private func installFirmware(_ package: DFUPackage, with client: SecureDFUClient) async {
-        var outcome: String
-        do {
-            try await client.update(package) { progress in await self.firmwareProgressed(progress) }
-            outcome = "restarting into firmware \(package.version ?? "?")"
-            continuation.yield(.notice("firmware \(package.version ?? "?") installed (\(package.firmware.count) bytes); the glasses restart into it"))
-        } catch {
-            outcome = "the firmware update failed"
-            continuation.yield(.updateFailed(error.localizedDescription))
+    private func firmwareReported(_ report: FirmwareInstaller.Report) async {
+        switch report {
+        case .progress(let fraction):
+            setState(.updatingFirmware(progress: fraction))
+        case .notice(let notice):
+            continuation.yield(.notice(notice))
+        case .failed(let reason):
+            continuation.yield(.updateFailed(reason))
+        case .ended(let reason):
+            guard !stopped else { return }
+            setState(.disconnected(reason: reason))
+            await connect()
         }
-        firmwareUpdate = nil
-        firmwareUpdates.end()
-        guard !stopped, !Task.isCancelled else { return }
-        setState(.disconnected(reason: outcome))
-        await connect()
-    }
-
-    private func firmwareProgressed(_ progress: DFUProgress) {
-        if let notice = FirmwareUpdateRecord.notice(for: progress) { continuation.yield(.notice(notice)) }
-        reportFirmwareProgress(progress.fraction)
-    }
-
-    /// `.updatingFirmware`, once per percent.
-    private func reportFirmwareProgress(_ fraction: Double) {
-        guard firmwareUpdates.isNewPercent(fraction) else { return }
-        setState(.updatingFirmware(progress: fraction))
     }
 
     /// Whether the glasses wait in their bootloader, when a firmware package is given (and tries are left).
     private func bootloaderIsWaiting() async -> Bool {
-        await firmwareUpdates.bootloaderWaits(for: options.firmwarePackage, bootloader: options.bootloader, attempts: options.firmwareAttempts)
+        await installer.bootloaderWaits(for: options.firmwarePackage, bootloader: options.bootloader, attempts: options.firmwareAttempts)
     }
 
     // MARK: Waiting for bytes
