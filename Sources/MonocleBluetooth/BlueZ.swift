@@ -38,6 +38,22 @@ extension SharedState where Value: BlueZLink {
         return takeDown().connected
     }
 
+    /// Watches the bus for this link: a characteristic's new value goes to `notified` with the
+    /// characteristic's path, and the device going out of reach while the link was up to
+    /// `outOfReach`. Returns the handler's id, to remove it with the transport.
+    func watch(
+        _ bus: DBusClient, notified: @escaping @Sendable (_ path: String, _ value: Data) -> Void, outOfReach: @escaping @Sendable () -> Void
+    ) -> Int {
+        bus.onSignal { [self] signal in
+            guard let (interface, changed) = BlueZ.changedProperties(signal) else { return }
+            if interface == BlueZ.characteristic, let value = changed["Value"]?.data {
+                notified(signal.path, value)
+            } else if lost(signal, interface: interface, changed: changed) {
+                outOfReach()
+            }
+        }
+    }
+
     /// Disconnects the device, if the link is up; returns whether it was.
     func disconnect(on bus: DBusClient) async -> Bool {
         let current = takeDown()
@@ -81,6 +97,25 @@ enum BlueZ {
             try await bus.call(self.service, adapterPath, self.adapter, "StartDiscovery")
         } catch let error as DBusError where error.name == "org.bluez.Error.InProgress" {
             // Someone else is scanning already: their results serve as well.
+        }
+    }
+
+    /// Finds the device with `address` under `adapter` (signals about it are watched from now
+    /// on); returns its object path and properties, or nil when BlueZ does not know it.
+    static func knownDevice(_ bus: DBusClient, adapter: String, address: String) async throws -> (path: String, properties: [String: DBusValue])? {
+        try await bus.addMatch("type='signal',interface='\(properties)',member='PropertiesChanged'")
+        let found = try await objects(bus).first { path, interfaces in
+            path.hasPrefix("/org/bluez/\(adapter)/") && interfaces[BlueZ.device]?["Address"]?.string?.uppercased() == address.uppercased()
+        }
+        return found.map { ($0.key, $0.value[BlueZ.device] ?? [:]) }
+    }
+
+    /// Connects to the device at `path`; one already connected is fine.
+    static func connect(_ bus: DBusClient, device path: String) async throws {
+        do {
+            try await bus.call(service, path, BlueZ.device, "Connect")
+        } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
+            // Fine: connected by an earlier run or another program.
         }
     }
 
@@ -141,14 +176,22 @@ public struct BlueZScanner: Sendable {
 
     /// Scans for `duration`, reporting what is seen as it is seen, and returns the last sighting of each.
     public func scan(for duration: Duration, seen: @Sendable ([DiscoveredMonocle]) -> Void = { _ in }) async throws -> [DiscoveredMonocle] {
-        let adapterPath = "/org/bluez/\(adapter)"
         // Devices that advertise the REPL service, as the phone apps scan.
-        try await BlueZ.startDiscovery(bus, adapter: adapter, service: MonocleIdentifiers.serialService)
+        try await discover(services: [MonocleIdentifiers.serialService], for: duration, seen: seen) { try await monocles(under: $0) }
+    }
+
+    /// Runs discovery of `services` for `duration`, listing what BlueZ knows every half second;
+    /// returns the last list.
+    func discover<Found: Sendable>(
+        services: [String], for duration: Duration, seen: ([Found]) -> Void, list: (_ adapterPath: String) async throws -> [Found]
+    ) async throws -> [Found] {
+        let adapterPath = "/org/bluez/\(adapter)"
+        try await BlueZ.startDiscovery(bus, adapter: adapter, services: services)
         defer { Task { [bus] in _ = try? await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StopDiscovery") } }
         let deadline = ContinuousClock.now + duration
-        var found: [DiscoveredMonocle] = []
+        var found: [Found] = []
         repeat {
-            found = try await monocles(under: adapterPath)
+            found = try await list(adapterPath)
             seen(found)
             try await Task.sleep(for: .milliseconds(500))
         } while ContinuousClock.now < deadline
@@ -190,17 +233,7 @@ extension BlueZScanner {
     /// Scans for Monocle and Frame glasses for `duration`, by the services (and names) they
     /// advertise, reporting what is seen as it is seen; returns the last sighting of each, nearest first.
     public func scanGlasses(for duration: Duration, seen: @Sendable ([DiscoveredGlasses]) -> Void = { _ in }) async throws -> [DiscoveredGlasses] {
-        let adapterPath = "/org/bluez/\(adapter)"
-        try await BlueZ.startDiscovery(bus, adapter: adapter, services: [MonocleIdentifiers.serialService, FrameIdentifiers.service])
-        defer { Task { [bus] in _ = try? await bus.call(BlueZ.service, adapterPath, BlueZ.adapter, "StopDiscovery") } }
-        let deadline = ContinuousClock.now + duration
-        var found: [DiscoveredGlasses] = []
-        repeat {
-            found = try await glasses(under: adapterPath)
-            seen(found)
-            try await Task.sleep(for: .milliseconds(500))
-        } while ContinuousClock.now < deadline
-        return found
+        try await discover(services: [MonocleIdentifiers.serialService, FrameIdentifiers.service], for: duration, seen: seen) { try await glasses(under: $0) }
     }
 
     /// The glasses BlueZ knows of now, nearest first.

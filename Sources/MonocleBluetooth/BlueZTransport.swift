@@ -31,18 +31,15 @@ public final class BlueZTransport: MonocleTransport {
         self.events = events
         self.continuation = continuation
         let link = self.link
-        handler = bus.onSignal { signal in
-            guard let (interface, changed) = BlueZ.changedProperties(signal) else { return }
-            if interface == BlueZ.characteristic, let value = changed["Value"]?.data {
-                let characteristics = link.withLock { $0.characteristics }
-                if signal.path == characteristics[MonocleIdentifiers.serialTX] {
-                    continuation.yield(.received(.serial, value))
-                } else if signal.path == characteristics[MonocleIdentifiers.dataTX] {
-                    continuation.yield(.received(.data, value))
-                }
-            } else if link.lost(signal, interface: interface, changed: changed) {
-                continuation.yield(.disconnected(reason: "the glasses went out of reach"))
+        handler = link.watch(bus) { path, value in
+            let characteristics = link.withLock { $0.characteristics }
+            if path == characteristics[MonocleIdentifiers.serialTX] {
+                continuation.yield(.received(.serial, value))
+            } else if path == characteristics[MonocleIdentifiers.dataTX] {
+                continuation.yield(.received(.data, value))
             }
+        } outOfReach: {
+            continuation.yield(.disconnected(reason: "the glasses went out of reach"))
         }
     }
 
@@ -52,18 +49,10 @@ public final class BlueZTransport: MonocleTransport {
 
     public func connect() async throws {
         do {
-            try await bus.addMatch("type='signal',interface='\(BlueZ.properties)',member='PropertiesChanged'")
-            let objects = try await BlueZ.objects(bus)
-            guard let device = objects.first(where: { path, interfaces in
-                path.hasPrefix("/org/bluez/\(adapter)/") && interfaces[BlueZ.device]?["Address"]?.string?.uppercased() == address
-            })?.key else {
+            guard let device = try await BlueZ.knownDevice(bus, adapter: adapter, address: address)?.path else {
                 throw MonocleError.transport("no Monocle with the address \(address) is known to BlueZ; is it on and near?")
             }
-            do {
-                try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")
-            } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
-                // Fine: connected by an earlier run or another program.
-            }
+            try await BlueZ.connect(bus, device: device)
             let wanted = [MonocleIdentifiers.serialRX, MonocleIdentifiers.serialTX, MonocleIdentifiers.dataRX, MonocleIdentifiers.dataTX]
             let characteristics = try await BlueZ.characteristics(bus, under: device, wanted: wanted, services: "the glasses' REPL and data services")
             for uuid in [MonocleIdentifiers.serialTX, MonocleIdentifiers.dataTX] {

@@ -33,13 +33,10 @@ public final class FrameBlueZTransport: FrameTransport {
         self.events = events
         self.continuation = continuation
         let link = self.link
-        handler = bus.onSignal { signal in
-            guard let (interface, changed) = BlueZ.changedProperties(signal) else { return }
-            if interface == BlueZ.characteristic, let value = changed["Value"]?.data {
-                if signal.path == link.withLock({ $0.notify }) { continuation.yield(.received(value)) }
-            } else if link.lost(signal, interface: interface, changed: changed) {
-                continuation.yield(.disconnected(reason: "the glasses went out of reach"))
-            }
+        handler = link.watch(bus) { path, value in
+            if path == link.withLock({ $0.notify }) { continuation.yield(.received(value)) }
+        } outOfReach: {
+            continuation.yield(.disconnected(reason: "the glasses went out of reach"))
         }
     }
 
@@ -49,11 +46,7 @@ public final class FrameBlueZTransport: FrameTransport {
 
     public func connect() async throws {
         do {
-            try await bus.addMatch("type='signal',interface='\(BlueZ.properties)',member='PropertiesChanged'")
-            let objects = try await BlueZ.objects(bus)
-            guard let (device, properties) = objects.first(where: { path, interfaces in
-                path.hasPrefix("/org/bluez/\(adapter)/") && interfaces[BlueZ.device]?["Address"]?.string?.uppercased() == address
-            }).map({ ($0.key, $0.value[BlueZ.device] ?? [:]) }) else {
+            guard let (device, properties) = try await BlueZ.knownDevice(bus, adapter: adapter, address: address) else {
                 throw FrameError.transport("no Frame with the address \(address) is known to BlueZ; is it on and near?")
             }
             if properties["Paired"]?.bool != true {
@@ -68,11 +61,7 @@ public final class FrameBlueZTransport: FrameTransport {
                     )
                 }
             }
-            do {
-                try await bus.call(BlueZ.service, device, BlueZ.device, "Connect")
-            } catch let error as DBusError where error.name == "org.bluez.Error.AlreadyConnected" {
-                // Fine: connected by an earlier run or another program.
-            }
+            try await BlueZ.connect(bus, device: device)
             let characteristics = try await BlueZ.characteristics(
                 bus, under: device, wanted: [FrameIdentifiers.hostToFrame, FrameIdentifiers.frameToHost], services: "Frame's service"
             )
