@@ -71,44 +71,34 @@ final class FrameConsole: Sendable {
         return Terminal.dim("┌\(border)┐\n") + body.joined(separator: "\n") + Terminal.dim("\n└\(border)┘")
     }
 
+    static let help = "tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit"
+
     /// Reads the wearer's actions until `quit` or the end of input.
     func readCommands() async {
-        Terminal.print(Terminal.dim("commands: tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit"))
-        let lines = Terminal.lines { "" }
-        Terminal.requestLine()
-        for await line in lines {
-            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
-            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
-            let argument = words.count > 1 ? words[1] : nil
-            do {
-                switch command {
-                case "tap":
-                    try await emulator.tap()
-                case "double":
-                    try await emulator.tap()
-                    try await Task.sleep(for: .milliseconds(120))
-                    try await emulator.tap()
-                case "say":
-                    let seconds = try emulator.hear(wavFile: argument)
-                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of speech from the next listen; tap to start and tap again to stop"))
-                case "photo":
-                    try emulator.see(jpegFile: argument)
-                    Terminal.print(Terminal.dim("the camera will see \(argument ?? ""); double-tap to ask about it"))
-                case "wait":
-                    await waitForOutcome(timeout: .seconds(180))
-                case "pause":
-                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
-                case "screen":
-                    Terminal.print(Self.render(emulator.display.current?.texts ?? []))
-                case "quit", "exit":
-                    return
-                default:
-                    throw CLIError("Unknown command \(command).", hint: "tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit")
-                }
-            } catch {
-                Terminal.report(error)
+        await Terminal.readCommands(help: Self.help) { command, argument in
+            switch command {
+            case "tap":
+                try await emulator.tap()
+            case "double":
+                try await emulator.tap()
+                try await Task.sleep(for: .milliseconds(120))
+                try await emulator.tap()
+            case "say":
+                let seconds = try emulator.hear(wavFile: argument)
+                Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of speech from the next listen; tap to start and tap again to stop"))
+            case "photo":
+                try emulator.see(jpegFile: argument)
+                Terminal.print(Terminal.dim("the camera will see \(argument ?? ""); double-tap to ask about it"))
+            case "wait":
+                await waitForOutcome(timeout: .seconds(180))
+            case "pause":
+                try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+            case "screen":
+                Terminal.print(Self.render(emulator.display.current?.texts ?? []))
+            default:
+                return false
             }
-            Terminal.requestLine()
+            return true
         }
     }
 

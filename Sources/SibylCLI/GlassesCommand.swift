@@ -256,12 +256,18 @@ extension GlassesCommand {
         static func show(_ frame: DisplayFrame, png: String?) throws {
             Terminal.print(frame.rendered())
             guard let png else { return }
+            try writePNG(png) { DisplayImage(frame, font: $0) }
+        }
+
+        /// Draws the screen with GNU Unifont (boxes where it is missing, with a warning) and
+        /// writes it to `path` as a PNG.
+        static func writePNG(_ path: String, draw: (GlyphFont?) -> DisplayImage) throws {
             let font = GlyphFont.unifont
-            let image = DisplayImage(frame, font: font)
-            do { try image.png().write(to: URL(fileURLWithPath: png)) } catch {
-                throw CLIError("Cannot write \(png): \(error.localizedDescription)")
+            let image = draw(font)
+            do { try image.png().write(to: URL(fileURLWithPath: path)) } catch {
+                throw CLIError("Cannot write \(path): \(error.localizedDescription)")
             }
-            Terminal.print("wrote \(png) (\(image.width)×\(image.height))")
+            Terminal.print("wrote \(path) (\(image.width)×\(image.height))")
             if font == nil {
                 Terminal.error(Terminal.yellow("Text is drawn as boxes: no font at \(GlyphFont.unifontPath.path) (install the unifont package).", stderr: true))
             }

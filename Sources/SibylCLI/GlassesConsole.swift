@@ -90,54 +90,43 @@ final class GlassesConsole: Sendable {
 
     /// Reads commands until `quit` or the end of input.
     func readCommands(phone: EmulatorTransport? = nil) async {
-        Terminal.print(Terminal.dim("commands: tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen [--png FILE] · quit" + (phone == nil ? "" : " · send res:TEXT")))
-        let lines = Terminal.lines { "" }
-        Terminal.requestLine()
-        for await line in lines {
-            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
-            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
-            let argument = words.count > 1 ? words[1] : nil
-            do {
-                switch command {
-                case "tap":
-                    await emulator.tap()
-                case "say":
-                    guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
-                    try await emulator.speak(wav: Data(contentsOf: URL(fileURLWithPath: argument)))
-                    await emulator.tap()
-                case "hold":
-                    if let argument { await emulator.photo(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument))) }
-                    await emulator.hold()
-                case "wait":
-                    await waitForOutcome(timeout: .seconds(180))
-                case "pause":
-                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
-                case "screen":
-                    let words = (argument ?? "").split(separator: " ").map(String.init)
-                    var png: String?
-                    if let flag = words.firstIndex(of: "--png") {
-                        guard flag + 1 < words.count else { throw CLIError("screen --png needs a file name: screen --png screen.png") }
-                        png = words[flag + 1]
-                    }
-                    guard let frame = await emulator.screen else {
-                        Terminal.print(Terminal.dim("nothing drawn yet"))
-                        break
-                    }
-                    try GlassesCommand.Screen.show(frame, png: png)
-                case "send":
-                    guard let phone, let argument, let message = AppMessage(packet: Data(argument.utf8)) else {
-                        throw CLIError("send needs a message such as res:Hello")
-                    }
-                    try await phone.write(message.packet, to: .data)
-                case "quit", "exit":
-                    return
-                default:
-                    throw CLIError("Unknown command '\(command)'. Commands: tap, say FILE.wav, hold [FILE.jpg], wait, pause [SECONDS], screen [--png FILE], quit.")
+        let help = "tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen [--png FILE] · quit" + (phone == nil ? "" : " · send res:TEXT")
+        await Terminal.readCommands(help: help) { command, argument in
+            switch command {
+            case "tap":
+                await emulator.tap()
+            case "say":
+                guard let argument else { throw CLIError("say needs a WAV file: say question.wav") }
+                try await emulator.speak(wav: Data(contentsOf: URL(fileURLWithPath: argument)))
+                await emulator.tap()
+            case "hold":
+                if let argument { await emulator.photo(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument))) }
+                await emulator.hold()
+            case "wait":
+                await waitForOutcome(timeout: .seconds(180))
+            case "pause":
+                try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+            case "screen":
+                let words = (argument ?? "").split(separator: " ").map(String.init)
+                var png: String?
+                if let flag = words.firstIndex(of: "--png") {
+                    guard flag + 1 < words.count else { throw CLIError("screen --png needs a file name: screen --png screen.png") }
+                    png = words[flag + 1]
                 }
-            } catch {
-                Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
+                guard let frame = await emulator.screen else {
+                    Terminal.print(Terminal.dim("nothing drawn yet"))
+                    break
+                }
+                try GlassesCommand.Screen.show(frame, png: png)
+            case "send":
+                guard let phone, let argument, let message = AppMessage(packet: Data(argument.utf8)) else {
+                    throw CLIError("send needs a message such as res:Hello")
+                }
+                try await phone.write(message.packet, to: .data)
+            default:
+                return false
             }
-            Terminal.requestLine()
+            return true
         }
     }
 

@@ -194,41 +194,29 @@ final class FrameEmulateConsole: Sendable {
 
     /// Reads commands until `quit` or the end of input.
     func readCommands() async {
-        Terminal.print(Terminal.dim("commands: " + Self.help))
-        let lines = Terminal.lines { "" }
-        Terminal.requestLine()
-        for await line in lines {
-            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
-            guard let command = words.first?.lowercased() else { Terminal.requestLine(); continue }
-            let argument = words.count > 1 ? words[1] : nil
-            do {
-                switch command {
-                case "tap":
-                    try await glasses.tap()
-                case "say":
-                    let seconds = try glasses.hear(wavFile: argument)
-                    Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of \(argument ?? "") from the next frame.microphone.start"))
-                case "photo":
-                    try glasses.see(jpegFile: argument)
-                    Terminal.print(Terminal.dim("the camera will see \(argument ?? "")"))
-                case "lua":
-                    guard let argument else { throw CLIError("lua needs code: lua print(frame.battery_level())") }
-                    try await write(try FrameWrite.lua(argument).bytes(limits: limits))
-                case "send":
-                    try await send(argument ?? "")
-                case "screen":
-                    try screen(argument)
-                case "pause":
-                    try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
-                case "quit", "exit":
-                    return
-                default:
-                    throw CLIError("Unknown command \(command).", hint: Self.help)
-                }
-            } catch {
-                Terminal.report(error)
+        await Terminal.readCommands(help: Self.help) { command, argument in
+            switch command {
+            case "tap":
+                try await glasses.tap()
+            case "say":
+                let seconds = try glasses.hear(wavFile: argument)
+                Terminal.print(Terminal.dim("the microphone will hear \(String(format: "%.1f", seconds)) s of \(argument ?? "") from the next frame.microphone.start"))
+            case "photo":
+                try glasses.see(jpegFile: argument)
+                Terminal.print(Terminal.dim("the camera will see \(argument ?? "")"))
+            case "lua":
+                guard let argument else { throw CLIError("lua needs code: lua print(frame.battery_level())") }
+                try await write(try FrameWrite.lua(argument).bytes(limits: limits))
+            case "send":
+                try await send(argument ?? "")
+            case "screen":
+                try screen(argument)
+            case "pause":
+                try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
+            default:
+                return false
             }
-            Terminal.requestLine()
+            return true
         }
     }
 

@@ -187,15 +187,7 @@ extension GlassesCommand.Screen {
     static func show(_ frame: FrameDisplayFrame, png: String?) throws {
         Terminal.print(FrameConsole.render(frame.texts))
         guard let png else { return }
-        let font = GlyphFont.unifont
-        let image = DisplayImage(frame, font: font)
-        do { try image.png().write(to: URL(fileURLWithPath: png)) } catch {
-            throw CLIError("Cannot write \(png): \(error.localizedDescription)")
-        }
-        Terminal.print("wrote \(png) (\(image.width)×\(image.height))")
-        if font == nil {
-            Terminal.error(Terminal.yellow("Text is drawn as boxes: no font at \(GlyphFont.unifontPath.path) (install the unifont package).", stderr: true))
-        }
+        try GlassesCommand.Screen.writePNG(png) { DisplayImage(frame, font: $0) }
     }
 }
 

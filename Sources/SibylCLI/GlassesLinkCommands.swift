@@ -77,7 +77,7 @@ enum GlassesConnection {
         case .frame:
             session = try runtime.glassesSession(transport: FrameBlueZTransport(bus: bus, address: address, adapter: adapter), options: options)
         }
-        Terminal.print("Connecting to the \(kind == .frame ? "Frame" : "Monocle") \(address) (type quit to stop)")
+        Terminal.print("Connecting to the \(kind.displayName) \(address) (type quit to stop)")
         let serving = Task { await session.run { GlassesConsole.describe($0) } }
         await MonocleCommand.Connect.waitForQuit()
         await session.stop()
@@ -129,8 +129,8 @@ extension GlassesCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remember the glasses held closest (stronger than −65 dBm), Monocle or Frame, as yours.",
             discussion: """
-            The address and kind are kept in the config (glasses.device, glasses.kind). A Frame is also bonded \
-            through BlueZ (Frame keeps one bond at a time); a Monocle needs no bonding.
+            The address and kind are kept in the config (glasses.device, glasses.kind). A Frame is bonded through \
+            BlueZ when Sibyl first connects to it (Frame keeps one bond at a time); a Monocle needs no bonding.
             """
         )
         @OptionGroup var global: GlobalOptions
@@ -138,23 +138,7 @@ extension GlassesCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let bus = try BluetoothSupport.bus()
-                defer { bus.close() }
-                let picker = PickerBox()
-                let kinds = Mutex<[String: GlassesKind]>([:])
-                Terminal.print("Hold your Monocle or Frame close to this computer…")
-                _ = try await BlueZScanner(bus: bus, adapter: BluetoothSupport.adapter(runtime)).scanGlasses(for: .seconds(seconds)) { sightings in
-                    for glasses in sightings {
-                        kinds.withLock { $0[glasses.address] = glasses.kind }
-                        if let rssi = glasses.rssi { picker.saw(glasses.address, rssi: rssi) }
-                    }
-                }
-                guard let address = picker.nearest, let kind = kinds.withLock({ $0[address] }) else {
-                    throw CLIError("No glasses came close enough (stronger than −65 dBm).", hint: "Hold them next to the computer and try again; `sibyl glasses scan` shows what is in reach.")
-                }
-                try await runtime.setSetting("glasses.device", to: address)
-                try await runtime.setSetting("glasses.kind", to: kind.rawValue)
-                Terminal.print("Paired with the \(kind == .frame ? "Frame" : "Monocle") \(address). Connect with: sibyl glasses connect")
+                try await BluetoothSupport.pairNearest(runtime, seconds: seconds)
             }
         }
     }

@@ -450,6 +450,37 @@ enum BluetoothSupport {
     static func adapter(_ runtime: SibylRuntime) -> String {
         runtime.settings.value("glasses.adapter") ?? ConfigKey.named("glasses.adapter")?.defaultValue ?? "hci0"
     }
+
+    /// Remembers the glasses held closest (stronger than −65 dBm) as the user's: their address and
+    /// kind go to the config (`glasses.device`, `glasses.kind`). `only` limits the choice to one kind.
+    static func pairNearest(_ runtime: SibylRuntime, seconds: Double, only kind: GlassesKind? = nil) async throws {
+        let bus = try bus()
+        defer { bus.close() }
+        let picker = PickerBox()
+        let kinds = Mutex<[String: GlassesKind]>([:])
+        Terminal.print("Hold your \(kind?.displayName ?? "Monocle or Frame") close to this computer…")
+        _ = try await BlueZScanner(bus: bus, adapter: adapter(runtime)).scanGlasses(for: .seconds(seconds)) { sightings in
+            for glasses in sightings where kind == nil || glasses.kind == kind {
+                kinds.withLock { $0[glasses.address] = glasses.kind }
+                if let rssi = glasses.rssi { picker.saw(glasses.address, rssi: rssi) }
+            }
+        }
+        let command = kind == .monocle ? "monocle" : "glasses"
+        guard let address = picker.nearest, let found = kinds.withLock({ $0[address] }) else {
+            throw CLIError(
+                "No \(kind?.displayName ?? "glasses") came close enough (stronger than −65 dBm).",
+                hint: "Hold \(kind == nil ? "them" : "it") next to the computer and try again; `sibyl \(command) scan` shows what is in reach."
+            )
+        }
+        try await runtime.setSetting("glasses.device", to: address)
+        try await runtime.setSetting("glasses.kind", to: found.rawValue)
+        Terminal.print("Paired with the \(found.displayName) \(address). Connect with: sibyl \(command) connect")
+    }
+}
+
+extension GlassesKind {
+    /// The glasses' name as the user knows it.
+    var displayName: String { self == .frame ? "Frame" : "Monocle" }
 }
 
 extension MonocleCommand {
@@ -488,20 +519,7 @@ extension MonocleCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let bus = try BluetoothSupport.bus()
-                defer { bus.close() }
-                let scanner = BluetoothSupport.scanner(runtime, bus: bus)
-                let picker = PickerBox()
-                Terminal.print("Hold your Monocle close to this computer…")
-                _ = try await scanner.scan(for: .seconds(seconds)) { sightings in
-                    for monocle in sightings { if let rssi = monocle.rssi { picker.saw(monocle.address, rssi: rssi) } }
-                }
-                guard let address = picker.nearest else {
-                    throw CLIError("No Monocle came close enough (stronger than −65 dBm).", hint: "Hold it next to the computer and try again; `sibyl monocle scan` shows what is in reach.")
-                }
-                try await runtime.setSetting("glasses.device", to: address)
-                try await runtime.setSetting("glasses.kind", to: GlassesKind.monocle.rawValue)
-                Terminal.print("Paired with the Monocle \(address). Connect with: sibyl monocle connect")
+                try await BluetoothSupport.pairNearest(runtime, seconds: seconds, only: .monocle)
             }
         }
     }

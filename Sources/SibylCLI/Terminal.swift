@@ -89,6 +89,31 @@ enum Terminal {
         return stream
     }
 
+    /// A console's command loop, as the glasses consoles read the wearer's actions: prints the
+    /// commands, then reads lines until `quit`, `exit` or the end of input. Each line is split into
+    /// its command (lower-cased) and the rest; `handle` acts on it and returns false for a command it
+    /// does not know, which is refused with `help` as the hint. An error is reported and the loop
+    /// goes on.
+    static func readCommands(help: String, handle: (_ command: String, _ argument: String?) async throws -> Bool) async {
+        print(dim("commands: " + help))
+        let lines = lines { "" }
+        requestLine()
+        for await line in lines {
+            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).map(String.init)
+            if let command = words.first?.lowercased() {
+                if command == "quit" || command == "exit" { return }
+                do {
+                    guard try await handle(command, words.count > 1 ? words[1] : nil) else {
+                        throw CLIError("Unknown command \(command).", hint: "Commands: " + help)
+                    }
+                } catch {
+                    report(error)
+                }
+            }
+            requestLine()
+        }
+    }
+
     /// Asks the reader thread for the next line (after an answer is printed, so the prompt comes last).
     static func requestLine() {
         lineRequests?.request()

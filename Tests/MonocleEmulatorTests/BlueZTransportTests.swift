@@ -131,4 +131,26 @@ struct BluetoothCLITests {
         #expect(pair.status == 1)
         #expect(pair.output.contains("No Monocle came close enough"))
     }
+
+    @Test func glassesPairTakesTheNearestOfEitherKindAndMonoclePairOnlyAMonocle() async throws {
+        let mock = try await BlueZMock()
+        defer { mock.stop() }
+        try await mock.addMonocle(address: "AA:BB:CC:DD:EE:03", rssi: -55)
+        try await mock.addFrame(address: "F2:3C:61:D4:08:5B", rssi: -40)
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-pair-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+
+        let glasses = try sibyl(["glasses", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        #expect(glasses.status == 0, "\(glasses.output)")
+        #expect(glasses.output.contains("Hold your Monocle or Frame close"), "\(glasses.output)")
+        #expect(glasses.output.contains("Paired with the Frame F2:3C:61:D4:08:5B. Connect with: sibyl glasses connect"), "\(glasses.output)")
+        #expect(try sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("frame"))
+
+        // The Frame is nearer, but `monocle pair` looks for a Monocle only.
+        let monocle = try sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        #expect(monocle.status == 0, "\(monocle.output)")
+        #expect(monocle.output.contains("Paired with the Monocle AA:BB:CC:DD:EE:03. Connect with: sibyl monocle connect"), "\(monocle.output)")
+        #expect(try sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("monocle"))
+        #expect(try sibyl(["config", "get", "glasses.device"], bus: mock.address, home: home).output.contains("AA:BB:CC:DD:EE:03"))
+    }
 }
