@@ -8,7 +8,7 @@ import MonocleBluetooth
 import Synchronization
 import Testing
 
-/// Frame's test firmware package (scripts/frame/make-dfu-fixture.py): nrfutil's, hardware 52,
+/// Frame's test firmware package (scripts/dfu/make-fixture.py frame): nrfutil's, hardware 52,
 /// SoftDevice 0x0123 (S140 7.3.0), 14 000 bytes holding "v25.120.1500", signed with a test key.
 enum FrameDFUFixture {
     static var zip: URL { DFUFixture.directory.appendingPathComponent("frame-firmware-test.zip") }

@@ -5,7 +5,7 @@ import MonocleEmulator
 import Synchronization
 import Testing
 
-/// The test firmware package, made by Nordic's own packager (`scripts/monocle/make-dfu-fixture.py`).
+/// The test firmware package, made by Nordic's own packager (`scripts/dfu/make-fixture.py monocle`).
 enum DFUFixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized

@@ -4,7 +4,7 @@ import Monocle
 import Testing
 import ZIPFoundation
 
-/// The test firmware package, made by Nordic's own packager (`scripts/monocle/make-dfu-fixture.py`).
+/// The test firmware package, made by Nordic's own packager (`scripts/dfu/make-fixture.py monocle`).
 enum DFUFixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dfu")
     static var zip: URL { directory.appendingPathComponent("monocle-firmware-test.zip") }
