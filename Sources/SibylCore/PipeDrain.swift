@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,24 @@ public enum PipeDrain {
         thread.start()
     }
 
+    /// Everything `handle` gives until its end, read without blocking the calling task's thread.
+    ///
+    /// Async code must not wait with `readDataToEndOfFile()`: it holds one of the cooperative
+    /// pool's threads, of which there is one per core, and on a two-core machine two such waits
+    /// freeze every task in the process.
+    public static func readToEnd(_ handle: FileHandle) async -> Data {
+        let collected = Collected()
+        return await withCheckedContinuation { continuation in
+            start(handle, chunk: { collected.append($0) }, ended: { continuation.resume(returning: collected.data) })
+        }
+    }
+
+    private final class Collected: Sendable {
+        private let bytes = Mutex(Data())
+        func append(_ chunk: Data) { bytes.withLock { $0.append(chunk) } }
+        var data: Data { bytes.withLock { $0 } }
+    }
+
     private final class Reader: @unchecked Sendable {
         let handle: FileHandle
         let chunk: @Sendable (Data) -> Void
@@ -56,6 +75,19 @@ public enum PipeDrain {
             }
             ended()
             withExtendedLifetime(handle) {}
+        }
+    }
+}
+
+extension Process {
+    /// Waits until the process has exited, without blocking the calling task's thread (unlike
+    /// `waitUntilExit()`, which holds one of the cooperative pool's few threads meanwhile).
+    public func exited() async {
+        // A dispatch timer rather than Task.sleep, which returns at once in a cancelled task.
+        while isRunning {
+            await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { resumed.resume() }
+            }
         }
     }
 }

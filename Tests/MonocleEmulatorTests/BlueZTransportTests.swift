@@ -3,6 +3,7 @@ import Monocle
 import MonocleBluetooth
 import MonocleEmulator
 import Testing
+import SibylCore
 
 /// The BlueZ transport on a private D-Bus bus with python-dbusmock's BlueZ, bridged to the virtual glasses.
 @Suite(.serialized, .enabled(if: TestGlasses.available && BlueZMock.available, "dbus-daemon, python3-dbusmock or the MicroPython interpreter is missing"))
@@ -80,7 +81,7 @@ struct BlueZTransportTests {
 /// `sibyl monocle scan | pair | unpair` against the mock BlueZ.
 @Suite(.serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
 struct BluetoothCLITests {
-    func sibyl(_ arguments: [String], bus: String, home: URL) throws -> (status: Int32, output: String) {
+    func sibyl(_ arguments: [String], bus: String, home: URL) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sibyl")
         process.arguments = arguments
@@ -89,8 +90,8 @@ struct BluetoothCLITests {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await PipeDrain.readToEnd(output.fileHandleForReading)
+        await process.exited()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
@@ -102,21 +103,21 @@ struct BluetoothCLITests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-pair-\(UUID().uuidString.prefix(8))", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
 
-        let scan = try sibyl(["monocle", "scan", "--seconds", "1"], bus: mock.address, home: home)
+        let scan = try await sibyl(["monocle", "scan", "--seconds", "1"], bus: mock.address, home: home)
         #expect(scan.status == 0, "\(scan.output)")
         let lines = scan.output.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("AA:BB:CC:DD:EE:02  -50 dBm") == true, "\(scan.output)")
         #expect(lines.contains { $0.hasPrefix("AA:BB:CC:DD:EE:01  -80 dBm") })
 
-        let pair = try sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        let pair = try await sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
         #expect(pair.status == 0, "\(pair.output)")
         #expect(pair.output.contains("Paired with the Monocle AA:BB:CC:DD:EE:02"))
-        #expect(try sibyl(["config", "get", "glasses.device"], bus: mock.address, home: home).output.contains("AA:BB:CC:DD:EE:02"))
-        #expect(try sibyl(["monocle", "scan", "--seconds", "1"], bus: mock.address, home: home).output.contains("-50 dBm  monocle  (paired)"))
+        #expect(try await sibyl(["config", "get", "glasses.device"], bus: mock.address, home: home).output.contains("AA:BB:CC:DD:EE:02"))
+        #expect(try await sibyl(["monocle", "scan", "--seconds", "1"], bus: mock.address, home: home).output.contains("-50 dBm  monocle  (paired)"))
 
-        let unpair = try sibyl(["monocle", "unpair"], bus: mock.address, home: home)
+        let unpair = try await sibyl(["monocle", "unpair"], bus: mock.address, home: home)
         #expect(unpair.output.contains("Forgot the Monocle AA:BB:CC:DD:EE:02"))
-        let connect = try sibyl(["monocle", "connect"], bus: mock.address, home: home)
+        let connect = try await sibyl(["monocle", "connect"], bus: mock.address, home: home)
         #expect(connect.status == 1)
         #expect(connect.output.contains("sibyl monocle pair"))
     }
@@ -127,7 +128,7 @@ struct BluetoothCLITests {
         try await mock.addMonocle(address: "AA:BB:CC:DD:EE:01", rssi: -80)
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-pair-\(UUID().uuidString.prefix(8))", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
-        let pair = try sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        let pair = try await sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
         #expect(pair.status == 1)
         #expect(pair.output.contains("No Monocle came close enough"))
     }
@@ -140,17 +141,17 @@ struct BluetoothCLITests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-pair-\(UUID().uuidString.prefix(8))", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
 
-        let glasses = try sibyl(["glasses", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        let glasses = try await sibyl(["glasses", "pair", "--seconds", "1"], bus: mock.address, home: home)
         #expect(glasses.status == 0, "\(glasses.output)")
         #expect(glasses.output.contains("Hold your Monocle or Frame close"), "\(glasses.output)")
         #expect(glasses.output.contains("Paired with the Frame F2:3C:61:D4:08:5B. Connect with: sibyl glasses connect"), "\(glasses.output)")
-        #expect(try sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("frame"))
+        #expect(try await sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("frame"))
 
         // The Frame is nearer, but `monocle pair` looks for a Monocle only.
-        let monocle = try sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
+        let monocle = try await sibyl(["monocle", "pair", "--seconds", "1"], bus: mock.address, home: home)
         #expect(monocle.status == 0, "\(monocle.output)")
         #expect(monocle.output.contains("Paired with the Monocle AA:BB:CC:DD:EE:03. Connect with: sibyl monocle connect"), "\(monocle.output)")
-        #expect(try sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("monocle"))
-        #expect(try sibyl(["config", "get", "glasses.device"], bus: mock.address, home: home).output.contains("AA:BB:CC:DD:EE:03"))
+        #expect(try await sibyl(["config", "get", "glasses.kind"], bus: mock.address, home: home).output.contains("monocle"))
+        #expect(try await sibyl(["config", "get", "glasses.device"], bus: mock.address, home: home).output.contains("AA:BB:CC:DD:EE:03"))
     }
 }

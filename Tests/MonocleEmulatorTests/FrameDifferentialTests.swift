@@ -254,7 +254,7 @@ enum FrameOracleDirectory {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         #expect(status == 0)
-        let path = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let path = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return URL(fileURLWithPath: path)
     }
 }

@@ -6,6 +6,7 @@ import GRDB
 import LocalEngines
 import OpenAITestServer
 import Testing
+import SibylCore
 
 /// kill -9 during document ingestion and streamed answers, 20 times at random moments: after each,
 /// both databases pass `PRAGMA integrity_check`, no document is half-ingested (every one has its
@@ -51,7 +52,7 @@ struct CrashSafetyTests {
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...2000, using: &generator)))
             kill(server.process.processIdentifier, SIGKILL)
-            server.process.waitUntilExit()
+            await server.process.exited()
             // Not cancelled: cancelling a URLSession request under way can deadlock FoundationNetworking;
             // the killed server's closed connections end both requests anyway.
             _ = await (upload.value, answer.value)

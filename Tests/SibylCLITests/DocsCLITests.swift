@@ -2,6 +2,7 @@ import Foundation
 import LocalEngines
 import OpenAITestServer
 import Testing
+import SibylCore
 
 /// `sibyl docs`, `search`, `ask --docs`, `logs` and `eval` with the local MiniLM embedder
 /// (chat from the scripted server, so answers are known).
@@ -235,7 +236,7 @@ struct DocsCLITests {
         process.arguments = ["python3", script.path, set.path, faq]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
         let result = try await cli.run(["eval", "--json", set.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SibylCore
 
 /// `sibyl glasses repl|exec|files|screen|emulate --kind frame` as a Frame device-app author uses
 /// them, on the virtual Frame (Lua 5.4 is built in, so nothing needs installing).
@@ -149,7 +150,7 @@ struct FrameAuthoringCLITests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("│ Hello, Frame!"), "\(result.stdout)")
         #expect(result.stdout.contains("wrote \(png.path) (640×400)"), "\(result.stdout)")
-        let decoded = try DisplayImageDecoding.decode(try Data(contentsOf: png))
+        let decoded = try await DisplayImageDecoding.decode(try Data(contentsOf: png))
         #expect(decoded.width == 640 && decoded.height == 400)
         // The bitmap: value 1 + palette offset 2 is RED, assigned (200, 10, 20); 8 px wide, 8 rows.
         #expect(decoded.pixel(0, 0) == 0xC80A14)
@@ -225,7 +226,7 @@ enum DisplayImageDecoding {
         }
     }
 
-    static func decode(_ png: Data) throws -> Decoded {
+    static func decode(_ png: Data) async throws -> Decoded {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-png-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -248,8 +249,8 @@ enum DisplayImageDecoding {
         let pipe = Pipe()
         python.standardOutput = pipe
         try python.run()
-        python.waitUntilExit()
-        let size = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        await python.exited()
+        let size = String(decoding: await PipeDrain.readToEnd(pipe.fileHandleForReading), as: UTF8.self).split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         guard size.count == 2 else { throw CocoaError(.fileReadCorruptFile) }
         return Decoded(width: size[0], height: size[1], rgb: [UInt8](try Data(contentsOf: output)))
     }

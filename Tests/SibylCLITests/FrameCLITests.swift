@@ -7,7 +7,7 @@ import Testing
 extension MonocleCLITests {
     @Test func aQuestionSpokenIntoTheVirtualFrameIsAnsweredAndSaved() async throws {
         let cli = try runner()
-        let wav = try speech("What is the capital of France?", in: cli.home)
+        let wav = try await speech("What is the capital of France?", in: cli.home)
         #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)
         // Tap to listen, the question plays into the microphone, tap to stop.
         let result = try await cli.run(

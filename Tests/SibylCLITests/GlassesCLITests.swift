@@ -1,6 +1,7 @@
 import Foundation
 import LocalEngines
 import Testing
+import SibylCore
 
 /// `sibyl glasses` and `sibyl monocle emulate` as a device-app author uses them, on the virtual glasses.
 @Suite(
@@ -174,8 +175,8 @@ struct GlassesCLITests {
         let pipe = Pipe()
         python.standardOutput = pipe
         try python.run()
-        python.waitUntilExit()
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "2a4bd7")
+        await python.exited()
+        #expect(String(decoding: await PipeDrain.readToEnd(pipe.fileHandleForReading), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "2a4bd7")
 
         // An app that fails before drawing: the error shows why.
         let broken = try self.app("import nosuchmodule\n", in: cli, named: "broken")

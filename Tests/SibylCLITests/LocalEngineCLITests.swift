@@ -1,6 +1,7 @@
 import Foundation
 import LocalEngines
 import Testing
+import SibylCore
 
 /// `sibyl` with no key and no server: everything runs on the local engines.
 @Suite(
@@ -81,7 +82,7 @@ struct LocalEngineCLITests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LocalEngines
 import Testing
+import SibylCore
 
 /// `sibyl monocle`, as a user runs it, on the virtual glasses.
 @Suite(
@@ -18,20 +19,20 @@ struct MonocleCLITests {
         return runner
     }
 
-    func speech(_ text: String, in directory: URL) throws -> URL {
+    func speech(_ text: String, in directory: URL) async throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("question.wav")
         let espeak = Process()
         espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
         espeak.arguments = ["-s", "140", "-w", file.path, text]
         try espeak.run()
-        espeak.waitUntilExit()
+        await espeak.exited()
         return file
     }
 
     @Test func aQuestionSpokenIntoTheVirtualGlassesIsAnsweredAndSaved() async throws {
         let cli = try runner()
-        let wav = try speech("What is the capital of France?", in: cli.home)
+        let wav = try await speech("What is the capital of France?", in: cli.home)
         // Greedy decoding: the small local model's answer is checked, so it must not be sampled
         // (at the server's default temperature it once said London).
         #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)

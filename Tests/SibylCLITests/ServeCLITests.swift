@@ -58,8 +58,8 @@ struct ServeCLITests {
         check.standardOutput = output
         check.standardError = output
         try check.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        check.waitUntilExit()
+        let report = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self)
+        await check.exited()
         print(report)
         #expect(check.terminationStatus == 0, "\(report)")
         #expect(report.contains("PASS docs"))

@@ -56,8 +56,8 @@ public struct EspeakSynthesizer: SpeechSynthesizer {
         process.arguments = ["--voices"]
         process.standardOutput = pipe
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await PipeDrain.readToEnd(pipe.fileHandleForReading)
+        await process.exited()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
             let columns = line.split(separator: " ", omittingEmptySubsequences: true)
             guard columns.count >= 4 else { return nil }
