@@ -42,7 +42,7 @@ struct PipeDrainTests {
         // 300,000 bytes: several reads of the 64 KiB buffer.
         let (process, collected) = try Self.run("i=0; while [ $i -lt 30000 ]; do printf '%09d\\n' $i; i=$((i+1)); done")
         try await Self.waitForEnd(collected)
-        process.waitUntilExit()
+        await process.exited()
         let lines = String(decoding: collected.bytes.withLock { $0 }, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 30000)
         #expect(lines.enumerated().allSatisfy { Int($0.element) == $0.offset })
@@ -55,8 +55,59 @@ struct PipeDrainTests {
         let children = try (0..<64).map { index in try Self.run("echo child \(index); sleep 0.\(index % 5); echo done \(index)") }
         for (index, (process, collected)) in children.enumerated() {
             try await Self.waitForEnd(collected)
-            process.waitUntilExit()
+            await process.exited()
             #expect(String(decoding: collected.bytes.withLock { $0 }, as: UTF8.self) == "child \(index)\ndone \(index)\n")
         }
+    }
+
+    @Test func readToEndGivesTheWholeOutputAndExitedTheStatus() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "head -c 200000 /dev/zero | tr '\\0' x; exit 3"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = await PipeDrain.readToEnd(pipe.fileHandleForReading)
+        await process.exited()
+        #expect(output.count == 200_000 && output.allSatisfy { $0 == UInt8(ascii: "x") })
+        #expect(process.terminationStatus == 3)
+    }
+
+    /// More children are awaited than Swift's task pool has threads (one per core), and each ends
+    /// only when this test writes to it afterwards: had a wait held a pool thread, as
+    /// readDataToEndOfFile or waitUntilExit do, the writing task would never have run.
+    @Test func waitingForChildrenLeavesTheTaskPoolFree() async throws {
+        let count = ProcessInfo.processInfo.activeProcessorCount * 2 + 2
+        var children: [(process: Process, input: Pipe, output: Pipe)] = []
+        for _ in 0..<count {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "read line; echo \"got $line\""]
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            children.append((process, input, output))
+        }
+        let outputs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, child) in children.enumerated() {
+                group.addTask {
+                    let text = String(decoding: await PipeDrain.readToEnd(child.output.fileHandleForReading), as: UTF8.self)
+                    await child.process.exited()
+                    return (index, text)
+                }
+            }
+            // Give every waiter time to start (and, the old way, to take a thread) before answering.
+            try await Task.sleep(for: .milliseconds(200))
+            for (index, child) in children.enumerated() {
+                child.input.fileHandleForWriting.write(Data("\(index)\n".utf8))
+                try child.input.fileHandleForWriting.close()
+            }
+            var outputs: [Int: String] = [:]
+            for try await (index, text) in group { outputs[index] = text }
+            return outputs
+        }
+        #expect(outputs.count == count)
+        for index in 0..<count { #expect(outputs[index] == "got \(index)\n") }
     }
 }
