@@ -14,6 +14,8 @@ extension GlassesEndToEndTests {
     /// Runs Sibyl's glasses assistant on a virtual Frame with the given runtime settings.
     static func withFrameAssistant(
         environment: [String: String], visionModel: String? = nil,
+        configure: (inout GlassesSessionOptions) -> Void = { _ in },
+        prepare: (SibylRuntime) async throws -> Void = { _ in },
         _ body: (FrameEmulator, Events, SibylRuntime) async throws -> Void
     ) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-glasses-\(UUID().uuidString)", isDirectory: true)
@@ -31,6 +33,8 @@ extension GlassesEndToEndTests {
         options.frameController.replyTimeout = .seconds(20)
         options.frameController.acknowledgementTimeout = .seconds(20)
         options.frameController.startTimeout = .seconds(60)
+        configure(&options)
+        try await prepare(runtime)
         let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), options: options)
         let events = Events()
         let serving = Task { await session.run { events.record($0) } }
@@ -121,6 +125,75 @@ extension GlassesEndToEndTests {
             let body = String(describing: request["messages"] ?? "")
             #expect(body.contains("data:image/jpeg;base64,\(jpeg.base64EncodedString().prefix(40))"))
             _ = events
+        }
+        await server.stop()
+    }
+
+    @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func translatorModeOnFrameTranslatesWhatTheWearerSays() async throws {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(["Good morning, ", "the weather is nice today."]) : .chatCompletion("Weather")
+        }
+        let env = ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
+        try await Self.withFrameAssistant(environment: env, configure: { $0.translateTo = "English"; $0.language = "de" }) { emulator, events, _ in
+            try await Self.askFrame(emulator, wav: await Self.speech("Guten Morgen, das Wetter ist heute schön.", voice: "de"))
+            let heard = try await events.next { if case .heard(let text) = $0 { text } else { nil } }
+            #expect(heard.lowercased().contains("morgen"), "\(heard)")
+            _ = try await Self.waitForFrameScreen(emulator) { $0.contains("weather is nice today") }
+            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let messages = try #require(request["messages"] as? [[String: Any]])
+            #expect((messages.first?["content"] as? String)?.contains("Translate each message the user sends into English") == true)
+            #expect((messages.last?["content"] as? String)?.lowercased().contains("morgen") == true)
+        }
+        await server.stop()
+    }
+
+    @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func aFrameWearerIsAnsweredFromTheirDocumentsWithACitation() async throws {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(["Every Friday, ", "by the night crew [1]."]) : .chatCompletion("Coffee machine")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-docs-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let note = folder.appendingPathComponent("office.md")
+        try Data("""
+        # Office
+
+        ## Kitchen
+
+        The coffee machine on the third floor is cleaned every Friday by the night crew.
+
+        ## Post
+
+        Parcels are collected from the front desk at four in the afternoon.
+        """.utf8).write(to: note)
+        let env = [
+            "SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0",
+            "SIBYL_EMBEDDINGS_PROVIDER": "local",
+        ]
+        try await Self.withFrameAssistant(
+            environment: env,
+            configure: { $0.documents = DocumentScope() },
+            prepare: { runtime in
+                let added = try await runtime.addDocuments([note])
+                #expect(added.summary.failed.isEmpty)
+            }
+        ) { emulator, events, runtime in
+            try await Self.askFrame(emulator, wav: await Self.speech("How often is the coffee machine cleaned?"))
+            let answer = try await events.next { if case .answered(_, let answer, _) = $0 { answer } else { nil } }
+            #expect(answer.contains("Every Friday"), "\(answer)")
+            _ = try await Self.waitForFrameScreen(emulator) { $0.contains("night crew") }
+            // The model was given the passage that answers it, numbered for citing.
+            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            #expect(String(describing: request["messages"] ?? "").contains("cleaned every Friday by the night crew"))
+            let conversation = try #require(try await runtime.store.conversations(source: .glasses).first)
+            let saved = try await runtime.store.messages(in: conversation.conversation.id)
+            let citation = try #require(saved.last?.citations.first)
+            #expect(citation.number == 1)
+            #expect(citation.quote.contains("night crew"), "\(citation.quote)")
         }
         await server.stop()
     }
