@@ -385,7 +385,7 @@ let package = Package(
         .testTarget(
             name: "SibylServerTests",
             dependencies: [
-                "SibylServer", "Accounts", "Assistant", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines",
+                "SibylServer", "Accounts", "Assistant", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -87,7 +87,24 @@ def test_the_virtual_monocle_is_mirrored_in_the_page(stub_server, context):
     card = page.locator(".link-card[data-kind=emulator]")
     expect(card).to_be_visible(timeout=60_000)
     expect(card.locator(".link-state")).to_contain_text("running", timeout=120_000)
-    expect(page.locator(".monocle-screen")).to_contain_text("tap", ignore_case=True, timeout=60_000)
+    screen = page.locator(".monocle-screen")
+    expect(screen).to_have_attribute("aria-label", re.compile("tap", re.IGNORECASE), timeout=60_000)
+    # The screen is the server's drawing of it (640×400), with something drawn on the black.
+    image = screen.locator("img")
+    expect(image).to_have_attribute("src", re.compile(r"/glasses/emulator/screen\.png"))
+    image.evaluate("img => img.decode()")
+    assert image.evaluate("img => img.naturalWidth") == 640
+    lit = image.evaluate("""img => {
+        const canvas = document.createElement('canvas');
+        canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+        const context = canvas.getContext('2d');
+        context.drawImage(img, 0, 0);
+        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let lit = 0;
+        for (let i = 0; i < pixels.length; i += 4) if (pixels[i] + pixels[i + 1] + pixels[i + 2] > 0) lit += 1;
+        return lit;
+    }""")
+    assert lit > 500, f"only {lit} pixels are lit"
     expect(card).to_contain_text("Firmware")
     every_theme(page, "glasses")
     page.get_by_role("button", name="Stop it").click()

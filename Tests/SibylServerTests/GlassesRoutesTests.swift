@@ -7,6 +7,7 @@ import HummingbirdWSClient
 import HummingbirdTesting
 import LocalEngines
 import Logging
+import MonocleEmulator
 import NIOCore
 import SibylCore
 import Storage
@@ -154,7 +155,7 @@ struct GlassesRoutesTests {
             try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asAda, body: jsonBody([:])) { #expect($0.status == .conflict, "one each") }
             // Bo sees nothing of Ada's glasses and cannot drive them.
             try await client.execute(uri: "/api/v1/glasses", method: .get, headers: asBo) { #expect($0.array.isEmpty) }
-            for (method, uri) in [(HTTPRequest.Method.get, "/api/v1/glasses/emulator/screen"), (.post, "/api/v1/glasses/emulator/tap"), (.post, "/api/v1/glasses/emulator/hold"), (.delete, "/api/v1/glasses/emulator")] {
+            for (method, uri) in [(HTTPRequest.Method.get, "/api/v1/glasses/emulator/screen"), (.get, "/api/v1/glasses/emulator/screen.png"), (.post, "/api/v1/glasses/emulator/tap"), (.post, "/api/v1/glasses/emulator/hold"), (.delete, "/api/v1/glasses/emulator")] {
                 try await client.execute(uri: uri, method: method, headers: asBo) { #expect($0.status == .notFound, "\(method) \(uri)") }
             }
             try await waitUntilScreen(fixture, headers: asAda) { $0.contains { $0.lowercased().contains("tap") } }
@@ -166,6 +167,17 @@ struct GlassesRoutesTests {
             try await client.execute(uri: "/api/v1/glasses/emulator/microphone", method: .post, headers: formHeaders, body: form.buffer) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/api/v1/glasses/emulator/tap", method: .post, headers: asAda) { #expect($0.status == .accepted) }
             try await waitUntilScreen(fixture, headers: asAda) { $0.joined(separator: " ").contains("Paris") }
+            // The same screen drawn as the glasses show it.
+            try await client.execute(uri: "/api/v1/glasses/emulator/screen.png", method: .get, headers: asAda) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.headers[.cacheControl] == "no-store")
+                let png = Data(buffer: response.body)
+                #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+                // IHDR: width and height, big-endian, after the signature, length and type.
+                #expect(png.dropFirst(16).prefix(8) == Data([0, 0, 0x02, 0x80, 0, 0, 0x01, 0x90]), "640×400")
+                #expect(png != DisplayImage().png(), "the answer is drawn, not a blank screen")
+            }
             try await client.execute(uri: "/api/v1/glasses", method: .get, headers: asAda) { response in
                 let link = response.array.first
                 #expect(link?["kind"] as? String == "emulator")

@@ -87,6 +87,14 @@ struct GlassesRoutes: RouteCollectionAdding {
             let texts = frame?.texts ?? []
             return JSONBody(ScreenBody(lines: texts.compactMap(\.text), error: texts.last?.color == 0xAD2323))
         }
+        // The screen drawn as the glasses show it (640×400, true colours and positions, GNU Unifont).
+        group.get("glasses/emulator/screen.png") { request, context in
+            let frame = try await emulator(context).screen
+            let image = frame.map { DisplayImage($0) } ?? DisplayImage()
+            var response = try BytesBody(data: image.png(), contentType: "image/png").response(from: request, context: context)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
         group.post("glasses/emulator/tap") { _, context in
             try await emulator(context).tap()
             return Response(status: .accepted)

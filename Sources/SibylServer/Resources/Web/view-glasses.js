@@ -126,7 +126,11 @@ export async function renderGlasses({ show, toast }) {
   mode.addEventListener('change', () => { targetField.hidden = mode.value !== 'translator'; });
   const startButton = h('button', { type: 'button', i18n: 'glasses.startVirtual', onclick: startEmulator });
   const stopButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'glasses.stopVirtual', hidden: true, onclick: stopEmulator });
-  const screen = h('div', { class: 'monocle-screen', role: 'img', hidden: true, 'aria-label': t('glasses.screenEmpty') });
+  // The screen as the glasses draw it (a PNG from the server), described in words for screen readers.
+  const screenImage = h('img', { alt: '', width: 640, height: 400 });
+  const screen = h('div', { class: 'monocle-screen', role: 'img', hidden: true, 'aria-label': t('glasses.screenEmpty') }, screenImage);
+  let shownScreen = null;
+  let screenVersion = 0;
   const wearer = h('div', { class: 'row', hidden: true },
     h('button', { type: 'button', i18n: 'glasses.tap', onclick: () => act('tap') }),
     h('button', { type: 'button', class: 'quiet', i18n: 'glasses.hold', onclick: () => act('hold') }));
@@ -229,11 +233,17 @@ export async function renderGlasses({ show, toast }) {
       screen.hidden = !emulator;
       if (emulator) {
         const frame = await api('/glasses/emulator/screen');
-        screen.replaceChildren(...frame.lines.map((line) => h('p', {}, line)));
-        screen.classList.toggle('error', frame.error);
+        const key = JSON.stringify(frame);
+        if (key !== shownScreen) {
+          // Drawn again only when what it shows has changed.
+          shownScreen = key;
+          screenVersion += 1;
+          screenImage.src = `/api/v1/glasses/emulator/screen.png?v=${screenVersion}`;
+        }
         screen.setAttribute('aria-label', frame.lines.length ? t('glasses.screenShows', { text: frame.lines.join(' ') }) : t('glasses.screenEmpty'));
       } else {
-        screen.replaceChildren();
+        shownScreen = null;
+        screenImage.removeAttribute('src');
         screen.setAttribute('aria-label', t('glasses.screenEmpty'));
       }
     } catch {
