@@ -297,6 +297,7 @@ let package = Package(
                 "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PostgresStorage
 import SibylCore
+import TextEmbedding
 import VectorIndex
 
 /// `sibyl-bench stores`: the embedded HNSW index against pgvector's HNSW, on the same vectors in
@@ -11,7 +12,8 @@ struct StoresBenchmark: AsyncParsableCommand {
         commandName: "stores",
         abstract: "Vector search: the embedded HNSW index against pgvector's HNSW, on the same vectors, in one run.",
         discussion: """
-            Generates --count clustered, embedding-like vectors (seeded; see `vectors`), finds the exact \
+            Generates --count clustered, embedding-like vectors (seeded; see `vectors`), or embeds --passages \
+            with MiniLM for real ones, finds the exact \
             top-k of each query, then for each store: loads the vectors (pgvector: into a database of \
             its own on the server SIBYL_DATABASE_URL names, batched array parameters, before the index), \
             builds the HNSW index (M 16, efConstruction 64 on both sides), and sweeps ef, timing each \
@@ -25,6 +27,10 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Option(help: "Queries, each timed alone.") var queries = 300
     @Option(help: "Results per query.") var k = 10
     @Option(help: "Seed of the generated vectors.") var seed: UInt64 = 42
+    @Option(help: """
+        Real vectors instead of generated ones: all-MiniLM-L6-v2's vectors of this file's passages, one per line         (scripts/bench/make-real-passages.py FILE makes one from Debian's Python documentation and manual pages).         Of the first --count + --queries lines, --queries spread evenly are the queries and the rest the collection; the vectors are kept beside the file.
+        """)
+    var passages: String?
     @Option(help: "Threads for the embedded index's build.") var threads = 2
     @Option(help: "The ef values to sweep, ascending.") var efs = "10,16,24,32,40,48,64,80,100,128,160,200,256,320,400,512"
     @Option(help: "The recall@k at which the stores are compared.") var targetRecall = 0.95
@@ -62,8 +68,15 @@ struct StoresBenchmark: AsyncParsableCommand {
         }
         let efList = efs.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         say("CPU: \(CPUDescription.current)")
-        say("\(count) clustered \(dimension)-d vectors (synthetic, embedding-like), \(queries) queries, recall@\(k) against an exact scan")
-        let data = VectorBenchmarkData.make(.clustered, count: count, queryCount: queries, dimension: dimension, seed: seed)
+        let data: VectorBenchmarkData
+        if let passages {
+            guard dimension == MiniLMEmbedder.dimension else { throw ValidationError("--passages gives \(MiniLMEmbedder.dimension)-d vectors; leave --dimension out") }
+            say("\(count) passages of \(passages) as all-MiniLM-L6-v2 vectors (real), \(queries) other passages as queries, recall@\(k) against an exact scan")
+            data = try await RealVectors.load(passagesAt: passages, count: count, queries: queries)
+        } else {
+            say("\(count) clustered \(dimension)-d vectors (synthetic, embedding-like), \(queries) queries, recall@\(k) against an exact scan")
+            data = VectorBenchmarkData.make(.clustered, count: count, queryCount: queries, dimension: dimension, seed: seed)
+        }
         let rows = (0..<queries).map { Array(data.queries[($0 * dimension)..<(($0 + 1) * dimension)]) }
         let exact = ExactIndex(dimension: dimension, threads: threads, capacity: count)
         try exact.add(ids: (0..<Int64(count)).map { $0 }, contiguousVectors: data.base)
