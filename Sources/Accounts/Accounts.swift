@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Passwords are bcrypt hashes (`PasswordHasher`); sessions and tokens are 256-bit random
 /// secrets of which only SHA-256 hashes are stored. Failed sign-ins are throttled per name and
-/// per address (`LoginThrottle`) and all fail with the same message, in about the same time.
+/// per address (`LoginThrottling`) and all fail with the same message, in about the same time.
 public final class Accounts: Sendable {
     /// How long sessions last.
     public struct SessionPolicy: Sendable, Hashable {
@@ -24,13 +24,13 @@ public final class Accounts: Sendable {
     /// The database's path (":memory:" for tests).
     public var location: String { store.location }
     public let hasher: PasswordHasher
-    public let throttle: LoginThrottle
+    public let throttle: any LoginThrottling
     public let sessions: SessionPolicy
     private let now: @Sendable () -> Date
 
     /// Opens (creating it, owner-only) the accounts database at `path`.
     public convenience init(
-        path: String, hasher: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
+        path: String, hasher: PasswordHasher = PasswordHasher(), throttle: any LoginThrottling = LoginThrottle(),
         sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) throws {
         self.init(storage: try AccountStore(path: path), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
@@ -38,7 +38,7 @@ public final class Accounts: Sendable {
 
     /// Accounts kept in memory: for tests.
     public static func inMemory(
-        hasher: PasswordHasher = PasswordHasher(cost: 4), throttle: LoginThrottle = LoginThrottle(),
+        hasher: PasswordHasher = PasswordHasher(cost: 4), throttle: any LoginThrottling = LoginThrottle(),
         sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) throws -> Accounts {
         Accounts(storage: try AccountStore(inMemory: ()), hasher: hasher, throttle: throttle, sessions: sessions, now: now)
@@ -46,7 +46,7 @@ public final class Accounts: Sendable {
 
     /// Accounts kept in `storage` (the shared database's, say).
     public init(
-        storage store: any AccountStorage, hasher: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
+        storage store: any AccountStorage, hasher: PasswordHasher = PasswordHasher(), throttle: any LoginThrottling = LoginThrottle(),
         sessions: SessionPolicy = SessionPolicy(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.store = store
@@ -124,13 +124,13 @@ public final class Accounts: Sendable {
     /// Checks a name and password as a sign-in does (throttled, one message for every failure,
     /// an old hash upgraded), without opening a session: to confirm a password change.
     public func checkPassword(name: String, password: String, address: String) async throws -> Account {
-        try throttle.check(name: name, address: address)
+        try await throttle.check(name: name, address: address)
         let found = try await store.account(named: name)
         guard try await hasher.verify(password, against: found?.1), let (account, stored) = found else {
-            throttle.recordFailure(name: name, address: address)
+            try await throttle.recordFailure(name: name, address: address)
             throw AccountError.signInFailed
         }
-        throttle.recordSuccess(name: name)
+        try await throttle.recordSuccess(name: name)
         if hasher.needsRehash(stored) {
             try await store.setPasswordHash(try await hasher.hash(password), accountID: account.id, at: now(), endingSessions: false)
         }

@@ -1,11 +1,22 @@
 import Foundation
 import Synchronization
 
+/// Counts failed sign-ins and refuses more once there have been too many: `LoginThrottle` in this
+/// process's memory, or a table every instance on a shared database reads (PostgresStorage).
+public protocol LoginThrottling: Sendable {
+    /// Throws `AccountError.throttled` while the name or the address has no tries left.
+    func check(name: String, address: String) async throws
+    /// Counts a failed sign-in against the name and the address.
+    func recordFailure(name: String, address: String) async throws
+    /// A successful sign-in forgives the name's failures (not the address's).
+    func recordSuccess(name: String) async throws
+}
+
 /// Limits failed sign-ins, per account name and per client address, with token buckets: each
 /// failure takes a token, tokens come back at a steady rate, and an empty bucket refuses sign-ins
 /// (checked before the password is, so a throttled guess learns nothing). Names that have no
 /// account are counted the same way, so throttling does not reveal which names exist.
-public final class LoginThrottle: Sendable {
+public final class LoginThrottle: LoginThrottling {
     /// How many failures a bucket holds, and how fast they are forgiven.
     public struct Rule: Sendable, Hashable {
         public var burst: Int
@@ -62,8 +73,9 @@ public final class LoginThrottle: Sendable {
         _ = buckets.withLock { $0.removeValue(forKey: Self.key(name: name)) }
     }
 
-    private static func key(name: String) -> String { "name:" + name.lowercased() }
-    private static func key(address: String) -> String { "address:" + address }
+    /// The bucket of an account name (any case) and of a client address.
+    public static func key(name: String) -> String { "name:" + name.lowercased() }
+    public static func key(address: String) -> String { "address:" + address }
 
     private static func refilled(_ bucket: Bucket?, rule: Rule, at date: Date) -> Bucket {
         guard let bucket else { return Bucket(tokens: Double(rule.burst), at: date) }

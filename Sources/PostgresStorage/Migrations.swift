@@ -27,6 +27,7 @@ extension PostgresDatabase {
         conversationSchema,
         accountSchema,
         settingsSchema,
+        loginThrottleSchema,
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

@@ -263,3 +263,56 @@ struct LoginThrottleTests {
         try throttle.check(name: "fresh", address: "203.0.113.9")
     }
 }
+
+/// Sign-in throttling in the shared database: every instance counts into the same buckets.
+@Suite("Sign-in throttling shared by the instances", .enabled(if: TestDatabase.url != nil, "no test PostgreSQL (SIBYL_TEST_DATABASE_URL)"))
+struct PostgresLoginThrottleTests {
+    @Test func failuresThroughOneInstanceThrottleTheOtherUntilForgiven() async throws {
+        try await TestDatabase.withMigrated { database in
+            let rules = (account: LoginThrottle.Rule(burst: 3, refillSeconds: 2), address: LoginThrottle.Rule(burst: 100, refillSeconds: 60))
+            let first = PostgresLoginThrottle(database: database, perAccount: rules.account, perAddress: rules.address)
+            let second = PostgresLoginThrottle(database: database, perAccount: rules.account, perAddress: rules.address)
+            try await first.check(name: "ada", address: "192.0.2.1")
+            try await first.recordFailure(name: "ada", address: "192.0.2.1")
+            try await second.recordFailure(name: "ADA", address: "192.0.2.2")
+            try await first.check(name: "ada", address: "192.0.2.3")
+            try await second.recordFailure(name: "ada", address: "192.0.2.3")
+            for throttle in [first, second] {
+                let refused = await #expect(throws: AccountError.self) { try await throttle.check(name: "Ada", address: "192.0.2.4") }
+                guard case .throttled(let wait)? = refused else {
+                    Issue.record("expected throttling, got \(String(describing: refused))")
+                    return
+                }
+                #expect((1...2).contains(wait), "one token comes back in 2 s: \(wait)")
+            }
+            try await second.check(name: "bo", address: "192.0.2.4")
+            // A success through either forgives the name.
+            try await second.recordSuccess(name: "ada")
+            try await first.check(name: "ada", address: "192.0.2.4")
+            // Tokens come back with the database's clock: after the refill time, one more try.
+            for _ in 0..<3 { try await first.recordFailure(name: "ada", address: "192.0.2.5") }
+            await #expect(throws: AccountError.self) { try await second.check(name: "ada", address: "192.0.2.5") }
+            try await Task.sleep(for: .milliseconds(2_200))
+            try await second.check(name: "ada", address: "192.0.2.5")
+        }
+    }
+
+    @Test func failuresCountedAtOnceByBothInstancesAreAllCounted() async throws {
+        try await TestDatabase.withMigrated { database in
+            let rules = (account: LoginThrottle.Rule(burst: 5, refillSeconds: 60), address: LoginThrottle.Rule(burst: 20, refillSeconds: 3_600))
+            let throttles = (0..<2).map { _ in PostgresLoginThrottle(database: database, perAccount: rules.account, perAddress: rules.address) }
+            // 19 failures from one address under different names, at once through both: one try is left…
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<19 {
+                    group.addTask { try await throttles[index % 2].recordFailure(name: "user\(index)", address: "198.51.100.9") }
+                }
+                try await group.waitForAll()
+            }
+            try await throttles[0].check(name: "fresh", address: "198.51.100.9")
+            // …and the twentieth takes it.
+            try await throttles[1].recordFailure(name: "user19", address: "198.51.100.9")
+            await #expect(throws: AccountError.self) { try await throttles[0].check(name: "fresh", address: "198.51.100.9") }
+            await #expect(throws: AccountError.self) { try await throttles[1].check(name: "other", address: "198.51.100.9") }
+        }
+    }
+}

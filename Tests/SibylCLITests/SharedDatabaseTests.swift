@@ -239,6 +239,19 @@ struct SharedDatabaseTests {
             #expect(try await first.run(["users", "reset-password", "ada", "--password-stdin"], input: "another good passphrase\n").status == 0)
             #expect(try await Self.get("\(bases[0])/auth/session", header: ("Cookie", cookie)).status == 401)
             #expect(try await Self.get("\(bases[1])/auth/session", header: ("Cookie", cookie)).status == 401)
+            // Wrong passwords spread over both instances count together: after five, the right one
+            // is refused on either until a minute has passed.
+            func signInStatus(_ base: String, _ password: String) async throws -> Int {
+                var request = URLRequest(url: URL(string: "\(base)/auth/session")!, timeoutInterval: 60)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = try JSONSerialization.data(withJSONObject: ["name": "ada", "password": password])
+                let (_, response) = try await URLSession(configuration: configuration).data(for: request)
+                return (response as? HTTPURLResponse)?.statusCode ?? 0
+            }
+            for attempt in 0..<5 { #expect(try await signInStatus(bases[attempt % 2], "wrong guess \(attempt)") == 401) }
+            #expect(try await signInStatus(bases[0], "another good passphrase") == 429)
+            #expect(try await signInStatus(bases[1], "another good passphrase") == 429)
         }
     }
 

@@ -71,9 +71,13 @@ public final class SharedDatabase: Sendable {
         PostgresConversationStore(database: database, owner: owner, lease: lease) { try await self.ready() }
     }
 
-    /// The accounts, their sessions and API tokens: one set for every instance on the database.
+    /// The accounts, their sessions and API tokens, and the count of failed sign-ins: one of each
+    /// for every instance on the database.
     public func accounts() -> Accounts {
-        Accounts(storage: PostgresAccountStore(database: database) { try await self.ready() })
+        Accounts(
+            storage: PostgresAccountStore(database: database) { try await self.ready() },
+            throttle: PostgresLoginThrottle(database: database) { try await self.ready() }
+        )
     }
 
     /// Deletes an account's documents, conversations, personas and log (the account was removed).
