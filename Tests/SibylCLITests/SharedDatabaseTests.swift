@@ -249,9 +249,17 @@ struct SharedDatabaseTests {
                 let (_, response) = try await URLSession(configuration: configuration).data(for: request)
                 return (response as? HTTPURLResponse)?.statusCode ?? 0
             }
+            let started = ContinuousClock.now
             for attempt in 0..<5 { #expect(try await signInStatus(bases[attempt % 2], "wrong guess \(attempt)") == 401) }
-            #expect(try await signInStatus(bases[0], "another good passphrase") == 429)
-            #expect(try await signInStatus(bases[1], "another good passphrase") == 429)
+            let rightThroughFirst = try await signInStatus(bases[0], "another good passphrase")
+            let rightThroughSecond = try await signInStatus(bases[1], "another good passphrase")
+            // A try comes back a minute after a failure: only a machine that stalled that long could see one.
+            if ContinuousClock.now - started < .seconds(50) {
+                #expect(rightThroughFirst == 429)
+                #expect(rightThroughSecond == 429)
+            } else {
+                print("[shared database] the sign-ins took over 50 s; a try may have come back, so the 429s are not checked")
+            }
         }
     }
 
