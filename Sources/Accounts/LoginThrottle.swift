@@ -26,6 +26,24 @@ public final class LoginThrottle: LoginThrottling {
             self.burst = burst
             self.refillSeconds = refillSeconds
         }
+
+        /// 5 failures per account name, then one try a minute.
+        public static let perAccount = Rule(burst: 5, refillSeconds: 60)
+        /// 20 failures per client address, then one try every 3 s.
+        public static let perAddress = Rule(burst: 20, refillSeconds: 3)
+
+        /// The tokens a bucket that held `tokens` holds `seconds` later.
+        public func tokens(_ tokens: Double, after seconds: Double) -> Double {
+            min(Double(burst), tokens + max(0, seconds) / refillSeconds)
+        }
+
+        /// Seconds until a bucket holding `tokens` has a whole one (0 when it has).
+        public func wait(holding tokens: Double) -> Double {
+            tokens >= 1 ? 0 : (1 - tokens) * refillSeconds
+        }
+
+        /// How long an empty bucket takes to fill: a bucket untouched that long is as good as new.
+        public var fillSeconds: Double { Double(burst) * refillSeconds }
     }
 
     public let perAccount: Rule
@@ -40,7 +58,7 @@ public final class LoginThrottle: LoginThrottling {
 
     /// 5 failures per account, then one try a minute; 20 per address, then one every 3 s.
     public init(
-        perAccount: Rule = Rule(burst: 5, refillSeconds: 60), perAddress: Rule = Rule(burst: 20, refillSeconds: 3),
+        perAccount: Rule = .perAccount, perAddress: Rule = .perAddress,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.perAccount = perAccount
@@ -79,8 +97,7 @@ public final class LoginThrottle: LoginThrottling {
 
     private static func refilled(_ bucket: Bucket?, rule: Rule, at date: Date) -> Bucket {
         guard let bucket else { return Bucket(tokens: Double(rule.burst), at: date) }
-        let gained = max(0, date.timeIntervalSince(bucket.at)) / rule.refillSeconds
-        return Bucket(tokens: min(Double(rule.burst), bucket.tokens + gained), at: date)
+        return Bucket(tokens: rule.tokens(bucket.tokens, after: date.timeIntervalSince(bucket.at)), at: date)
     }
 
     /// Seconds until the bucket has a token again (0 when it has one).
@@ -88,7 +105,7 @@ public final class LoginThrottle: LoginThrottling {
         guard buckets[key] != nil else { return 0 }
         let bucket = refilled(buckets[key], rule: rule, at: date)
         buckets[key] = bucket
-        return bucket.tokens >= 1 ? 0 : (1 - bucket.tokens) * rule.refillSeconds
+        return rule.wait(holding: bucket.tokens)
     }
 
     private static func take(_ buckets: inout [String: Bucket], key: String, rule: Rule, at date: Date) {
@@ -99,7 +116,7 @@ public final class LoginThrottle: LoginThrottling {
 
     /// Forgets buckets that have refilled, so that a flood of names cannot grow memory for ever.
     private static func dropFull(_ buckets: inout [String: Bucket], at date: Date, rules: [Rule]) {
-        let slowest = rules.map { Double($0.burst) * $0.refillSeconds }.max() ?? 0
+        let slowest = rules.map(\.fillSeconds).max() ?? 0
         buckets = buckets.filter { date.timeIntervalSince($0.value.at) < slowest }
     }
 }

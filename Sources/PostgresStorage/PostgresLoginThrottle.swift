@@ -29,7 +29,7 @@ public final class PostgresLoginThrottle: LoginThrottling, SharedTables {
 
     public init(
         database: PostgresDatabase,
-        perAccount: LoginThrottle.Rule = LoginThrottle().perAccount, perAddress: LoginThrottle.Rule = LoginThrottle().perAddress,
+        perAccount: LoginThrottle.Rule = .perAccount, perAddress: LoginThrottle.Rule = .perAddress,
         ready: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.database = database
@@ -39,17 +39,17 @@ public final class PostgresLoginThrottle: LoginThrottling, SharedTables {
     }
 
     public func check(name: String, address: String) async throws {
-        let buckets = [(LoginThrottle.key(name: name), perAccount), (LoginThrottle.key(address: address), perAddress)]
+        let rules = [LoginThrottle.key(name: name): perAccount, LoginThrottle.key(address: address): perAddress]
         let wait = try await calling {
+            // Both buckets in one query; a bucket that is not there is full.
+            let rows = try await database.client.query(
+                "SELECT key, tokens, extract(epoch FROM clock_timestamp() - at)::float8 FROM ac_login_bucket WHERE key = ANY(\(Array(rules.keys)))",
+                logger: logger
+            )
             var longest = 0.0
-            for (key, rule) in buckets {
-                let rows = try await database.client.query(
-                    "SELECT tokens, extract(epoch FROM clock_timestamp() - at)::float8 FROM ac_login_bucket WHERE key = \(key)", logger: logger
-                )
-                for try await (tokens, elapsed) in rows.decode((Double, Double).self) {
-                    let now = min(Double(rule.burst), tokens + max(0, elapsed) / rule.refillSeconds)
-                    if now < 1 { longest = max(longest, (1 - now) * rule.refillSeconds) }
-                }
+            for try await (key, tokens, elapsed) in rows.decode((String, Double, Double).self) {
+                guard let rule = rules[key] else { continue }
+                longest = max(longest, rule.wait(holding: rule.tokens(tokens, after: elapsed)))
             }
             return longest
         }
@@ -73,7 +73,7 @@ public final class PostgresLoginThrottle: LoginThrottling, SharedTables {
             // Buckets that have refilled are forgotten, so that a flood of names cannot grow the
             // table for ever (now and then: it is a scan of the table's oldest rows).
             if Int.random(in: 0..<50) == 0 {
-                let full = [perAccount, perAddress].map { Double($0.burst) * $0.refillSeconds }.max() ?? 0
+                let full = max(perAccount.fillSeconds, perAddress.fillSeconds)
                 try await connection.query(
                     "DELETE FROM ac_login_bucket WHERE at < clock_timestamp() - make_interval(secs => \(full))", logger: logger
                 )
