@@ -103,12 +103,8 @@ extension GlassesEndToEndTests {
 
     @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func aDoubleTapAsksAboutAPhotoWithTheVisionModel() async throws {
-        let server = try await OpenAITestServer.start()
-        server.handle("/v1/chat/completions") { request in
-            request.json?["stream"] as? Bool == true ? .chatStream(["A red ", "mug on a desk."]) : .chatCompletion("Mug")
-        }
-        let env = ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
-        try await Self.withFrameAssistant(environment: env, visionModel: "test-vision") { emulator, events, _ in
+        let (server, environment) = try await Self.scriptedModel(answer: ["A red ", "mug on a desk."], title: "Mug")
+        try await Self.withFrameAssistant(environment: environment, visionModel: "test-vision") { emulator, events, _ in
             let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 13) & 0xFE }) + Data([0xFF, 0xD9])
             emulator.setCameraImage(jpeg: jpeg)
             let samples = try AudioResampling.speechPCM16(fromWAV: await Self.speech("What is this?"))
@@ -120,7 +116,7 @@ extension GlassesEndToEndTests {
             try await Task.sleep(for: .seconds(Double(samples.count) / 16_000 + 0.8))
             try await emulator.tap()
             _ = try await Self.waitForFrameScreen(emulator) { $0.contains("red mug") }
-            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let request = try Self.firstStreamedRequest(to: server)
             #expect(request["model"] as? String == "test-vision")
             let body = String(describing: request["messages"] ?? "")
             #expect(body.contains("data:image/jpeg;base64,\(jpeg.base64EncodedString().prefix(40))"))
@@ -131,17 +127,13 @@ extension GlassesEndToEndTests {
 
     @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func translatorModeOnFrameTranslatesWhatTheWearerSays() async throws {
-        let server = try await OpenAITestServer.start()
-        server.handle("/v1/chat/completions") { request in
-            request.json?["stream"] as? Bool == true ? .chatStream(["Good morning, ", "the weather is nice today."]) : .chatCompletion("Weather")
-        }
-        let env = ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
-        try await Self.withFrameAssistant(environment: env, configure: { $0.translateTo = "English"; $0.language = "de" }) { emulator, events, _ in
+        let (server, environment) = try await Self.scriptedModel(answer: ["Good morning, ", "the weather is nice today."], title: "Weather")
+        try await Self.withFrameAssistant(environment: environment, configure: { $0.translateTo = "English"; $0.language = "de" }) { emulator, events, _ in
             try await Self.askFrame(emulator, wav: await Self.speech("Guten Morgen, das Wetter ist heute schön.", voice: "de"))
             let heard = try await events.next { if case .heard(let text) = $0 { text } else { nil } }
             #expect(heard.lowercased().contains("morgen"), "\(heard)")
             _ = try await Self.waitForFrameScreen(emulator) { $0.contains("weather is nice today") }
-            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let request = try Self.firstStreamedRequest(to: server)
             let messages = try #require(request["messages"] as? [[String: Any]])
             #expect((messages.first?["content"] as? String)?.contains("Translate each message the user sends into English") == true)
             #expect((messages.last?["content"] as? String)?.lowercased().contains("morgen") == true)
@@ -151,10 +143,7 @@ extension GlassesEndToEndTests {
 
     @Test(.enabled(if: Self.enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func aFrameWearerIsAnsweredFromTheirDocumentsWithACitation() async throws {
-        let server = try await OpenAITestServer.start()
-        server.handle("/v1/chat/completions") { request in
-            request.json?["stream"] as? Bool == true ? .chatStream(["Every Friday, ", "by the night crew [1]."]) : .chatCompletion("Coffee machine")
-        }
+        let (server, environment) = try await Self.scriptedModel(answer: ["Every Friday, ", "by the night crew [1]."], title: "Coffee machine")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-docs-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -170,12 +159,8 @@ extension GlassesEndToEndTests {
 
         Parcels are collected from the front desk at four in the afternoon.
         """.utf8).write(to: note)
-        let env = [
-            "SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0",
-            "SIBYL_EMBEDDINGS_PROVIDER": "local",
-        ]
         try await Self.withFrameAssistant(
-            environment: env,
+            environment: environment.merging(["SIBYL_EMBEDDINGS_PROVIDER": "local"]) { $1 },
             configure: { $0.documents = DocumentScope() },
             prepare: { runtime in
                 let added = try await runtime.addDocuments([note])
@@ -187,7 +172,7 @@ extension GlassesEndToEndTests {
             #expect(answer.contains("Every Friday"), "\(answer)")
             _ = try await Self.waitForFrameScreen(emulator) { $0.contains("night crew") }
             // The model was given the passage that answers it, numbered for citing.
-            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let request = try Self.firstStreamedRequest(to: server)
             #expect(String(describing: request["messages"] ?? "").contains("cleaned every Friday by the night crew"))
             let conversation = try #require(try await runtime.store.conversations(source: .glasses).first)
             let saved = try await runtime.store.messages(in: conversation.conversation.id)

@@ -77,6 +77,21 @@ struct GlassesEndToEndTests {
         await runtime.shutdown()
     }
 
+    /// A scripted model server: a streamed request is answered with `answer` in pieces, any other
+    /// (the title) with `title`; and the environment that points Sibyl's chat at it.
+    static func scriptedModel(answer: [String], title: String) async throws -> (server: OpenAITestServer, environment: [String: String]) {
+        let server = try await OpenAITestServer.start()
+        server.handle("/v1/chat/completions") { request in
+            request.json?["stream"] as? Bool == true ? .chatStream(answer) : .chatCompletion(title)
+        }
+        return (server, ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"])
+    }
+
+    /// The first streamed chat request the scripted model received.
+    static func firstStreamedRequest(to server: OpenAITestServer) throws -> [String: Any] {
+        try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+    }
+
     /// Speech a little slower than espeak-ng's default, as people speak to a voice assistant: the
     /// glasses' 8-bit, 8 kHz microphone leaves Whisper little margin with fast synthetic speech.
     static func speech(_ text: String, voice: String? = nil) async throws -> Data {
@@ -114,20 +129,17 @@ struct GlassesEndToEndTests {
 
     @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func translatorModeTranslatesWhatTheWearerSays() async throws {
-        let server = try await OpenAITestServer.start()
-        server.handle("/v1/chat/completions") { request in
-            request.json?["stream"] as? Bool == true ? .chatStream(["Good morning, ", "the weather is nice today."]) : .chatCompletion("Weather")
-        }
+        let (server, environment) = try await Self.scriptedModel(answer: ["Good morning, ", "the weather is nice today."], title: "Weather")
         var options = GlassesAssistant.Options()
         options.mode = .translator(target: "English")
         options.language = "de"
-        try await Self.withAssistant(environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"], options: options) { glasses, events, _ in
+        try await Self.withAssistant(environment: environment, options: options) { glasses, events, _ in
             try await glasses.speak(wav: Self.speech("Guten Morgen, das Wetter ist heute schön.", voice: "de"))
             await glasses.tap()
             let heard = try await events.next { if case .heard(let text) = $0 { text } else { nil } }
             #expect(heard.lowercased().contains("morgen"), "\(heard)")
             _ = try await glasses.waitForScreen { $0.lines.joined(separator: " ").contains("weather is nice today") }
-            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let request = try Self.firstStreamedRequest(to: server)
             let messages = try #require(request["messages"] as? [[String: Any]])
             #expect((messages.first?["content"] as? String)?.contains("Translate each message the user sends into English") == true)
             #expect((messages.last?["content"] as? String)?.lowercased().contains("morgen") == true)
@@ -168,13 +180,10 @@ struct GlassesEndToEndTests {
 
     @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func aPhotoAndItsSpokenQuestionGoToTheVisionModel() async throws {
-        let server = try await OpenAITestServer.start()
-        server.handle("/v1/chat/completions") { request in
-            request.json?["stream"] as? Bool == true ? .chatStream(["A red ", "bicycle."]) : .chatCompletion("Photo")
-        }
+        let (server, environment) = try await Self.scriptedModel(answer: ["A red ", "bicycle."], title: "Photo")
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + (0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* 37) } + [0xFF, 0xD9])
         try await Self.withAssistant(
-            environment: ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"],
+            environment: environment,
             visionModel: "test-vision-model"
         ) { glasses, events, runtime in
             await glasses.photo(jpeg: jpeg)
@@ -183,7 +192,7 @@ struct GlassesEndToEndTests {
             let answer = try await events.next { if case .answered(_, let answer, _) = $0 { answer } else { nil } }
             #expect(answer == "A red bicycle.")
             _ = try await glasses.waitForScreen { $0.lines.joined(separator: " ").contains("A red bicycle.") }
-            let request = try #require(server.requests(to: "/v1/chat/completions").compactMap(\.json).first { $0["stream"] as? Bool == true })
+            let request = try Self.firstStreamedRequest(to: server)
             #expect(request["model"] as? String == "test-vision-model")
             let question = try #require((request["messages"] as? [[String: Any]])?.last)
             let parts = try #require(question["content"] as? [[String: Any]])
