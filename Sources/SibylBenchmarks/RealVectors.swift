@@ -30,7 +30,7 @@ enum RealVectors {
         // Named by the file's contents and the lines chosen: an edited file is embedded again.
         let digest = SHA256.hash(data: contents).prefix(8).map { String(format: "%02x", $0) }.joined()
         let cache = file.deletingLastPathComponent().appendingPathComponent("\(file.lastPathComponent).minilm-\(digest)-\(count)-\(queries).f32")
-        var vectors: [Float]
+        let vectors: [Float]
         if let kept = try? Data(contentsOf: cache), kept.count == chosen.count * dimension * MemoryLayout<Float>.size {
             say("reusing the MiniLM vectors in \(cache.path)")
             vectors = kept.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

@@ -13,8 +13,7 @@ struct StoresBenchmark: AsyncParsableCommand {
         abstract: "Vector search: the embedded HNSW index against pgvector's HNSW, on the same vectors, in one run.",
         discussion: """
             Generates --count clustered, embedding-like vectors (seeded; see `vectors`), or embeds --passages \
-            with MiniLM for real ones, finds the exact \
-            top-k of each query, then for each store: loads the vectors (pgvector: into a database of \
+            with MiniLM for real ones, finds the exact top-k of each query, then for each store: loads the vectors (pgvector: into a database of \
             its own on the server SIBYL_DATABASE_URL names, batched array parameters, before the index), \
             builds the HNSW index (M 16, efConstruction 64 on both sides), and sweeps ef, timing each \
             query alone (one thread, as a request does) until recall@k reaches --target-recall. \
@@ -28,7 +27,10 @@ struct StoresBenchmark: AsyncParsableCommand {
     @Option(help: "Results per query.") var k = 10
     @Option(help: "Seed of the generated vectors.") var seed: UInt64 = 42
     @Option(help: """
-        Real vectors instead of generated ones: all-MiniLM-L6-v2's vectors of this file's passages, one per line         (scripts/bench/make-real-passages.py FILE makes one from Debian's Python documentation and manual pages).         Of the first --count + --queries lines, --queries spread evenly are the queries and the rest the collection; the vectors are kept beside the file.
+        Real vectors instead of generated ones: all-MiniLM-L6-v2's vectors of this file's passages, one per line \
+        (scripts/bench/make-real-passages.py FILE makes one from Debian's Python documentation and manual pages). \
+        Of the first --count + --queries lines, --queries spread evenly are the queries and the rest the collection; \
+        the vectors are kept beside the file.
         """)
     var passages: String?
     @Option(help: "Threads for the embedded index's build.") var threads = 2
