@@ -10,20 +10,11 @@ public struct DocumentGrounder: Sendable {
     /// How many passages an answer gets.
     public var passages: Int
 
-    /// The similarity a passage needs by default (`docs.threshold`).
-    public static let defaultThreshold = 0.3
-    /// Passages an answer gets by default (`docs.passages`).
-    public static let defaultPassages = 5
-    /// Passages an answer from the local chat model gets by default: it reads about 90 prompt
-    /// tokens a second on 2 cores. On the python3.11-doc answer set (README) 3 passages keep the
-    /// first word within 10 s; 4 were slower and no more often right.
-    public static let localPassages = 3
-
     /// A passage's successor in its section at most this long is given along with it: the short
     /// end of a section (a closing "New in version 3.5.", a "See also") belongs to what precedes it.
     public static let tailTokens = 160
 
-    public init(retriever: Retriever, threshold: Double = DocumentGrounder.defaultThreshold, passages: Int = DocumentGrounder.defaultPassages) {
+    public init(retriever: Retriever, threshold: Double = RetrievalDefaults.threshold, passages: Int = RetrievalDefaults.passages) {
         self.retriever = retriever
         self.threshold = threshold
         self.passages = passages

@@ -1,12 +1,9 @@
+import SibylCore
+
 /// How the conversation engine asks the model.
 public struct EngineOptions: Sendable {
     /// How new conversations get their title.
-    public enum TitleStyle: String, Sendable {
-        /// Ask the chat model for a short title, falling back to the first words.
-        case model
-        /// The first words of the first question.
-        case firstWords = "first-words"
-    }
+    public typealias TitleStyle = SibylCore.TitleStyle
 
     /// The chat model, unless the persona names its own.
     public var model: String

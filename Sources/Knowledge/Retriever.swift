@@ -13,29 +13,20 @@ public enum SearchMode: String, Sendable, CaseIterable, Codable {
     case lexical
 }
 
-/// How hybrid search combines the two rankings.
-public enum FusionMethod: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Reciprocal-rank fusion: Σ weight / (k + rank); ignores how far apart the scores are.
-    case rank
-    /// Weighted sum of each ranking's scores, min-max scaled to 0…1 over its candidates.
-    case score
-}
-
 /// Settings for retrieval.
 public struct RetrievalOptions: Sendable, Hashable {
     /// The `k` of reciprocal-rank fusion: score = Σ weight / (k + rank).
-    public var fusionK: Double = 60
-    public var vectorWeight: Double = 1
-    /// BM25 counts for less: on the Python FAQ set, vectors alone score nDCG@10 0.887 and BM25 0.707;
-    /// a fifth of the weight lets BM25 break ties without pulling good vector matches down.
-    public var lexicalWeight: Double = 0.2
+    public var fusionK: Double
+    public var vectorWeight: Double
+    /// BM25 counts for less (see `RetrievalDefaults.lexicalWeight`).
+    public var lexicalWeight: Double
     /// Candidates taken from each ranking before fusion.
-    public var candidates: Int = 50
+    public var candidates: Int
     /// Exact search, HNSW, or chosen by collection size (HNSW from 20,000 passages).
-    public var index: IndexChoice = .automatic
-    public var fusion: FusionMethod = .score
+    public var index: IndexChoice
+    public var fusion: FusionMethod
 
-    public init(fusionK: Double = 60, vectorWeight: Double = 1, lexicalWeight: Double = 0.2, candidates: Int = 50, index: IndexChoice = .automatic, fusion: FusionMethod = .score) {
+    public init(fusionK: Double = 60, vectorWeight: Double = RetrievalDefaults.vectorWeight, lexicalWeight: Double = RetrievalDefaults.lexicalWeight, candidates: Int = 50, index: IndexChoice = .automatic, fusion: FusionMethod = .score) {
         self.fusion = fusion
         self.fusionK = fusionK
         self.vectorWeight = vectorWeight

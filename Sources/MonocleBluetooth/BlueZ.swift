@@ -1,6 +1,7 @@
 import FrameProtocol
 import Foundation
 import Monocle
+import SibylCore
 import Synchronization
 
 /// What a BlueZ transport knows of its link.
@@ -209,12 +210,6 @@ public struct BlueZScanner: Sendable {
         }
         .sorted { ($0.rssi ?? -200) > ($1.rssi ?? -200) }
     }
-}
-
-/// Which kind of Brilliant Labs glasses a device is.
-public enum GlassesKind: String, Sendable, Hashable, CaseIterable {
-    case monocle
-    case frame
 }
 
 /// Glasses of either kind seen while scanning.

@@ -6,6 +6,8 @@ import FrameGlasses
 import Monocle
 import MonocleBluetooth
 import MonocleEmulator
+import SibylConfig
+import SibylCore
 import Synchronization
 
 /// `sibyl glasses`: Monocle or Frame glasses: link them to Sibyl, and work on their REPL and files.
@@ -63,7 +65,7 @@ struct GlassesCommand: AsyncParsableCommand {
                     await glasses.powerOff()
                 }
             }
-            guard let address = runtime.settings.value("glasses.device") else {
+            guard let address = runtime.settings[.glassesDevice] else {
                 throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
             }
             let bus = try BluetoothSupport.bus()

@@ -6,6 +6,7 @@ import FrameGlasses
 import FrameProtocol
 import MonocleBluetooth
 import MonocleRelay
+import SibylConfig
 import SibylCore
 import Synchronization
 
@@ -54,7 +55,7 @@ extension GlassesCommand {
         func run() async throws {
             var monocle: MonocleCommand.Emulate?
             try await global.withRuntime { runtime in
-                let kind = kind ?? GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "") ?? .monocle
+                let kind = kind ?? runtime.settings[.glassesKind]
                 guard kind == .frame else {
                     monocle = try MonocleCommand.Emulate.parse((app.map { ["--scripts", $0] } ?? []) + (listen.map { ["--listen", String($0)] } ?? []))
                     return

@@ -6,12 +6,14 @@ import FrameGlasses
 import FrameProtocol
 import MonocleBluetooth
 import MonocleEmulator
+import SibylConfig
+import SibylCore
 import Synchronization
 
 extension GlassesCommand.Target {
     /// The kind asked for, else the paired kind (`glasses.kind`), else Monocle.
     func resolvedKind(_ runtime: SibylRuntime) -> GlassesKind {
-        kind ?? GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "") ?? .monocle
+        kind ?? runtime.settings[.glassesKind]
     }
 
     /// The virtual Frame's flash, shared with `glasses connect --emulator --kind frame`.
@@ -41,7 +43,7 @@ extension GlassesCommand.Target {
                 _ = transport
             }
         }
-        guard let address = runtime.settings.value("glasses.device"), runtime.settings.value("glasses.kind") == GlassesKind.frame.rawValue else {
+        guard let address = runtime.settings[.glassesDevice], runtime.settings[.glassesKind] == .frame else {
             throw CLIError("No Frame is paired yet.", hint: "Hold your Frame near and run: sibyl glasses pair (or try --emulator)")
         }
         let bus = try BluetoothSupport.bus()

@@ -6,6 +6,8 @@ import FrameGlasses
 import Monocle
 import MonocleBluetooth
 import MonocleEmulator
+import SibylConfig
+import SibylCore
 import Synchronization
 
 /// How answers are made on the glasses; the same for `monocle connect` and `glasses connect`.
@@ -93,10 +95,10 @@ enum GlassesConnection {
 
     /// The paired glasses: their kind and address, or a hint to pair.
     static func paired(_ runtime: SibylRuntime) throws -> (kind: GlassesKind, address: String) {
-        guard let address = runtime.settings.value("glasses.device") else {
+        guard let address = runtime.settings[.glassesDevice] else {
             throw CLIError("No glasses are paired yet.", hint: "Hold your Monocle or Frame near and run: sibyl glasses pair (or try --emulator)")
         }
-        return (GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "monocle") ?? .monocle, address)
+        return (runtime.settings[.glassesKind], address)
     }
 }
 
@@ -168,7 +170,7 @@ extension GlassesCommand {
         func run() async throws {
             try await global.withRuntime { runtime in
                 if emulator {
-                    let kind = kind ?? GlassesKind(rawValue: runtime.settings.value("glasses.kind") ?? "") ?? .monocle
+                    let kind = kind ?? runtime.settings[.glassesKind]
                     switch kind {
                     case .monocle:
                         try await GlassesConnection.monocleEmulator(runtime, emulatorOptions: emulatorOptions, options: answers.sessionOptions, verbose: global.verbose)

@@ -253,7 +253,7 @@ struct MonocleCommand: AsyncParsableCommand {
                     powerOff: { await glasses.powerOff() }, close: {}
                 )
             }
-            guard let address = runtime.settings.value("glasses.device") else {
+            guard let address = runtime.settings[.glassesDevice] else {
                 throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
             }
             let bus = try BluetoothSupport.bus()
@@ -415,7 +415,7 @@ extension MonocleCommand.Connect {
 
     /// Real glasses over BlueZ: the paired Monocle, until `quit` or the end of input.
     func runBluetooth(_ runtime: SibylRuntime) async throws {
-        guard let address = runtime.settings.value("glasses.device") else {
+        guard let address = runtime.settings[.glassesDevice] else {
             throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
         }
         try await GlassesConnection.bluetooth(runtime, kind: .monocle, address: address, app: try emulatorOptions.app(), options: sessionOptions)
@@ -448,7 +448,7 @@ enum BluetoothSupport {
 
     /// The Bluetooth adapter the settings name (`glasses.adapter`, hci0 by default).
     static func adapter(_ runtime: SibylRuntime) -> String {
-        runtime.settings.value("glasses.adapter") ?? ConfigKey.named("glasses.adapter")?.defaultValue ?? "hci0"
+        runtime.settings[.glassesAdapter]
     }
 
     /// Remembers the glasses held closest (stronger than −65 dBm) as the user's: their address and
@@ -472,8 +472,8 @@ enum BluetoothSupport {
                 hint: "Hold \(kind == nil ? "them" : "it") next to the computer and try again; `sibyl \(command) scan` shows what is in reach."
             )
         }
-        try await runtime.setSetting("glasses.device", to: address)
-        try await runtime.setSetting("glasses.kind", to: found.rawValue)
+        try await runtime.setSetting(.glassesDevice, to: address)
+        try await runtime.setSetting(.glassesKind, to: found)
         Terminal.print("Paired with the \(found.displayName) \(address). Connect with: sibyl \(command) connect")
     }
 }
@@ -499,7 +499,7 @@ extension MonocleCommand {
                     Terminal.print("No Monocle found. Is it charged and out of its case?")
                     return
                 }
-                let paired = runtime.settings.value("glasses.device")?.uppercased()
+                let paired = runtime.settings[.glassesDevice]?.uppercased()
                 for monocle in found {
                     let mark = monocle.address.uppercased() == paired ? "  (paired)" : ""
                     Terminal.print("\(monocle.address)  \(monocle.rssi.map { "\($0) dBm" } ?? "? dBm")  \(monocle.name)\(mark)")
@@ -531,9 +531,9 @@ extension MonocleCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let previous = runtime.settings.value("glasses.device")
-                try await runtime.unsetSetting("glasses.device")
-                try await runtime.unsetSetting("glasses.kind")
+                let previous = runtime.settings[.glassesDevice]
+                try await runtime.unsetSetting(.glassesDevice)
+                try await runtime.unsetSetting(.glassesKind)
                 Terminal.print(previous.map { "Forgot the Monocle \($0)." } ?? "No Monocle was paired.")
             }
         }

@@ -1,3 +1,5 @@
+import SibylCore
+
 /// Everything needed to reach the provider of one capability.
 public struct ProviderSettings: Sendable, Hashable {
     public var capability: CapabilityKind
@@ -29,14 +31,14 @@ extension Settings {
     /// Resolves provider, model and key for a capability. On a shared server an account's own
     /// stored key (`personal`) comes first; then the environment, then the shared stored keys.
     public func provider(for capability: CapabilityKind, secrets: any SecretReading, personal: (any SecretReading)? = nil) throws -> ProviderSettings {
-        let base = resolve("base_url", for: capability)
-        let model = resolve("\(capability.rawValue).model")
-        let keyName = value("\(capability.rawValue).key") ?? "openai"
+        let base = resolve(.baseURL(for: capability), over: .baseURL)
+        let model = resolve(Setting<String>.model(for: capability).key)
+        let keyName = self[.keyName(for: capability)]
         // The database key is never sent anywhere.
         let readable = keyName != DatabaseKey.secretName
         var apiKey: String?
         var keySource = "none"
-        let specificVariable = "SIBYL_\(capability.rawValue.uppercased())_API_KEY"
+        let specificVariable = "\(capability.environmentPrefix)_API_KEY"
         if readable, let key = try personal?.secret(named: keyName), !key.isEmpty {
             apiKey = key
             keySource = "your key '\(keyName)'"
@@ -50,15 +52,15 @@ extension Settings {
             apiKey = key
             keySource = "stored key '\(keyName)'"
         }
-        let preference = capability.hasLocalEngine ? (value("\(capability.rawValue).provider") ?? "auto") : "remote"
+        let preference = capability.hasLocalEngine ? self[.provider(for: capability)] : .remote
         let isLocal: Bool
         let choice: String
         switch preference {
-        case "local":
+        case .local:
             (isLocal, choice) = (true, "local (\(capability.rawValue).provider)")
-        case "remote":
+        case .remote:
             (isLocal, choice) = (false, capability.hasLocalEngine ? "remote (\(capability.rawValue).provider)" : "remote (no local engine)")
-        default:
+        case .auto:
             // With neither a server nor a key configured, the local engine is the only thing that can work.
             let configured = base.value != nil || apiKey != nil
             (isLocal, choice) = configured ? (false, "remote (a base URL or key is set)") : (true, "local (no base URL or key set)")

@@ -51,36 +51,36 @@ public struct Settings: Sendable {
         self.shared = shared
     }
 
-    /// The effective value of a setting and where it came from.
+    /// The effective value of a setting a person named (`sibyl config get NAME`, the settings API)
+    /// and where it came from; code reads settings by their declaration (`settings[.servePort]`).
     public func resolve(_ name: String) -> ResolvedSetting {
         guard let key = ConfigKey.named(name) else { return ResolvedSetting(key: name, value: nil, source: .unset) }
+        return resolve(key)
+    }
+
+    /// The effective value of a declared setting and where it came from.
+    public func resolve(_ key: ConfigKey) -> ResolvedSetting {
         for variable in key.environment {
             if let value = environment[variable], !value.isEmpty {
-                return ResolvedSetting(key: name, value: value, source: .environment(variable))
+                return ResolvedSetting(key: key.name, value: value, source: .environment(variable))
             }
         }
         if key.scope == .shared, let shared {
-            if let value = shared.values[name] { return ResolvedSetting(key: name, value: value, source: .database) }
-        } else if let value = fileValues[name] {
-            return ResolvedSetting(key: name, value: value, source: .file)
+            if let value = shared.values[key.name] { return ResolvedSetting(key: key.name, value: value, source: .database) }
+        } else if let value = fileValues[key.name] {
+            return ResolvedSetting(key: key.name, value: value, source: .file)
         }
-        if let value = key.defaultValue { return ResolvedSetting(key: name, value: value, source: .defaultValue) }
-        return ResolvedSetting(key: name, value: nil, source: .unset)
+        if let value = key.defaultValue { return ResolvedSetting(key: key.name, value: value, source: .defaultValue) }
+        return ResolvedSetting(key: key.name, value: nil, source: .unset)
     }
 
-    /// The effective value of a setting.
-    public func value(_ name: String) -> String? { resolve(name).value }
-
-    public func integer(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
-    public func number(_ name: String) -> Double? { value(name).flatMap { Double($0) } }
-
-    /// The capability-specific setting if set anywhere, else the general one.
+    /// A capability's own setting (`chat.base_url`) if set anywhere, else the general one (`base_url`).
     ///
     /// A capability's own setting from the environment beats the general one from the
     /// environment; the general one from the environment beats the capability's own from the file.
-    public func resolve(_ suffix: String, for capability: CapabilityKind) -> ResolvedSetting {
-        let specific = resolve("\(capability.rawValue).\(suffix)")
-        let general = ConfigKey.named(suffix) != nil ? resolve(suffix) : ResolvedSetting(key: suffix, value: nil, source: .unset)
+    public func resolve<Value>(_ specific: Setting<Value>, over general: Setting<Value>) -> ResolvedSetting {
+        let specific = resolve(specific.key)
+        let general = resolve(general.key)
         switch (specific.source, general.source) {
         case (.environment, _): return specific
         case (_, .environment): return general

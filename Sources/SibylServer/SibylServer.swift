@@ -7,6 +7,8 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import SibylConfig
+import SibylCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -34,8 +36,9 @@ public struct SibylServer: Sendable {
         public var idleTimeout: Duration
 
         public init(
-            host: String = "127.0.0.1", port: Int = 8080, limits: ServerLimits = ServerLimits(), auth: AuthSetting = .auto, secureCookies: Bool = false,
-            idleTimeout: Duration = .seconds(60)
+            host: String = Setting<String>.serveHost.defaultValue, port: Int = Setting<Int>.servePort.defaultValue, limits: ServerLimits = ServerLimits(),
+            auth: AuthSetting = Setting<AuthSetting>.serveAuth.defaultValue, secureCookies: Bool = false,
+            idleTimeout: Duration = .seconds(Setting<Int>.serveIdleTimeout.defaultValue)
         ) {
             self.host = host
             self.port = port
@@ -48,19 +51,19 @@ public struct SibylServer: Sendable {
         /// The configuration the settings give (`serve.*`).
         public init(settingsOf runtime: SibylRuntime) {
             let settings = runtime.settings
-            host = settings.value("serve.host") ?? "127.0.0.1"
-            port = settings.integer("serve.port") ?? 8080
+            host = settings[.serveHost]
+            port = settings[.servePort]
             limits = ServerLimits(
-                jsonBodyBytes: (settings.integer("serve.max_body_mb") ?? 2) << 20,
-                uploadBytes: (settings.integer("serve.max_upload_mb") ?? 100) << 20,
-                filesPerUpload: settings.integer("serve.max_upload_files") ?? 100,
-                turnsPerClient: settings.integer("serve.max_turns_per_client") ?? 4
+                jsonBodyBytes: settings[.serveMaxBodyMB] << 20,
+                uploadBytes: settings[.serveMaxUploadMB] << 20,
+                filesPerUpload: settings[.serveMaxUploadFiles],
+                turnsPerClient: settings[.serveMaxTurnsPerClient]
             )
-            auth = settings.value("serve.auth").flatMap(AuthSetting.init(rawValue:)) ?? .auto
-            secureCookies = settings.value("serve.secure_cookies") == "on"
-            idleTimeout = .seconds(max(1, settings.integer("serve.idle_timeout") ?? 60))
-            if let certificate = settings.value("serve.tls_cert"), let key = settings.value("serve.tls_key") { tls = (certificate, key) }
-            trustedProxies = Set((settings.value("serve.trusted_proxies") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            auth = settings[.serveAuth]
+            secureCookies = settings[.serveSecureCookies]
+            idleTimeout = .seconds(max(1, settings[.serveIdleTimeout]))
+            if let certificate = settings[.serveTLSCertificate], let key = settings[.serveTLSKey] { tls = (certificate, key) }
+            trustedProxies = Set((settings[.serveTrustedProxies] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
     }
 
@@ -83,7 +86,7 @@ public struct SibylServer: Sendable {
     /// half a TLS setup.
     public static func prepare(runtime: SibylRuntime, configuration: Configuration) async throws -> SibylServer {
         let settings = runtime.settings
-        if (settings.value("serve.tls_cert") == nil) != (settings.value("serve.tls_key") == nil) {
+        if (settings[.serveTLSCertificate] == nil) != (settings[.serveTLSKey] == nil) {
             throw ServeRefusal.halfTLS
         }
         if let tls = configuration.tls { _ = try Self.tlsConfiguration(tls) }  // unreadable files fail now, not at the first client

@@ -1,12 +1,4 @@
-/// Which kind of index to search with.
-public enum IndexChoice: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Score every vector: exact results, time linear in the collection.
-    case exact
-    /// Walk an HNSW graph: approximate results, time about logarithmic in the collection.
-    case hnsw
-    /// Let `IndexPolicy` choose from the collection's size.
-    case automatic
-}
+import SibylCore
 
 /// The rule that picks exact search or HNSW, for a whole collection and for one filtered search.
 ///

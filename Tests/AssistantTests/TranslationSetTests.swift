@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Assistant
+import SibylCore
 
 @Suite("Translation sets and chrF")
 struct TranslationSetTests {

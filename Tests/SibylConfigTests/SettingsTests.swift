@@ -22,7 +22,7 @@ struct SettingsTests {
     @Test func defaultsApplyWhenNothingIsSet() throws {
         let settings = try Settings(paths: temporaryPaths(), environment: [:])
         #expect(settings.resolve("chat.model") == ResolvedSetting(key: "chat.model", value: "gpt-4o-mini", source: .defaultValue))
-        #expect(settings.integer("timeout") == 120)
+        #expect(settings[.timeout] == 120)
         #expect(settings.resolve("base_url").source == .unset)
     }
 
@@ -40,15 +40,15 @@ struct SettingsTests {
         var settings = try Settings(paths: paths, environment: [:])
         try settings.set("base_url", to: "http://general:1/v1")
         try settings.set("stt.base_url", to: "http://speech:2/v1")
-        #expect(settings.resolve("base_url", for: .chat).value == "http://general:1/v1")
-        #expect(settings.resolve("base_url", for: .stt).value == "http://speech:2/v1")
+        #expect(settings.resolve(.baseURL(for: .chat), over: .baseURL).value == "http://general:1/v1")
+        #expect(settings.resolve(.baseURL(for: .stt), over: .baseURL).value == "http://speech:2/v1")
         // The environment's general base URL beats a capability's own from the file.
         let env = try Settings(paths: paths, environment: ["OPENAI_BASE_URL": "http://env:3/v1"])
-        #expect(env.resolve("base_url", for: .stt).value == "http://env:3/v1")
+        #expect(env.resolve(.baseURL(for: .stt), over: .baseURL).value == "http://env:3/v1")
         // A capability's own environment variable beats everything.
         let specific = try Settings(paths: paths, environment: ["OPENAI_BASE_URL": "http://env:3/v1", "SIBYL_STT_BASE_URL": "http://env-stt:4/v1"])
-        #expect(specific.resolve("base_url", for: .stt).value == "http://env-stt:4/v1")
-        #expect(specific.resolve("base_url", for: .chat).value == "http://env:3/v1")
+        #expect(specific.resolve(.baseURL(for: .stt), over: .baseURL).value == "http://env-stt:4/v1")
+        #expect(specific.resolve(.baseURL(for: .chat), over: .baseURL).value == "http://env:3/v1")
     }
 
     @Test func badKeysAndValuesAreRefusedAndNothingIsWritten() throws {
@@ -67,17 +67,17 @@ struct SettingsTests {
         let paths = try temporaryPaths()
         var settings = try Settings(paths: paths, environment: [:])
         try settings.set("retries", to: "5")
-        #expect(settings.integer("retries") == 5)
+        #expect(settings[.retries] == 5)
         try settings.unset("retries")
-        #expect(try Settings(paths: paths, environment: [:]).integer("retries") == 2)
+        #expect(try Settings(paths: paths, environment: [:])[.retries] == 2)
     }
 
     @Test func aHandWrittenFileWithNumbersIsRead() throws {
         let paths = try temporaryPaths()
         try Data(#"{"timeout": 30, "chat.model": "m"}"#.utf8).write(to: paths.configFile)
         let settings = try Settings(paths: paths, environment: [:])
-        #expect(settings.integer("timeout") == 30)
-        #expect(settings.value("chat.model") == "m")
+        #expect(settings[.timeout] == 30)
+        #expect(settings[.model(for: .chat)] == "m")
     }
 
     @Test func aBrokenFileIsAClearError() throws {

@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 @testable import SibylServer
+import SibylCore
 
 /// Accounts on a server: who may start it where, sign-in, sessions with CSRF, API tokens, roles.
 @Suite("Accounts over the API")

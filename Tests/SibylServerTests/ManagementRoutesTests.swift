@@ -88,9 +88,9 @@ struct ManagementRoutesTests {
 
     @Test func logsFilterAndExport() async throws {
         try await withServerFixture { fixture in
-            await fixture.runtime.log(.info, "docs.add", "added two files")
-            await fixture.runtime.log(.warning, "docs.add", "one file failed")
-            await fixture.runtime.log(.error, "ask", "the model failed")
+            await fixture.runtime.log(.info, .docsAdd, "added two files")
+            await fixture.runtime.log(.warning, .docsAdd, "one file failed")
+            await fixture.runtime.log(.error, .ask, "the model failed")
             let client = fixture.client
             try await client.execute(uri: "/api/v1/logs?operation=docs", method: .get) { response in
                 #expect(response.array.count == 2)

@@ -92,7 +92,7 @@ public final class Providers: Sendable {
             guard let model = LocalChatModel.named(name) else { throw AssistantError.unknownLocalModel(name, known: LocalChatModel.choices) }
             return model
         }
-        return settings.current.value("chat.local_model").flatMap(LocalChatModel.named) ?? .standard
+        return settings.current[.chatLocalModel]
     }
 
     /// The chat model to use: the configured one, or, for a server other than OpenAI with no model
@@ -182,15 +182,15 @@ public final class Providers: Sendable {
         case .tts: models.speech = provider.model
         case .images: models.images = provider.model
         }
-        if let voice = settings.value("tts.voice") { models.voice = voice }
+        models.voice = settings[.ttsVoice]
         return OpenAIConfiguration(
             baseURL: provider.baseURL,
             apiKey: provider.apiKey,
-            organization: settings.value("organization"),
-            project: settings.value("project"),
-            connectTimeout: .seconds(settings.integer("connect_timeout") ?? 10),
-            readTimeout: .seconds(settings.integer("timeout") ?? 120),
-            retryPolicy: RetryPolicy(maxRetries: settings.integer("retries") ?? 2),
+            organization: settings[.organization],
+            project: settings[.project],
+            connectTimeout: .seconds(settings[.connectTimeout]),
+            readTimeout: .seconds(settings[.timeout]),
+            retryPolicy: RetryPolicy(maxRetries: settings[.retries]),
             defaultModels: models
         )
     }
@@ -232,11 +232,11 @@ struct SettingsChatBackend: ChatBackend {
         let settings = providers.settings.current
         let options = EngineOptions(
             model: endpoint.model,
-            temperature: settings.number("chat.temperature"),
-            maxTokens: settings.integer("chat.max_tokens"),
-            contextWindow: settings.integer("chat.context_window") ?? endpoint.contextWindow,
-            reserve: settings.integer("chat.reserve") ?? 1024,
-            titles: EngineOptions.TitleStyle(rawValue: settings.value("titles") ?? "model") ?? .model
+            temperature: settings[.chatTemperature],
+            maxTokens: settings[.chatMaxTokens],
+            contextWindow: settings[.chatContextWindow] ?? endpoint.contextWindow,
+            reserve: settings[.chatReserve],
+            titles: settings[.titles]
         )
         return ChatSetup(model: endpoint.client, options: options, counter: providers.tokenCounter(for: endpoint.model))
     }

@@ -126,7 +126,7 @@ extension SibylRuntime: Asking {
             case .nothingRelevant(let closest, let threshold):
                 let text = Grounding.declinedReply(closest: closest, threshold: threshold, question: question)
                 let reply = try await engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
-                await log(.info, "ask.docs", "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
+                await log(.info, .askDocs, "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
                     conversation: conversation.id, threshold: threshold, closest: closest.first?.vectorScore
                 ))
                 return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
@@ -143,7 +143,7 @@ extension SibylRuntime: Asking {
     }
 
     private func logAnswer(_ last: AssistantEvent?, conversation: UUID, grounded: Bool) async {
-        let category = grounded ? "ask.docs" : "ask"
+        let category: LogCategory = grounded ? .askDocs : .ask
         let entry: (LogEntry.Level, String, AnswerLogDetails)
         switch last {
         case .finished(let message):

@@ -52,7 +52,7 @@ extension SibylRuntime {
             case .grounded(let found, _):
                 grounding = found
             case .nothingRelevant(let closest, let threshold):
-                await log(.info, "completions", "no passage relevant enough for: \(question.text.prefix(80))")
+                await log(.info, .completions, "no passage relevant enough for: \(question.text.prefix(80))")
                 return .declined(reply: Grounding.declinedReply(closest: closest, threshold: threshold, question: question.text), closest: closest)
             }
         }

@@ -100,7 +100,7 @@ extension SibylRuntime {
             await turn.waitUntilEnded()
         }
         try await store.delete(conversation: id)
-        await log(.info, "conversations.delete", "deleted conversation \(existing.id.uuidString.prefix(8).lowercased())")
+        await log(.info, .conversationsDelete, "deleted conversation \(existing.id.uuidString.prefix(8).lowercased())")
     }
 
     /// A conversation as a file: Sibyl's JSON archive (re-importable) or Markdown.
@@ -115,7 +115,7 @@ extension SibylRuntime {
     /// Imports a conversation from Sibyl's JSON archive; nothing is written unless all of it is valid.
     public func importConversation(_ data: Data) async throws -> Conversation {
         let conversation = try await store.importJSON(data)
-        await log(.info, "conversations.import", "imported conversation \(conversation.id.uuidString.prefix(8).lowercased())")
+        await log(.info, .conversationsImport, "imported conversation \(conversation.id.uuidString.prefix(8).lowercased())")
         return conversation
     }
 }

@@ -64,7 +64,7 @@ extension SibylRuntime {
     public func addDocuments(_ files: [URL], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
         let name = collection ?? defaultCollection
         let summary = try await ingestor().ingest(files, collection: name, observer: progress)
-        await log(summary.failed.isEmpty ? .info : .warning, "docs.add", Self.describe(summary, collection: name), details: IngestLogDetails(summary))
+        await log(summary.failed.isEmpty ? .info : .warning, .docsAdd, Self.describe(summary, collection: name), details: IngestLogDetails(summary))
         return DocumentAddition(collection: name, summary: summary, problems: [])
     }
 
@@ -175,7 +175,7 @@ extension SibylRuntime {
     public func removeDocument(id: Int64) async throws -> StoredDocument {
         let document = try await document(id: id)
         try await knowledgeBase().removeDocument(document.id)
-        await log(.info, "docs.remove", "removed \(document.path)")
+        await log(.info, .docsRemove, "removed \(document.path)")
         return document
     }
 
@@ -184,7 +184,7 @@ extension SibylRuntime {
         let name = collection ?? defaultCollection
         let ingestor = try await ingestor()
         let (documents, passages) = try await ingestor.reindex(collection: name, progress: progress)
-        await log(.info, "docs.reindex", "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
+        await log(.info, .docsReindex, "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
         return (name, ingestor.embeddingModel, documents, passages)
     }
 

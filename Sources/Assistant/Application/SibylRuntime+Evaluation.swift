@@ -21,7 +21,7 @@ extension SibylRuntime {
         let started = ContinuousClock.now
         let metrics = try await evaluator.evaluate(set, progress: progress)
         let evaluation = RetrievalEvaluation(embeddingModel: setup.model, passages: set.corpus.count, queries: set.queries.count, metrics: metrics, elapsed: ContinuousClock.now - started)
-        await log(.info, "eval", "evaluated \(directory.path)", details: Wire.RetrievalEvaluation(evaluation))
+        await log(.info, .eval, "evaluated \(directory.path)", details: Wire.RetrievalEvaluation(evaluation))
         return evaluation
     }
 }
@@ -111,7 +111,7 @@ extension SibylRuntime {
                 model: model, documents: addition.summary.added.count + addition.summary.replaced.count, passages: addition.summary.chunks,
                 results: results, elapsed: ContinuousClock.now - started
             )
-            await log(.info, "eval", "answers on \(directory.path)", details: Wire.AnswerEvaluation(evaluation))
+            await log(.info, .eval, "answers on \(directory.path)", details: Wire.AnswerEvaluation(evaluation))
             return evaluation
         } catch {
             try? await clearCollection(collection)
@@ -175,7 +175,7 @@ extension SibylRuntime {
             directions.append(.init(direction: direction, chrF: chrF.score, medianSeconds: sorted[sorted.count / 2], sentences: sentences))
         }
         let evaluation = TranslationEvaluation(model: model, directions: directions, elapsed: ContinuousClock.now - started)
-        await log(.info, "eval", "translations on \(file.path)", details: Wire.TranslationEvaluation(evaluation))
+        await log(.info, .eval, "translations on \(file.path)", details: Wire.TranslationEvaluation(evaluation))
         return evaluation
     }
 }

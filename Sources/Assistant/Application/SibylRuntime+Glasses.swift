@@ -1,6 +1,7 @@
 import Foundation
 import FrameGlasses
 import Monocle
+import SibylConfig
 import SibylCore
 
 /// How a glasses session answers: the settings' choices unless given here.
@@ -85,11 +86,11 @@ extension SibylRuntime {
     public func glassesSession(link: any GlassesLink, options: GlassesSessionOptions) throws -> GlassesSession {
         let settings = settings
         var assistantOptions = GlassesAssistant.Options()
-        assistantOptions.persona = options.persona ?? settings.value("glasses.persona") ?? assistantOptions.persona
+        assistantOptions.persona = options.persona ?? settings[.glassesPersona]
         assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
-        assistantOptions.language = options.language ?? settings.value("glasses.language")
+        assistantOptions.language = options.language ?? settings[.glassesLanguage]
         assistantOptions.documents = options.documents
-        assistantOptions.visionModel = options.visionModel ?? settings.value("glasses.vision_model")
+        assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
         let assistant = GlassesAssistant(link: link, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
         return GlassesSession(link: link, assistant: assistant)
     }

@@ -2,8 +2,17 @@ import DocumentExtraction
 import Foundation
 import Knowledge
 import PineconeVectors
+import SibylConfig
 import SibylCore
 import VectorIndex
+
+extension Settings {
+    /// How passages are ranked for a question (`docs.vector_weight`, `docs.lexical_weight`,
+    /// `docs.index`, `docs.fusion`).
+    public var retrieval: RetrievalOptions {
+        RetrievalOptions(vectorWeight: self[.docsVectorWeight], lexicalWeight: self[.docsLexicalWeight], index: self[.docsIndex], fusion: self[.docsFusion])
+    }
+}
 
 /// What retrieval is set up with; a change of any part makes a new retriever.
 struct RetrieverKey: Hashable {
@@ -13,7 +22,7 @@ struct RetrieverKey: Hashable {
 
 extension SibylRuntime {
     /// The collection documents go to and answers come from when none is named.
-    public var defaultCollection: String { settings.value("docs.collection") ?? "default" }
+    public var defaultCollection: String { settings[.docsCollection] }
 
     /// The embedder documents and questions are embedded with (a local model is loaded once).
     public func embeddingSetup() throws -> EmbeddingSetup {
@@ -25,13 +34,7 @@ extension SibylRuntime {
     /// knowledge base, from this process or another.
     public func retriever() async throws -> Retriever {
         let setup = try embeddingSetup()
-        let settings = settings
-        let options = RetrievalOptions(
-            vectorWeight: settings.number("docs.vector_weight") ?? 1,
-            lexicalWeight: settings.number("docs.lexical_weight") ?? 0.2,
-            index: IndexChoice(rawValue: settings.value("docs.index") ?? "automatic") ?? .automatic,
-            fusion: FusionMethod(rawValue: settings.value("docs.fusion") ?? "score") ?? .score
-        )
+        let options = settings.retrieval
         let key = RetrieverKey(embeddingModel: setup.model, options: options)
         if let kept = retrievers.withLock({ $0[key] }) { return kept }
         let made = Retriever(store: try await knowledgeBase(), embedder: setup.embedder, options: options)
@@ -47,8 +50,8 @@ extension SibylRuntime {
         let settings = settings
         return DocumentGrounder(
             retriever: try await retriever(),
-            threshold: settings.number("docs.threshold") ?? DocumentGrounder.defaultThreshold,
-            passages: settings.integer("docs.passages") ?? (providers.chatsLocally ? DocumentGrounder.localPassages : DocumentGrounder.defaultPassages)
+            threshold: settings[.docsThreshold],
+            passages: settings[.docsPassages] ?? (providers.chatsLocally ? RetrievalDefaults.localPassages : RetrievalDefaults.passages)
         )
     }
 
@@ -58,8 +61,8 @@ extension SibylRuntime {
         return Chunker(
             counter: setup.counter,
             limitTokens: setup.limit,
-            targetTokens: settings.integer("docs.chunk_tokens") ?? 400,
-            overlapFraction: (settings.number("docs.overlap") ?? 15) / 100
+            targetTokens: settings[.docsChunkTokens],
+            overlapFraction: settings[.docsOverlap] / 100
         )
     }
 
@@ -70,8 +73,8 @@ extension SibylRuntime {
             store: try await knowledgeBase(),
             extractor: DocumentExtractor(
                 options: DocumentExtractor.Options(
-                    maxPDFPages: settings.integer("docs.max_pdf_pages") ?? 5_000,
-                    timeLimit: .seconds(settings.integer("docs.max_extraction_seconds") ?? 1_800)
+                    maxPDFPages: settings[.docsMaxPDFPages],
+                    timeLimit: .seconds(settings[.docsMaxExtractionSeconds])
                 ),
                 recognizer: providers.textRecognizer()
             ),
@@ -88,10 +91,10 @@ extension SibylRuntime {
     /// index is described, or made with the embedder's dimension when it is missing.
     func withVectorStore(_ base: any KnowledgeBase) async throws -> any KnowledgeBase {
         let settings = settings
-        guard settings.value("docs.vector_store") == "pinecone" else { return base }
+        guard settings[.docsVectorStore] == .pinecone else { return base }
         let apiKey = try pineconeAPIKey()
-        let control = PineconeControlClient(baseURL: settings.value("pinecone.control_url") ?? PineconeControlClient.defaultURL, apiKey: apiKey, logger: logger)
-        let name = settings.value("pinecone.index") ?? "sibyl"
+        let control = PineconeControlClient(baseURL: settings[.pineconeControlURL], apiKey: apiKey, logger: logger)
+        let name = settings[.pineconeIndex]
         var index = try await control.indexIfExists(named: name)
         if index == nil {
             // One short text tells the embedder's dimension (384 for MiniLM, 1536 for OpenAI's small model).
@@ -100,7 +103,7 @@ extension SibylRuntime {
             logger.info("making Pinecone index \(name) (\(dimension) dimensions, cosine, serverless)")
             do {
                 _ = try await control.createIndex(PineconeIndexRequest(
-                    name: name, dimension: dimension, cloud: settings.value("pinecone.cloud") ?? "aws", region: settings.value("pinecone.region") ?? "us-east-1"
+                    name: name, dimension: dimension, cloud: settings[.pineconeCloud], region: settings[.pineconeRegion]
                 ))
             } catch let error as PineconeError where error.status == 409 {
                 // Another instance made it first.

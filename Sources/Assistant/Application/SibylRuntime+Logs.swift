@@ -35,13 +35,13 @@ public enum LogExportFormat: String, Sendable, CaseIterable, Codable {
 
 extension SibylRuntime {
     /// Writes to the operations log; secrets are redacted, and a failure to log never fails the operation.
-    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String) async {
-        try? await store.log(level, operation, message, detailsJSON: nil)
+    public func log(_ level: LogEntry.Level, _ category: LogCategory, _ message: String) async {
+        try? await store.log(level, category.rawValue, message, detailsJSON: nil)
     }
 
     /// Writes to the operations log with structured details.
-    public func log(_ level: LogEntry.Level, _ operation: String, _ message: String, details: some Encodable) async {
-        try? await store.log(level, operation, message, detailsJSON: WireCoding.jsonText(details))
+    public func log(_ level: LogEntry.Level, _ category: LogCategory, _ message: String, details: some Encodable) async {
+        try? await store.log(level, category.rawValue, message, detailsJSON: WireCoding.jsonText(details))
     }
 
     /// Log entries, oldest first.

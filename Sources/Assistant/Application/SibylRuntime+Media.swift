@@ -1,5 +1,6 @@
 import Foundation
 import LocalEngines
+import SibylConfig
 import SibylCore
 import Storage
 
@@ -48,7 +49,7 @@ extension SibylRuntime {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw SpeechError.emptyText }
         var options = options
-        if options.voice == nil { options.voice = settings.value("tts.voice") }
+        if options.voice == nil { options.voice = settings[.ttsVoice] }
         let synthesizer = try providers.speechSynthesizer()
         guard providers.speaksLocally, options.format != .wav, options.format != .pcm else {
             return try await synthesizer.synthesize(trimmed, options: options)
@@ -77,7 +78,7 @@ extension SibylRuntime {
         do {
             images = try await providers.imageGenerator().generateImages(text, options: options)
         } catch {
-            await log(.error, "imagine", ConversationEngine.describe(error))
+            await log(.error, .imagine, ConversationEngine.describe(error))
             throw error
         }
         let conversation = try await conversation(for: choice)
@@ -85,7 +86,7 @@ extension SibylRuntime {
             Attachment(kind: .image, mimeType: image.mimeType, filename: "image-\(index + 1).\(image.fileExtension)", data: image.data)
         }
         let reply = try await engine.record(question: text, answer: images.compactMap(\.revisedPrompt).first ?? "", attachments: attachments, in: conversation.id)
-        await log(.info, "imagine", "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
+        await log(.info, .imagine, "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
         return ImagineResult(conversation: conversation, message: reply, images: images)
     }
 

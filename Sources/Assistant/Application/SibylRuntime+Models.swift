@@ -18,10 +18,10 @@ extension SibylRuntime {
         let installer = EngineInstaller(layout: local.layout, localSource: source, observer: progress)
         do {
             let summary = try await installer.install(components)
-            if !summary.installed.isEmpty { await log(.info, "models.install", "installed \(summary.installed.joined(separator: ", "))") }
+            if !summary.installed.isEmpty { await log(.info, .modelsInstall, "installed \(summary.installed.joined(separator: ", "))") }
             return summary
         } catch {
-            await log(.error, "models.install", ConversationEngine.describe(error))
+            await log(.error, .modelsInstall, ConversationEngine.describe(error))
             throw error
         }
     }
@@ -29,7 +29,7 @@ extension SibylRuntime {
     /// Removes installed components; downloads stay cached unless `purge`.
     public func removeModels(_ components: [String], purge: Bool = false) async throws -> [String] {
         let removed = try local.installer.remove(components, purgeDownloads: purge)
-        if !removed.isEmpty { await log(.info, "models.remove", "removed \(removed.joined(separator: ", "))") }
+        if !removed.isEmpty { await log(.info, .modelsRemove, "removed \(removed.joined(separator: ", "))") }
         return removed
     }
 }

@@ -22,13 +22,13 @@ extension SibylRuntime {
         saved.systemPrompt = prompt
         saved.isBuiltIn = false
         try await engine.personas.save(saved)
-        await log(.info, "personas.save", "saved persona \(saved.name)")
+        await log(.info, .personasSave, "saved persona \(saved.name)")
         return try await engine.personas.persona(named: saved.name)
     }
 
     /// Removes a persona of the user's own (built-ins cannot be removed).
     public func removePersona(named name: String) async throws {
         try await engine.personas.remove(named: name)
-        await log(.info, "personas.remove", "removed persona \(name)")
+        await log(.info, .personasRemove, "removed persona \(name)")
     }
 }

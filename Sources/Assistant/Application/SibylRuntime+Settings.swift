@@ -31,7 +31,7 @@ extension SibylRuntime {
     public func settingsList() -> [SettingInfo] {
         let settings = settings
         return ConfigKey.all.map { key in
-            let resolved = settings.resolve(key.name)
+            let resolved = settings.resolve(key)
             return SettingInfo(key: key, value: resolved.value, source: resolved.source)
         }
     }
@@ -47,15 +47,27 @@ extension SibylRuntime {
     @discardableResult
     public func setSetting(_ name: String, to value: String) async throws -> SettingInfo {
         try await liveSettings.set(name, to: value)
-        await log(.info, "config.set", "\(name) set")
+        await log(.info, .configSet, "\(name) set")
         return try setting(name)
+    }
+
+    /// Sets a declared setting to a value of its type.
+    @discardableResult
+    public func setSetting<Value>(_ setting: Setting<Value>, to value: Value) async throws -> SettingInfo {
+        try await setSetting(setting.name, to: value.settingText)
+    }
+
+    /// Removes a declared setting from the config file.
+    @discardableResult
+    public func unsetSetting<Value>(_ setting: Setting<Value>) async throws -> SettingInfo {
+        try await unsetSetting(setting.name)
     }
 
     /// Removes a setting from the config file: its default (or the environment) applies again.
     @discardableResult
     public func unsetSetting(_ name: String) async throws -> SettingInfo {
         try await liveSettings.unset(name)
-        await log(.info, "config.unset", "\(name) unset")
+        await log(.info, .configUnset, "\(name) unset")
         return try setting(name)
     }
 
@@ -100,7 +112,7 @@ extension SibylRuntime {
         let scope = hasOwnKeys ? scope : .shared
         let place = keyPlace(scope)
         try await place.set(trimmed, named: name)
-        await log(.info, "keys.set", "stored \(scope == .own ? "your " : "")key '\(name)'")
+        await log(.info, .keysSet, "stored \(scope == .own ? "your " : "")key '\(name)'")
         return KeyInfo(name: name, source: (scope == .own ? "your " : "") + place.description, masked: Redaction.mask(trimmed), scope: scope)
     }
 
@@ -108,7 +120,7 @@ extension SibylRuntime {
     public func removeKey(_ name: String, scope: KeyScope = .own) async throws {
         let scope = hasOwnKeys ? scope : .shared
         guard name != DatabaseKey.secretName, try await keyPlace(scope).remove(named: name) else { throw AssistantError.unknownKey(name) }
-        await log(.info, "keys.remove", "removed \(scope == .own ? "your " : "")key '\(name)'")
+        await log(.info, .keysRemove, "removed \(scope == .own ? "your " : "")key '\(name)'")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LocalEngines
+import SibylConfig
 import SibylCore
 
 /// A spoken question: what was heard, and the answer under way (or the plain reply).
@@ -17,12 +18,12 @@ extension SibylRuntime {
     public var voiceDetection: VoiceActivityDetector.Configuration {
         let settings = settings
         var configuration = VoiceActivityDetector.Configuration()
-        if let value = settings.number("voice.threshold_db") { configuration.thresholdDB = value }
-        if let value = settings.number("voice.margin_db") { configuration.marginDB = value }
-        if let value = settings.integer("voice.onset_ms") { configuration.onset = .milliseconds(value) }
-        if let value = settings.integer("voice.hangover_ms") { configuration.hangover = .milliseconds(value) }
-        if let value = settings.integer("voice.wait_seconds") { configuration.waitForSpeech = .seconds(value) }
-        if let value = settings.integer("voice.max_seconds") { configuration.maximumSpeech = .seconds(value) }
+        configuration.thresholdDB = settings[.voiceThresholdDB]
+        configuration.marginDB = settings[.voiceMarginDB]
+        configuration.onset = .milliseconds(settings[.voiceOnsetMilliseconds])
+        configuration.hangover = .milliseconds(settings[.voiceHangoverMilliseconds])
+        configuration.waitForSpeech = .seconds(settings[.voiceWaitSeconds])
+        configuration.maximumSpeech = .seconds(settings[.voiceMaxSeconds])
         return configuration
     }
 
@@ -39,7 +40,7 @@ extension SibylRuntime {
         let transcribed = clock.now
         let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard GlassesAssistant.hasWords(text) else {
-            await log(.info, "voice", "speech-to-text heard no words")
+            await log(.info, .voice, "speech-to-text heard no words")
             throw AssistantError.noSpeech
         }
         var request = request

@@ -120,7 +120,7 @@ public final class SibylRuntime: Sendable {
     }
 
     /// The persona new conversations use.
-    public var defaultPersona: String { settings.value("persona") ?? "assistant" }
+    public var defaultPersona: String { settings[.persona] }
 
     /// Lets answers under way finish within `grace`, then cancels the rest; each is saved either way.
     public func finishAnswers(grace: Duration) async {

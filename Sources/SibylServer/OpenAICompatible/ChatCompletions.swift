@@ -190,6 +190,6 @@ struct ChatCompletions: Sendable {
 
     /// Writes the answer to the operations log.
     private func log(_ model: String, usage: TokenUsage?) async {
-        await runtime.log(.info, "completions", "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
+        await runtime.log(.info, .completions, "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
     }
 }

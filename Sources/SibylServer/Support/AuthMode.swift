@@ -1,15 +1,8 @@
 import Accounts
 import Foundation
+import SibylCore
 
-/// Whether the server asks who is calling (`serve.auth`).
-public enum AuthSetting: String, Sendable, CaseIterable {
-    /// Accounts when any exist or when listening beyond loopback; open otherwise.
-    case auto
-    /// Everyone who can connect is the local user: allowed on a loopback address only.
-    case none
-    /// Every request but health checks, the API document and sign-in must carry a session or token.
-    case accounts
-
+extension AuthSetting {
     /// What the server does, given where it listens and whether any account exists; throws the
     /// message a user needs when it must not start.
     public func resolve(host: String, accountsExist: Bool) throws -> AuthMode {

@@ -85,7 +85,7 @@ final class GlassesHub: Sendable {
             relayed.withLock { $0[id] = session }
             await session.run { [weak self] event in self?.record(event, for: id) }
         } catch {
-            await runtime.log(.error, "glasses.relay", ConversationEngine.describe(error))
+            await runtime.log(.error, .glassesRelay, ConversationEngine.describe(error))
         }
     }
 
@@ -127,7 +127,7 @@ final class GlassesHub: Sendable {
                 await session.run { [weak self] event in self?.record(event, for: id) }
             }
             emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, session: session, task: task) }
-            await runtime.log(.info, "glasses.emulator", "started the virtual Monocle")
+            await runtime.log(.info, .glassesEmulator, "started the virtual Monocle")
             return links.withLock { $0[id] } ?? Link(id: id, kind: "emulator", owner: owner)
         } catch {
             _ = emulated.withLock { $0.removeValue(forKey: owner) }
@@ -145,7 +145,7 @@ final class GlassesHub: Sendable {
         }
         guard let running else { return false }
         await stop(running)
-        await (runtime ?? self.runtime).log(.info, "glasses.emulator", "stopped the virtual Monocle")
+        await (runtime ?? self.runtime).log(.info, .glassesEmulator, "stopped the virtual Monocle")
         return true
     }
 

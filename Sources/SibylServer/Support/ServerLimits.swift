@@ -1,4 +1,5 @@
 import Foundation
+import SibylConfig
 
 /// The limits `sibyl serve` holds requests to (`serve.*` settings).
 public struct ServerLimits: Sendable, Hashable {
@@ -11,7 +12,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// Answers one client may have under way at once.
     public var turnsPerClient: Int
 
-    public init(jsonBodyBytes: Int = 2 << 20, uploadBytes: Int = 100 << 20, filesPerUpload: Int = 100, turnsPerClient: Int = 4) {
+    /// Limits as given; each one left out is its setting's default.
+    public init(
+        jsonBodyBytes: Int = Setting<Int>.serveMaxBodyMB.defaultValue << 20,
+        uploadBytes: Int = Setting<Int>.serveMaxUploadMB.defaultValue << 20,
+        filesPerUpload: Int = Setting<Int>.serveMaxUploadFiles.defaultValue,
+        turnsPerClient: Int = Setting<Int>.serveMaxTurnsPerClient.defaultValue
+    ) {
         self.jsonBodyBytes = jsonBodyBytes
         self.uploadBytes = uploadBytes
         self.filesPerUpload = filesPerUpload

@@ -2,6 +2,7 @@ import Accounts
 import Assistant
 import Foundation
 import ServiceLifecycle
+import SibylConfig
 import Synchronization
 
 /// What the routes share: the runtime, the limits, who has how many answers under way, and the
@@ -144,7 +145,7 @@ extension ServerState: Service {
         let warming = Task { await warmUpChat() }
         try? await gracefulShutdown()
         warming.cancel()
-        let grace = Duration.seconds(runtime.settings.integer("serve.shutdown_grace") ?? 10)
+        let grace = Duration.seconds(runtime.settings[.serveShutdownGrace])
         await withTaskGroup(of: Void.self) { group in
             for workspace in allWorkspaces { group.addTask { await workspace.runtime.finishAnswers(grace: grace) } }
         }
