@@ -320,6 +320,14 @@ let package = Package(
             path: "Tests/Support/OpenAITestServer"
         ),
 
+        // Test support for the application layer, like HummingbirdTesting: scoped runtimes on a
+        // scripted model server, and waiting for a condition with a ceiling against hangs.
+        .target(
+            name: "SibylTestSupport",
+            dependencies: ["Assistant", "OpenAITestServer"],
+            path: "Tests/Support/SibylTestSupport"
+        ),
+
         // Test support: contract checks of requests and responses against an OpenAPI document.
         .target(
             name: "APIContract",
@@ -378,7 +386,7 @@ let package = Package(
         .testTarget(
             name: "AssistantTests",
             dependencies: [
-                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage",
+                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage", "SibylTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

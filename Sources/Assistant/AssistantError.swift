@@ -20,6 +20,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case emptyKey
     case emptyPersonaPrompt
     case invalidTemperature(Double)
+    case invalidMaxTokens(Int)
+    case invalidAnswerLanguage(String)
     case invalidImageCount(Int)
     case noSpeech
     case unknownKey(String)
@@ -64,6 +66,10 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "The persona's system prompt is empty."
         case .invalidTemperature(let value):
             "The temperature must be between 0 and 2, not \(value)."
+        case .invalidMaxTokens(let value):
+            "The longest answer must be at least 1 token, not \(value)."
+        case .invalidAnswerLanguage(let text):
+            "'\(text.prefix(40))' is not a language's name (such as Korean): only letters, spaces and hyphens, up to 40 characters."
         case .invalidImageCount(let count):
             "Between 1 and 10 images can be drawn at once, not \(count)."
         case .noSpeech:

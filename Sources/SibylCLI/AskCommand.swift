@@ -35,7 +35,11 @@ struct ConversationOptions: ParsableArguments {
     }
 
     var turnOptions: TurnOptions {
-        TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens)
+        get throws { try TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens) }
+    }
+
+    func validate() throws {
+        do { _ = try turnOptions } catch { throw ValidationError(error.localizedDescription) }
     }
 }
 
@@ -88,14 +92,14 @@ struct Ask: AsyncParsableCommand {
             let result: AskResult
             if retry {
                 let conversation = try await runtime.conversation(for: options.choice)
-                result = try await runtime.retry(in: conversation.id, documents: documents.scope, options: options.turnOptions)
+                result = try await runtime.retry(in: conversation.id, documents: documents.scope, options: try options.turnOptions)
             } else if voice.voice {
                 guard let turn = try await VoiceConsole(runtime: runtime, options: voice).listen(
-                    request: AskRequest("", conversation: options.choice, documents: documents.scope, options: options.turnOptions)
+                    request: AskRequest("", conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
                 ) else { throw ExitCode.failure }
                 result = turn.ask
             } else {
-                let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: options.turnOptions)
+                let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
                 result = try await runtime.ask(request)
             }
             let outcome = await AnswerPrinter(json: json).print(result)

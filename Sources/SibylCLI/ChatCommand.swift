@@ -22,7 +22,7 @@ struct Chat: AsyncParsableCommand {
     func run() async throws {
         try await global.withRuntime { runtime in
             let conversation = try await runtime.conversation(for: options.choice)
-            var session = ChatSession(runtime: runtime, conversation: conversation, turnOptions: options.turnOptions, documents: documents.scope, voice: voice)
+            var session = ChatSession(runtime: runtime, conversation: conversation, turnOptions: try options.turnOptions, documents: documents.scope, voice: voice)
             try await session.printBanner()
             if voice.voice {
                 await session.voiceLoop()

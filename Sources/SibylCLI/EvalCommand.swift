@@ -27,7 +27,9 @@ struct Eval: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     /// What --model and --temperature ask of the answers an evaluation gets.
-    private var turnOptions: TurnOptions { TurnOptions(model: model, temperature: temperature) }
+    private var turnOptions: TurnOptions {
+        get throws { try TurnOptions(model: model, temperature: temperature) }
+    }
 
     /// An evaluation's progress, dimmed on standard error.
     private static let showStep: @Sendable (String) -> Void = { step in Terminal.error(Terminal.dim(step, stderr: true)) }
@@ -56,7 +58,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runAnswers() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: turnOptions, progress: Self.showStep)
+            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
             let report = Wire.AnswerEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))
@@ -88,7 +90,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runTranslations() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: turnOptions, progress: Self.showStep)
+            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
             let report = Wire.TranslationEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))

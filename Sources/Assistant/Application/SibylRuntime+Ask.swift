@@ -118,20 +118,12 @@ extension SibylRuntime: Asking {
     private func answer(
         _ question: String, attachments: [Attachment], in conversation: Conversation, documents: DocumentScope?, options: TurnOptions, retrying: Bool
     ) async throws -> AskResult {
-        var grounding: Grounding?
-        if let documents {
-            switch try await grounder().ground(question, collection: documents.collection, mode: documents.mode) {
-            case .grounded(let found, _):
-                grounding = found
-            case .nothingRelevant(let closest, let threshold):
-                let text = Grounding.declinedReply(closest: closest, threshold: threshold, question: question)
-                let reply = try await engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
-                await log(.info, .askDocs, "no passage relevant enough for: \(question.prefix(80))", details: DeclinedLogDetails(
-                    conversation: conversation.id, threshold: threshold, closest: closest.first?.vectorScore
-                ))
-                return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
-            }
+        let decision = try await ground(question, scope: documents, loggingAs: .askDocs, conversation: conversation.id)
+        if case .declined(let text, let closest, let threshold) = decision {
+            let reply = try await engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
+            return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
         }
+        let grounding = decision.grounding
         let turn = retrying
             ? try await engine.retry(in: conversation.id, grounding: grounding, options: options)
             : try await engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)
@@ -180,11 +172,4 @@ struct AnswerLogDetails: Encodable {
         totalMs = message.timings?.totalMilliseconds
         citations = message.citations.count
     }
-}
-
-/// The log details of a declined grounded question.
-struct DeclinedLogDetails: Encodable {
-    var conversation: UUID
-    var threshold: Double
-    var closest: Double?
 }

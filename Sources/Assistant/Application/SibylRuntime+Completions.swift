@@ -21,10 +21,66 @@ public struct CompletionRequest: Sendable {
 
 /// How a completion goes: an answer streaming, or the plain reply when no document is relevant.
 public enum CompletionOutcome: Sendable {
-    /// The answer streams; a grounded one carries the sources it was given.
-    case answering(StatelessAnswer, citations: [Citation])
+    /// The answer streams; its last event carries the sources it cites.
+    case answering(CompletionAnswer)
     /// No passage of the documents was relevant enough; no model was asked.
     case declined(reply: String, closest: [SearchResult])
+}
+
+/// An answer to a chat the client keeps, as it is written.
+public struct CompletionAnswer: Sendable {
+    /// The model asked.
+    public var model: String
+    /// The numbered passages the model was given (empty when not grounded).
+    public var sources: [Citation]
+    /// The answer's pieces, then `.finished` with the whole answer and the sources it cites.
+    public var events: AsyncThrowingStream<CompletionEvent, any Error>
+
+    /// Reads the answer to its end.
+    public func whole() async throws -> CompletionEnding {
+        var pieces = ""
+        var firstText: ContinuousClock.Instant?
+        var usage: TokenUsage?
+        for try await event in events {
+            switch event {
+            case .delta(let piece):
+                if firstText == nil, !piece.isEmpty { firstText = .now }
+                pieces += piece
+            case .usage(let reported):
+                usage = reported
+            case .finished(var ending):
+                ending.firstText = firstText
+                return ending
+            }
+        }
+        return CompletionEnding(text: pieces, model: model, usage: usage, finishReason: nil, citations: [], firstText: firstText)
+    }
+}
+
+/// What happens while a completion is written.
+public enum CompletionEvent: Sendable {
+    /// More answer text.
+    case delta(String)
+    /// Token counts reported by the provider.
+    case usage(TokenUsage)
+    /// The answer is complete.
+    case finished(CompletionEnding)
+}
+
+/// A completed answer: its text, and the sources it cites (those it refers to by number; all it was
+/// given when it refers to none).
+public struct CompletionEnding: Sendable {
+    public var text: String
+    /// The model that answered: the one it named, else the one asked.
+    public var model: String
+    public var usage: TokenUsage?
+    public var finishReason: FinishReason?
+    public var citations: [Citation]
+    /// When the first non-empty piece of text came (set by `CompletionAnswer.whole()`).
+    public var firstText: ContinuousClock.Instant?
+
+    /// The cited sources as lines that follow the answer ("Sources:" …); empty without citations.
+    public var sourcesText: String { Grounding.sourcesBlock(citations) }
 }
 
 /// The result of embedding texts.
@@ -36,9 +92,14 @@ public struct EmbeddingOutcome: Sendable {
 }
 
 extension SibylRuntime {
-    /// Answers a chat the client keeps, with the same persona prompts, grounding rule and context
-    /// fitting as a conversation.
+    /// Answers a chat the client keeps, with the same persona prompts, grounding decision and
+    /// context fitting as a conversation; the answer goes to the operations log when it ends.
     public func complete(_ request: CompletionRequest) async throws -> CompletionOutcome {
+        try await complete(request, loggingAs: .completions)
+    }
+
+    /// `complete`, logging under `category`, or not at all (an evaluation logs its own summary).
+    func complete(_ request: CompletionRequest, loggingAs category: LogCategory?) async throws -> CompletionOutcome {
         var persona = try await persona(named: request.persona)
         let system = request.messages.filter { $0.role == .system }.map(\.text).filter { !$0.isEmpty }
         if !system.isEmpty { persona.systemPrompt += "\n\n" + system.joined(separator: "\n\n") }
@@ -46,18 +107,77 @@ extension SibylRuntime {
         guard let question = history.last(where: { $0.role == .user }), !question.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || question.hasImages else {
             throw AssistantError.emptyQuestion
         }
-        var grounding: Grounding?
-        if let documents = request.documents {
-            switch try await grounder().ground(question.text, collection: documents.collection, mode: documents.mode) {
-            case .grounded(let found, _):
-                grounding = found
-            case .nothingRelevant(let closest, let threshold):
-                await log(.info, .completions, "no passage relevant enough for: \(question.text.prefix(80))")
-                return .declined(reply: Grounding.declinedReply(closest: closest, threshold: threshold, question: question.text), closest: closest)
-            }
-        }
+        let decision = try await ground(question.text, scope: request.documents, loggingAs: category ?? .completions)
+        if case .declined(let reply, let closest, _) = decision { return .declined(reply: reply, closest: closest) }
+        let grounding = decision.grounding
         let answer = try await engine.answer(history, persona: persona, grounding: grounding, options: request.options)
-        return .answering(answer, citations: grounding?.citations ?? [])
+        let sources = grounding?.citations ?? []
+        let events = Self.ending(answer, sources: sources) { [weak self] result in
+            guard let self, let category else { return }
+            await self.logCompletion(result, model: answer.request.model, category: category)
+        }
+        return .answering(CompletionAnswer(model: answer.request.model, sources: sources, events: events))
+    }
+
+    /// The engine's stream, ended by the answer with the sources it cites; `ended` hears how it
+    /// ended (finished, failed, or stopped by the client going away).
+    private static func ending(
+        _ answer: StatelessAnswer, sources: [Citation], ended: @escaping @Sendable (Result<CompletionEnding, any Error>) async -> Void
+    ) -> AsyncThrowingStream<CompletionEvent, any Error> {
+        // Told outside the answer's task, so that a client going away (which cancels it) is still logged.
+        let report: @Sendable (Result<CompletionEnding, any Error>) async -> Void = { result in await Task { await ended(result) }.value }
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var pieces = ""
+                var usage: TokenUsage?
+                do {
+                    for try await event in answer.events {
+                        switch event {
+                        case .delta(let piece):
+                            pieces += piece
+                            continuation.yield(.delta(piece))
+                        case .usage(let reported):
+                            usage = reported
+                            continuation.yield(.usage(reported))
+                        case .finished(let completion):
+                            pieces = completion.text
+                            usage = completion.usage ?? usage
+                            let ending = CompletionEnding(
+                                text: completion.text, model: completion.model.isEmpty ? answer.request.model : completion.model, usage: usage,
+                                finishReason: completion.finishReason, citations: Grounding.cited(in: completion.text, from: sources)
+                            )
+                            continuation.yield(.finished(ending))
+                            await report(.success(ending))
+                            continuation.finish()
+                            return
+                        }
+                    }
+                    if Task.isCancelled { throw CancellationError() }
+                    // A stream that ends without its completion event: the pieces are the answer.
+                    let ending = CompletionEnding(
+                        text: pieces, model: answer.request.model, usage: usage, finishReason: nil, citations: Grounding.cited(in: pieces, from: sources)
+                    )
+                    continuation.yield(.finished(ending))
+                    await report(.success(ending))
+                    continuation.finish()
+                } catch {
+                    await report(.failure(error))
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func logCompletion(_ result: Result<CompletionEnding, any Error>, model: String, category: LogCategory) async {
+        switch result {
+        case .success(let ending):
+            await log(.info, category, "answered with \(ending.model)", details: CompletionLogDetails(ending))
+        case .failure(let error) where error is CancellationError:
+            await log(.info, category, "answer stopped (the client went away)", details: ["model": model])
+        case .failure(let error):
+            await log(.error, category, ConversationEngine.describe(error), details: ["model": model])
+        }
     }
 
     /// Embeds texts with the configured embedder.
@@ -66,5 +186,20 @@ extension SibylRuntime {
         let setup = try embeddingSetup()
         let result = try await setup.embedder.embed(texts, options: EmbeddingOptions())
         return EmbeddingOutcome(vectors: result.vectors, model: setup.model, tokens: texts.reduce(0) { $0 + setup.counter.count($1) })
+    }
+}
+
+/// The log details of a completion.
+struct CompletionLogDetails: Encodable {
+    var model: String
+    var promptTokens: Int
+    var completionTokens: Int
+    var citations: Int
+
+    init(_ ending: CompletionEnding) {
+        model = ending.model
+        promptTokens = ending.usage?.promptTokens ?? 0
+        completionTokens = ending.usage?.completionTokens ?? 0
+        citations = ending.citations.count
     }
 }

@@ -87,13 +87,14 @@ extension SibylRuntime {
                 var text = ""
                 var citations: [Citation] = []
                 var declinedWithoutModel = false
-                switch try await complete(CompletionRequest(messages: [.user(question.text)], persona: "assistant", documents: DocumentScope(collection: collection), options: options)) {
+                let request = CompletionRequest(messages: [.user(question.text)], persona: "assistant", documents: DocumentScope(collection: collection), options: options)
+                switch try await complete(request, loggingAs: nil) {
                 case .declined(let reply, _):
                     text = reply
                     declinedWithoutModel = true
                     firstToken = ContinuousClock.now - asked
-                case .answering(let answer, let given):
-                    citations = given
+                case .answering(let answer):
+                    citations = answer.sources
                     let whole = try await answer.whole()
                     text = whole.text
                     // The name the model answered with: a local `fast` is Qwen2.5-Coder 0.5B.

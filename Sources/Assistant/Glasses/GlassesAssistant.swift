@@ -163,7 +163,7 @@ public actor GlassesAssistant {
             ?? .new(NewConversation(persona: options.persona, mode: options.mode, source: .glasses))
         let request = AskRequest(
             question, attachments: attachments, conversation: conversation, documents: options.documents,
-            options: TurnOptions(model: photo == nil ? nil : options.visionModel)
+            options: try TurnOptions(model: photo == nil ? nil : options.visionModel)
         )
         let result = try await asker.ask(request)
         conversationID = result.conversation.id

@@ -26,28 +26,25 @@ struct ChatCompletions: Sendable {
         if let tools = body.tools, !tools.isEmpty {
             throw APIError(.badRequest, code: "unsupported_parameter", "Tools are not supported by Sibyl's models.", parameter: "tools")
         }
-        if let temperature = body.temperature, !(0...2).contains(temperature) {
-            throw APIError(.badRequest, code: "invalid_value", "'temperature' must be between 0 and 2.", parameter: "temperature")
-        }
         let messages = try body.messages.enumerated().map { try Self.message($0.element, index: $0.offset) }
-        let request = CompletionRequest(
-            messages: messages, persona: choice.persona, documents: choice.documents,
-            options: TurnOptions(temperature: body.temperature, maxTokens: body.maxCompletionTokens ?? body.maxTokens)
-        )
-        let release = try state.reserveTurn(for: client)
-        let outcome: CompletionOutcome
-        do {
-            outcome = try await runtime.complete(request)
-        } catch {
-            release()
-            throw error
-        }
+        let request = CompletionRequest(messages: messages, persona: choice.persona, documents: choice.documents, options: try Self.options(body))
+        let (outcome, slot) = try await state.withTurnSlot(for: client) { try await runtime.complete(request) }
         let identity = Identity(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())", created: Int(Date().timeIntervalSince1970), model: body.model)
         if body.stream == true {
-            return stream(outcome, identity: identity, includeUsage: body.streamOptions?.includeUsage == true, release: release)
+            return stream(outcome, identity: identity, includeUsage: body.streamOptions?.includeUsage == true, slot: slot)
         }
-        defer { release() }
+        defer { slot.free() }
         return try JSONBody(try await whole(outcome, identity: identity)).response(status: .ok)
+    }
+
+    /// The sampling the client asked for, refused as OpenAI refuses it (naming the parameter).
+    static func options(_ body: OpenAIWire.ChatRequest) throws -> TurnOptions {
+        do {
+            return try TurnOptions(model: nil, temperature: body.temperature, maxTokens: body.maxCompletionTokens ?? body.maxTokens)
+        } catch {
+            let parameter = if case .invalidTemperature = error { "temperature" } else { body.maxCompletionTokens != nil ? "max_completion_tokens" : "max_tokens" }
+            throw APIError(.badRequest, code: "invalid_value", error.localizedDescription, parameter: parameter)
+        }
     }
 
     /// What every chunk of one completion shares.
@@ -107,7 +104,7 @@ struct ChatCompletions: Sendable {
         return .data(data, mimeType: mime)
     }
 
-    /// The whole answer, once it is complete.
+    /// The whole answer, once it is complete, followed by the sources it cites.
     private func whole(_ outcome: CompletionOutcome, identity: Identity) async throws -> OpenAIWire.ChatCompletion {
         var text = ""
         var usage: TokenUsage?
@@ -115,12 +112,11 @@ struct ChatCompletions: Sendable {
         switch outcome {
         case .declined(let reply, _):
             text = reply
-        case .answering(let answer, let citations):
-            let whole = try await answer.whole()
-            text = whole.text + Grounding.sourcesBlock(Grounding.cited(in: whole.text, from: citations))
-            usage = whole.usage
-            finish = whole.finishReason?.rawValue ?? "stop"
-            await log(answer.request.model, usage: usage)
+        case .answering(let answer):
+            let ending = try await answer.whole()
+            text = ending.text + ending.sourcesText
+            usage = ending.usage
+            finish = ending.finishReason?.rawValue ?? "stop"
         }
         return OpenAIWire.ChatCompletion(
             id: identity.id, created: identity.created, model: identity.model,
@@ -128,12 +124,11 @@ struct ChatCompletions: Sendable {
         )
     }
 
-    /// The answer as OpenAI's chunks, written as they come. A client that goes away stops the
-    /// answer (the next write fails, and the model's stream is dropped with it).
-    private func stream(_ outcome: CompletionOutcome, identity: Identity, includeUsage: Bool, release: @escaping @Sendable () -> Void) -> Response {
-        // Frees the client's slot however the response ends, even when its body is never written.
-        let slot = TurnSlot(release)
-        return EventStream.direct { send, end in
+    /// The answer as OpenAI's chunks, written as they come, then the sources it cites. A client
+    /// that goes away stops the answer (the next write fails, and the model's stream is dropped with it).
+    private func stream(_ outcome: CompletionOutcome, identity: Identity, includeUsage: Bool, slot: TurnSlot) -> Response {
+        EventStream.direct { send, end in
+            // Frees the client's slot however the response ends, even when its body is never written.
             defer { slot.free() }
             func chunk(_ delta: OpenAIWire.ChatChunk.Delta, finish: String? = nil) async throws {
                 let value = OpenAIWire.ChatChunk(
@@ -145,23 +140,21 @@ struct ChatCompletions: Sendable {
             try await chunk(.init(role: "assistant", content: ""))
             var usage: TokenUsage?
             var finish = "stop"
-            var answered: String?
             switch outcome {
             case .declined(let reply, _):
                 try await chunk(.init(content: reply))
-            case .answering(let answer, let citations):
-                var text = ""
+            case .answering(let answer):
                 do {
                     for try await event in answer.events {
                         switch event {
                         case .delta(let piece):
-                            text += piece
                             try await chunk(.init(content: piece))
-                        case .usage(let reported): usage = reported
-                        case .finished(let completion):
-                            text = completion.text
-                            usage = completion.usage ?? usage
-                            finish = completion.finishReason?.rawValue ?? "stop"
+                        case .usage(let reported):
+                            usage = reported
+                        case .finished(let ending):
+                            usage = ending.usage ?? usage
+                            finish = ending.finishReason?.rawValue ?? "stop"
+                            if !ending.sourcesText.isEmpty { try await chunk(.init(content: ending.sourcesText)) }
                         }
                     }
                 } catch let error as ClientGone {
@@ -173,9 +166,6 @@ struct ChatCompletions: Sendable {
                     try await send("data: [DONE]\n\n")
                     return
                 }
-                let sources = Grounding.sourcesBlock(Grounding.cited(in: text, from: citations))
-                if !sources.isEmpty { try await chunk(.init(content: sources)) }
-                answered = answer.request.model
             }
             try await chunk(.init(), finish: finish)
             if includeUsage {
@@ -184,12 +174,6 @@ struct ChatCompletions: Sendable {
             }
             try await send("data: [DONE]\n\n")
             try await end()
-            if let answered { await log(answered, usage: usage) }
         }
-    }
-
-    /// Writes the answer to the operations log.
-    private func log(_ model: String, usage: TokenUsage?) async {
-        await runtime.log(.info, .completions, "answered with \(model)", details: ["promptTokens": usage?.promptTokens ?? 0, "completionTokens": usage?.completionTokens ?? 0])
     }
 }

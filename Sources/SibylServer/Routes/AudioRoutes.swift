@@ -58,22 +58,16 @@ struct AudioRoutes: RouteCollectionAdding {
             if form.field("documents") == "true" || form.field("collection") != nil {
                 documents = DocumentScope(collection: form.field("collection"), mode: form.field("searchMode").flatMap(SearchMode.init(rawValue:)) ?? .hybrid)
             }
-            let request = AskRequest("", conversation: .id(id), documents: documents, options: TurnOptions(model: form.field("model"), answerLanguage: try TurnRoutes.answerLanguage(form.field("answerLanguage"))))
-            let release = try state.reserveTurn(for: context.ownerKey)
-            let turn: VoiceTurn
-            do {
-                turn = try await runtime.voiceTurn(audio, request: request, transcription: TranscriptionOptions(language: form.field("language")))
-            } catch {
-                release()
-                throw error
-            }
+            let request = AskRequest("", conversation: .id(id), documents: documents, options: try TurnOptions(model: form.field("model"), answerLanguage: form.field("answerLanguage")))
+            let transcription = TranscriptionOptions(language: form.field("language"))
+            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voiceTurn(audio, request: request, transcription: transcription) }
             let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
             if form.field("stream") == "false" {
-                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, release: release, runtime: runtime)
+                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, slot: slot, runtime: runtime)
                 let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
                 return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
             }
-            TurnRoutes.release(release, whenEnded: turn.ask)
+            slot.free(whenEnded: turn.ask)
             return EventStream.response { writer in
                 writer.send("transcript", transcript)
                 guard case .answering(let live) = turn.ask.outcome else {

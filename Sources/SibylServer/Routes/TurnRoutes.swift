@@ -45,9 +45,7 @@ struct TurnRoutes: RouteCollectionAdding {
         var stream: Bool?
 
         func options() throws -> TurnOptions {
-            if let temperature, !(0...2).contains(temperature) { throw APIError.badRequest("'temperature' is between 0 and 2.") }
-            if let maxTokens, maxTokens < 1 { throw APIError.badRequest("'maxTokens' is at least 1.") }
-            return TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens, answerLanguage: try TurnRoutes.answerLanguage(answerLanguage))
+            try TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens, answerLanguage: answerLanguage)
         }
 
         func images(limit: Int) throws -> [Attachment] {
@@ -65,16 +63,6 @@ struct TurnRoutes: RouteCollectionAdding {
         }
     }
 
-    /// A language's name as a person writes it (letters, spaces, hyphens; up to 40 characters): it
-    /// goes into the system prompt, so nothing else may.
-    static func answerLanguage(_ text: String?) throws -> String? {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        guard text.count <= 40, text.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == " " || $0 == "-" }) else {
-            throw APIError.badRequest("'answerLanguage' is a language's name, such as Korean.")
-        }
-        return text
-    }
-
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("conversations/:conversationId/turns") { request, context in
             let runtime = try await state.runtime(for: context)
@@ -83,29 +71,17 @@ struct TurnRoutes: RouteCollectionAdding {
             let text = body.text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             let images = try body.images(limit: state.limits.uploadBytes)
             guard !text.isEmpty || !images.isEmpty else { throw APIError.badRequest("'text' is empty.") }
-            let release = try state.reserveTurn(for: context.ownerKey)
-            let result: AskResult
-            do {
-                result = try await runtime.ask(AskRequest(text, attachments: images, conversation: .id(id), documents: try body.documents?.scope(), options: try body.options()))
-            } catch {
-                release()
-                throw error
-            }
-            return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
+            let request = AskRequest(text, attachments: images, conversation: .id(id), documents: try body.documents?.scope(), options: try body.options())
+            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.ask(request) }
+            return await respond(result, streaming: body.stream ?? true, slot: slot, runtime: runtime)
         }
         group.post("conversations/:conversationId/retry") { request, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.jsonBodyBytes)
-            let release = try state.reserveTurn(for: context.ownerKey)
-            let result: AskResult
-            do {
-                result = try await runtime.retry(in: id, documents: try body.documents?.scope(), options: try body.options())
-            } catch {
-                release()
-                throw error
-            }
-            return await respond(result, streaming: body.stream ?? true, release: release, runtime: runtime)
+            let (documents, options) = (try body.documents?.scope(), try body.options())
+            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.retry(in: id, documents: documents, options: options) }
+            return await respond(result, streaming: body.stream ?? true, slot: slot, runtime: runtime)
         }
         group.get("conversations/:conversationId/turns/current") { _, context in
             let runtime = try await state.runtime(for: context)
@@ -131,12 +107,12 @@ struct TurnRoutes: RouteCollectionAdding {
 
     /// The answer as events (or, with `streaming` false, once it has ended); the client's slot is
     /// freed when the answer ends, whether or not the client stayed.
-    func respond(_ result: AskResult, streaming: Bool, release: @escaping @Sendable () -> Void, runtime: SibylRuntime) async -> Response {
+    func respond(_ result: AskResult, streaming: Bool, slot: TurnSlot, runtime: SibylRuntime) async -> Response {
         guard streaming else {
-            let answer = await respondWhole(result, release: release, runtime: runtime)
+            let answer = await respondWhole(result, slot: slot, runtime: runtime)
             return (try? JSONBody(answer).response(status: .ok)) ?? Response(status: .ok)
         }
-        Self.release(release, whenEnded: result)
+        slot.free(whenEnded: result)
         switch result.outcome {
         case .declined(let declined):
             let answer = Wire.Answer(declined: declined, conversationID: result.conversation.id)
@@ -147,23 +123,14 @@ struct TurnRoutes: RouteCollectionAdding {
     }
 
     /// Waits for the answer to end and reports it.
-    func respondWhole(_ result: AskResult, release: @escaping @Sendable () -> Void, runtime: SibylRuntime) async -> Wire.Answer {
-        Self.release(release, whenEnded: result)
+    func respondWhole(_ result: AskResult, slot: TurnSlot, runtime: SibylRuntime) async -> Wire.Answer {
+        slot.free(whenEnded: result)
         switch result.outcome {
         case .declined(let declined):
             return Wire.Answer(declined: declined, conversationID: result.conversation.id)
         case .answering(let turn):
             await turn.waitUntilEnded()
             return await Wire.Answer(conversationID: result.conversation.id, ending: turn.outcome, title: Self.title(of: turn, in: runtime))
-        }
-    }
-
-    /// Frees a client's slot once the answer has ended (at once for a reply that needed no model).
-    static func release(_ release: @escaping @Sendable () -> Void, whenEnded result: AskResult) {
-        guard case .answering(let turn) = result.outcome else { return release() }
-        Task {
-            await turn.waitUntilEnded()
-            release()
         }
     }
 

@@ -57,7 +57,8 @@ public struct APIError: Error, Sendable {
             case .unknownLocalModel: return make(.badRequest, "model_not_found")
             case .missingAPIKey, .noModel: return make(.serviceUnavailable, "not_configured")
             case .noSpeech: return make(.unprocessableContent, "no_speech")
-            case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidImageCount, .noDocumentsFound:
+            case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidMaxTokens, .invalidAnswerLanguage,
+                 .invalidImageCount, .noDocumentsFound:
                 return make(.badRequest, "invalid_request")
             }
         case let error as AccountError:

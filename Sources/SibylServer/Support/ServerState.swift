@@ -93,8 +93,21 @@ final class ServerState: Sendable {
         [base] + workspaces.withLock { Array($0.values) }
     }
 
+    /// Starts an answer in one of the client's slots (`serve.max_turns_per_client`; 429 when all
+    /// are taken): the slot is given back at once when `start` fails, else the caller frees it when
+    /// the answer ends (`TurnSlot`).
+    func withTurnSlot<Started>(for client: String, _ start: () async throws -> Started) async throws -> (Started, TurnSlot) {
+        let slot = TurnSlot(try reserveTurn(for: client))
+        do {
+            return (try await start(), slot)
+        } catch {
+            slot.free()
+            throw error
+        }
+    }
+
     /// Counts an answer against a client's limit; the slot is freed when `release` runs.
-    func reserveTurn(for client: String) throws -> @Sendable () -> Void {
+    private func reserveTurn(for client: String) throws -> @Sendable () -> Void {
         let limit = limits.turnsPerClient
         let granted = turnsByClient.withLock { counts in
             guard counts[client, default: 0] < limit else { return false }
@@ -153,7 +166,7 @@ extension ServerState: Service {
     }
 }
 
-/// A client's answer slot (`ServerState.reserveTurn`), freed once: by `free()`, or when the last
+/// A client's answer slot (`ServerState.withTurnSlot`), freed once: by `free()`, or when the last
 /// holder lets go of it (a response whose body was never written).
 final class TurnSlot: Sendable {
     private let release: @Sendable () -> Void
@@ -164,6 +177,15 @@ final class TurnSlot: Sendable {
 
     func free() {
         release()
+    }
+
+    /// Frees the slot once the answer has ended (at once for a reply that needed no model).
+    func free(whenEnded result: AskResult) {
+        guard case .answering(let turn) = result.outcome else { return free() }
+        Task {
+            await turn.waitUntilEnded()
+            self.free()
+        }
     }
 
     deinit {
