@@ -162,7 +162,7 @@ let package = Package(
         .target(
             name: "DocumentExtraction",
             dependencies: [
-                "SibylCore", "LocalEngines", "CPoppler",
+                "SibylCore", "CPoppler",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "Knowledge",
             dependencies: [
-                "SibylCore", "DocumentExtraction", "VectorIndex",
+                "SibylCore", "VectorIndex",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -390,7 +390,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SibylCLITests", dependencies: ["sibyl", "OpenAITestServer", "LocalEngines", "SibylCore", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "SibylCLITests",
+            dependencies: [
+                "sibyl", "OpenAITestServer", "LocalEngines", "SibylCore", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .testTarget(
             name: "SibylServerTests",
             dependencies: [

@@ -40,6 +40,8 @@ final class AccountStore: AccountStorage {
         var configuration = Configuration()
         configuration.label = "Sibyl accounts"
         configuration.foreignKeysEnabled = true
+        // Another process (`sibyl users` beside `sibyl serve`) may hold the file for a moment.
+        configuration.busyMode = .timeout(10)
         return configuration
     }
 

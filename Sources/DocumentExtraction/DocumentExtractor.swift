@@ -1,5 +1,4 @@
 import Foundation
-import LocalEngines
 public import SibylCore
 
 /// Reads the text and structure of a document: plain text, Markdown, HTML, PDF, DOCX, or an image (OCR).
@@ -55,31 +54,19 @@ public struct DocumentExtractor: Sendable {
     public var options: Options
     private let recognizer: (any TextRecognizer)?
 
-    /// An extractor; without a `recognizer`, OCR uses tesseract when it is installed.
+    /// An extractor; images and scanned pages are read by `recognizer` (the application gives it
+    /// the configured OCR engine); without one they cannot be read.
     public init(options: Options = Options(), recognizer: (any TextRecognizer)? = nil) {
         self.options = options
-        if let recognizer {
-            self.recognizer = recognizer
-        } else {
-            let tesseract = TesseractRecognizer()
-            self.recognizer = tesseract.isAvailable ? tesseract : nil
-        }
+        self.recognizer = recognizer
     }
 
     /// The file extensions read, lower-case, without the dot.
-    public static let supportedExtensions: Set<String> = ["txt", "text", "md", "markdown", "html", "htm", "xhtml", "pdf", "docx", "png", "jpg", "jpeg", "tif", "tiff"]
+    public static let supportedExtensions = ExtractedDocument.Format.readableExtensions
 
     /// The format a file extension stands for, or nil when it is not read.
     public static func format(forExtension fileExtension: String) -> ExtractedDocument.Format? {
-        switch fileExtension.lowercased() {
-        case "txt", "text": .text
-        case "md", "markdown": .markdown
-        case "html", "htm", "xhtml": .html
-        case "pdf": .pdf
-        case "docx": .docx
-        case "png", "jpg", "jpeg", "tif", "tiff": .image
-        default: nil
-        }
+        ExtractedDocument.Format(fileExtension: fileExtension)
     }
 
     /// Extracts one file's text; throws `ExtractionError` (or `CancellationError`) when it cannot.
@@ -155,3 +142,5 @@ public struct DocumentExtractor: Sendable {
         }
     }
 }
+
+extension DocumentExtractor: DocumentExtracting {}

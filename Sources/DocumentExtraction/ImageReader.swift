@@ -1,5 +1,4 @@
 import Foundation
-import LocalEngines
 import SibylCore
 
 /// Images: the text tesseract reads in them, with its confidence.
@@ -23,7 +22,10 @@ struct ImageReader {
             case .notAnImage: throw ExtractionError.unreadableImage("tesseract does not recognise the format")
             case .engineFailed(let detail): throw ExtractionError.unreadableImage(detail.trimmingWhitespace())
             }
-        } catch let error as LocalEngineError {
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The engine could not run (not installed, or it failed to start).
             throw ExtractionError.ocrUnavailable(error.localizedDescription)
         }
         var collector = BlockCollector()

@@ -1,9 +1,10 @@
 import Foundation
+import SibylCore
 
 /// Turns what the user typed (files, folders, glob patterns) into the files to ingest.
 public enum FileDiscovery {
     /// File extensions the knowledge base reads.
-    public static let supportedExtensions: Set<String> = ["txt", "text", "md", "markdown", "html", "htm", "pdf", "docx", "png", "jpg", "jpeg", "tif", "tiff"]
+    public static let supportedExtensions = ExtractedDocument.Format.readableExtensions
 
     /// What was found: files to ingest, and inputs that matched nothing.
     public struct Result: Sendable {

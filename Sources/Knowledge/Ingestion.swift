@@ -1,12 +1,6 @@
 import Crypto
-import DocumentExtraction
 import Foundation
 import SibylCore
-
-/// Reads a file into structured text (implemented by the document extractor).
-public protocol DocumentExtracting: Sendable {
-    func extract(_ file: URL) async throws -> ExtractedDocument
-}
 
 /// What ingesting one file did.
 public enum IngestOutcome: Sendable {
@@ -240,8 +234,6 @@ public enum IngestFileError: Error, LocalizedError, Equatable {
         }
     }
 }
-
-extension DocumentExtractor: DocumentExtracting {}
 
 extension KnowledgeError: RemedyProviding {
     /// Re-embed a collection, or look at the documents.

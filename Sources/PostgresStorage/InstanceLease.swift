@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import SibylCore
 import Synchronization
 
 /// One process's claim on the answers it writes into the shared database: a number (`key`) that
@@ -56,7 +57,7 @@ public final class InstanceLease: Sendable {
     private func keep(ready: AsyncStream<Result<Void, any Error>>.Continuation) async {
         var reported = false
         var stopped = false
-        while !stopped {
+        while !stopped && !stop.hasFired && !Task.isCancelled {
             do {
                 try await database.reachable {
                     try await database.client.withConnection { connection in
@@ -80,8 +81,10 @@ public final class InstanceLease: Sendable {
                     ready.finish()
                     return
                 }
+                guard !stop.hasFired, !Task.isCancelled else { return }
                 database.logger.warning("instance lease lost, taking it again: \(error)")
-                try? await Task.sleep(for: .seconds(1))
+                // A second before the next try, unless the lease is let go meanwhile.
+                await stop.wait(atMost: .seconds(1))
             }
         }
     }
@@ -136,13 +139,23 @@ public final class InstanceLease: Sendable {
     }
 
     /// Lets go of the lock (at shutdown); answers this process left pending are then fair game.
-    public func release() async {
-        let task = state.withLock { state in
+    ///
+    /// The lock is let go on its connection when the database answers; when it does not (stopped,
+    /// unreachable, frozen), the attempt is given up at `deadline`: the server drops the lock
+    /// anyway when the connection ends.
+    public func release(by deadline: ContinuousClock.Instant = .now + .seconds(5)) async {
+        let (task, held) = state.withLock { state in
             defer { state.task = nil }
-            return state.task
+            return (state.task, state.held)
         }
         stop.fire()
-        await task?.value
+        guard let task else { return }
+        // Not holding it (waiting for a connection to take it again): there is nothing to let go.
+        if !held { task.cancel() }
+        if await !waitForWork(until: deadline, { await task.value }) {
+            task.cancel()
+            database.logger.warning("the database did not answer while letting the instance lease go; it is dropped with the connection")
+        }
     }
 
     /// Whether the lock is held now.
@@ -167,6 +180,19 @@ final class Signal: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Whether `fire()` has run.
+    var hasFired: Bool { state.withLock { $0.fired } }
+
+    /// Waits until the signal fires or `limit` has passed.
+    func wait(atMost limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     func wait() async {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SibylCore
 import NIOSSL
 import PostgresNIO
 import Synchronization
@@ -67,18 +68,15 @@ public final class PostgresDatabase: Sendable {
     /// should one never report (seen, rarely, on a loaded machine), the wait ends after `patience`
     /// rather than hang whoever closes, and the rest of the shutdown goes on in the background.
     public func close(patience: Duration = .seconds(10)) async {
+        await close(by: .now + patience)
+    }
+
+    /// Closes every connection, waiting at most until `deadline` (see `close(patience:)`).
+    public func close(by deadline: ContinuousClock.Instant) async {
         running.cancel()
         let running = running
-        let logger = logger
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let resumed = Mutex(false)
-            let finish: @Sendable (Bool) -> Void = { timedOut in
-                guard !resumed.withLock({ state in defer { state = true }; return state }) else { return }
-                if timedOut { logger.warning("the database's connections did not all close within \(patience); going on without waiting") }
-                done.resume()
-            }
-            Task { await running.value; finish(false) }
-            Task { try? await Task.sleep(for: patience); finish(true) }
+        if await !waitForWork(until: deadline, { await running.value }) {
+            logger.warning("the database's connections did not all close in time; going on without waiting")
         }
     }
 

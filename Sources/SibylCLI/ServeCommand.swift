@@ -36,7 +36,7 @@ struct Serve: AsyncParsableCommand {
             if let port { configuration.port = port }
             let server = try await SibylServer.prepare(runtime: runtime, configuration: configuration)
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
-            try await server.run { channel in
+            try await server.run(onServerRunning: { channel in
                 let shown = "\(server.scheme)://\(shownHost):\(channel.localAddress?.port ?? configuredPort)"
                 Terminal.error("Sibyl is listening on \(shown) · open \(shown)/ in a browser · API \(shown)/api/v1 · OpenAI-compatible \(shown)/v1 · Ctrl-C stops")
                 Terminal.error(server.authMode == .accounts
@@ -50,7 +50,11 @@ struct Serve: AsyncParsableCommand {
                       curl -X POST \(shown)/api/v1/auth/setup -H 'content-type: application/json' -d '{"token": "\(token)", "name": "NAME", "password": "…"}'
                     """)
                 }
-            }
+            }, overdue: {
+                // A peer that ignores cancellation (a frozen database's connection) cannot keep the process alive.
+                LoggingBootstrap.serverLines?.flush()
+                Foundation.exit(EXIT_FAILURE)
+            })
         }
     }
 }

@@ -74,3 +74,16 @@ public struct EstimatingTokenCounter: TokenCounter {
 public protocol TextRecognizer: Sendable {
     func recognize(_ image: Data, options: RecognitionOptions) async throws -> RecognizedText
 }
+
+/// Problems reading text in images, from any OCR engine.
+public enum RecognitionError: Error, LocalizedError, Equatable {
+    case notAnImage
+    case engineFailed(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .notAnImage: "The file is not an image tesseract can read (PNG, JPEG, TIFF, WebP, GIF)."
+        case .engineFailed(let detail): "tesseract failed: \(detail)"
+        }
+    }
+}

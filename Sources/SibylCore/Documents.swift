@@ -1,3 +1,5 @@
+import Foundation
+
 /// A document's text as extracted, in reading order, with the structure chunking needs.
 public struct ExtractedDocument: Sendable, Hashable {
     /// The file format it came from.
@@ -63,4 +65,28 @@ public struct DocumentBlock: Sendable, Hashable {
         self.headingPath = headingPath
         self.ocrConfidence = ocrConfidence
     }
+}
+
+extension ExtractedDocument.Format {
+    /// The format a file extension stands for (lower-case, without the dot), or nil when Sibyl does not read it.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "txt", "text": self = .text
+        case "md", "markdown": self = .markdown
+        case "html", "htm", "xhtml": self = .html
+        case "pdf": self = .pdf
+        case "docx": self = .docx
+        case "png", "jpg", "jpeg", "tif", "tiff": self = .image
+        default: return nil
+        }
+    }
+
+    /// Every file extension read, lower-case, without the dot.
+    public static let readableExtensions: Set<String> = ["txt", "text", "md", "markdown", "html", "htm", "xhtml", "pdf", "docx", "png", "jpg", "jpeg", "tif", "tiff"]
+}
+
+/// Reads a file into structured text: the document extractor, or a stand-in in tests. Knowledge
+/// ingests through this, so it links none of the readers (poppler, OCR) itself.
+public protocol DocumentExtracting: Sendable {
+    func extract(_ file: URL) async throws -> ExtractedDocument
 }

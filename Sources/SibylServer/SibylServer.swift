@@ -184,13 +184,36 @@ public struct SibylServer: Sendable {
     /// `https` with TLS, else `http`.
     public var scheme: String { configuration.tls == nil ? "http" : "https" }
 
-    /// Serves until SIGTERM or SIGINT, then shuts down gracefully: answers under way get
-    /// `serve.shutdown_grace` seconds to finish and are then saved as cancelled, open streams end,
-    /// and the local engines are stopped.
-    public func run(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) async throws {
-        try await serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning).run()
-        await runtime.shutdown()
+    /// Serves until SIGTERM or SIGINT, then shuts down gracefully within `serve.shutdown_grace`:
+    /// answers under way get most of it to finish and are then saved as cancelled, open streams
+    /// end, the local engines are stopped and the shared database is let go. At the deadline,
+    /// whatever is left (a request waiting on a database that stopped answering) is cancelled; if
+    /// something ignores that too, `overdue` runs a moment later (the CLI ends the process there).
+    public func run(
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, overdue: (@Sendable () -> Void)? = nil
+    ) async throws {
+        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning)
+        let serving = Task { try await group.run() }
+        let enforcing = Task { [state, runtime] in
+            for await deadline in state.shutdownDeadlines {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                guard !Task.isCancelled else { return }
+                runtime.logger.warning("serve.shutdown_grace has passed: stopping what is still running")
+                serving.cancel()
+                try? await Task.sleep(for: Self.overdueAfter)
+                guard !Task.isCancelled else { return }
+                runtime.logger.error("the shutdown is overdue: something ignored its cancellation")
+                overdue?()
+            }
+        }
+        let served = await serving.result
+        await runtime.shutdown(by: state.shutdownDeadline ?? .now + SibylRuntime.closingTime)
+        enforcing.cancel()
+        if case .failure(let error) = served, !(error is CancellationError) { throw error }
     }
+
+    /// How long past the deadline a shutdown may still take before `overdue` runs.
+    static let overdueAfter = Duration.seconds(2)
 
     /// The server and Sibyl's own shutdown work as one service group. Services shut down in the
     /// reverse of their order here, so answers under way are finished or saved first, while the

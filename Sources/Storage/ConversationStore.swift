@@ -78,6 +78,8 @@ public final class ConversationStore: Sendable {
         configuration.label = "Sibyl conversations"
         // Cascading deletes rely on it; GRDB's default, stated so that no one turns it off.
         configuration.foreignKeysEnabled = true
+        // Another process (the CLI beside `sibyl serve`) may hold the file for a moment.
+        configuration.busyMode = .timeout(10)
         return configuration
     }
 

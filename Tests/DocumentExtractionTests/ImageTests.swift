@@ -8,7 +8,7 @@ struct ImageTests {
     func ocrReadsAnImageAndKeepsItsConfidence() async throws {
         let png = try await PDFTests.scannedPage(PDFTests.scanLines)
         try await Scratch.run { scratch in
-            let document = try await DocumentExtractor().extract(try scratch.file("scan.png", png))
+            let document = try await DocumentExtractor.withOCR().extract(try scratch.file("scan.png", png))
             #expect(document.format == .image)
             #expect(document.blocks.map(\.text).joined(separator: " ") == PDFTests.scanLines.joined(separator: " "))
             #expect((document.ocrConfidence ?? 0) > 80)

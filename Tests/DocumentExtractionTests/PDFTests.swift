@@ -80,7 +80,7 @@ struct PDFTests {
         let scan = try await Self.scannedPage(Self.scanLines)
         try await Scratch.run { scratch in
             let pdf = PDFWriter(pages: [.text(["Typed first page."]), .image(png: scan), .text(["Typed last page."])])
-            let document = try await DocumentExtractor().extract(try scratch.file("scan.pdf", try pdf.data()))
+            let document = try await DocumentExtractor.withOCR().extract(try scratch.file("scan.pdf", try pdf.data()))
             let scanned = document.blocks.filter { $0.page == 2 }
             #expect(scanned.map(\.text).joined(separator: " ") == Self.scanLines.joined(separator: " "))
             #expect(scanned.allSatisfy { ($0.ocrConfidence ?? 0) > 80 })

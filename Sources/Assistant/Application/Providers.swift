@@ -251,8 +251,10 @@ extension Optional where Wrapped == String {
 }
 
 extension Providers {
-    /// OCR for scanned pages and images: tesseract.
-    public func textRecognizer() -> any TextRecognizer {
-        TesseractRecognizer()
+    /// OCR for scanned pages and images: tesseract, when it is installed (without it, documents
+    /// say which pages could not be read, and how to install it).
+    public func textRecognizer() -> (any TextRecognizer)? {
+        let tesseract = TesseractRecognizer()
+        return tesseract.isAvailable ? tesseract : nil
     }
 }

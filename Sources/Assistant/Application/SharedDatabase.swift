@@ -4,6 +4,7 @@ import Knowledge
 import Logging
 import PostgresStorage
 import SibylConfig
+import SibylCore
 import Storage
 import Synchronization
 
@@ -25,7 +26,8 @@ public final class SharedDatabase: Sendable {
     public let lease: InstanceLease
     /// The settings and API keys every instance on the database uses.
     public let settings: SharedSettings
-    private let schema: Once
+    /// Brings the schema up to date and takes the instance lease, once per process.
+    private let prepare: @Sendable () async throws -> Void
 
     /// The database the environment names, or nil when Sibyl keeps everything in its data directory.
     /// `paths` is this instance's data directory, whose secrets store holds the key the shared
@@ -42,18 +44,21 @@ public final class SharedDatabase: Sendable {
         self.database = database
         let lease = InstanceLease(database: database)
         self.lease = lease
-        let schema = Once {
-            _ = try await database.migrate()
-            try await lease.hold()
+        let schema = SingleFlight<Void>()
+        let prepare: @Sendable () async throws -> Void = {
+            try await schema.value {
+                _ = try await database.migrate()
+                try await lease.hold()
+            }
         }
-        self.schema = schema
-        settings = SharedSettings(store: PostgresSettingsStore(database: database) { try await schema.run() }, keyring: keyring, logger: logger)
+        self.prepare = prepare
+        settings = SharedSettings(store: PostgresSettingsStore(database: database, ready: prepare), keyring: keyring, logger: logger)
     }
 
     /// Brings the schema up to date and takes the instance lease, once; then reads the shared
     /// settings and keeps them current.
     public func ready() async throws {
-        try await schema.run()
+        try await prepare()
         if !settings.isLoaded {
             try await settings.load()
             settings.watch()
@@ -90,34 +95,11 @@ public final class SharedDatabase: Sendable {
 
     static func owner(ofAccount id: String) -> String { SibylPaths.owner(ofAccount: id) }
 
-    public func close() async {
-        await settings.stop()
-        await lease.release()
-        await database.close()
-    }
-}
-
-/// Work done once, by the first caller; one that failed is tried again by the next.
-final class Once: Sendable {
-    private let work: @Sendable () async throws -> Void
-    private let running = Mutex<Task<Void, any Error>?>(nil)
-
-    init(_ work: @escaping @Sendable () async throws -> Void) {
-        self.work = work
-    }
-
-    func run() async throws {
-        let task = running.withLock { running in
-            if let running { return running }
-            let started = Task { try await work() }
-            running = started
-            return started
-        }
-        do {
-            try await task.value
-        } catch {
-            running.withLock { $0 = nil }
-            throw error
-        }
+    /// Stops listening, lets the instance lease go and closes the connections, giving up on what
+    /// the database does not answer by `deadline`.
+    public func close(by deadline: ContinuousClock.Instant = .now + .seconds(10)) async {
+        await settings.stop(by: deadline)
+        await lease.release(by: deadline)
+        await database.close(by: deadline)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresStorage
 import SibylConfig
+import SibylCore
 import Synchronization
 
 /// The settings and API keys several instances share through their database, kept in memory so
@@ -67,13 +68,16 @@ public final class SharedSettings: Sendable {
         }
     }
 
-    func stop() async {
+    /// Stops listening for changes; a listener stuck on a database that does not answer is left
+    /// behind at `deadline`.
+    func stop(by deadline: ContinuousClock.Instant = .now + .seconds(5)) async {
         let watcher = state.withLock { state in
             defer { state.watcher = nil }
             return state.watcher
         }
-        watcher?.cancel()
-        await watcher?.value
+        guard let watcher else { return }
+        watcher.cancel()
+        await waitForWork(until: deadline) { await watcher.value }
     }
 
     /// The shared settings as they are now, with the keys everyone uses.

@@ -33,7 +33,8 @@ public final class SibylRuntime: Sendable {
     public let engine: ConversationEngine
     /// Answers under way.
     public let turns: TurnRegistry
-    private let knowledgeBox = Mutex<(any KnowledgeBase)?>(nil)
+    /// The knowledge base, opened (and migrated) once, by whichever request comes first.
+    private let knowledge = SingleFlight<any KnowledgeBase>()
     /// The PostgreSQL `SIBYL_DATABASE_URL` names, shared with every account's runtime; nil when
     /// everything lives in the data directory.
     public let sharedDatabase: SharedDatabase?
@@ -105,33 +106,40 @@ public final class SibylRuntime: Sendable {
     /// The knowledge base of this data directory (its part of the shared database, when one is
     /// named), opened once.
     public func knowledgeBase() async throws -> any KnowledgeBase {
-        if let opened = knowledgeBox.withLock({ $0 }) { return opened }
-        let stored: any KnowledgeBase = if let sharedDatabase {
-            try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)
-        } else {
-            try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
-        }
-        let opened = try await withVectorStore(stored)
-        return knowledgeBox.withLock { box in
-            if let box { return box }
-            box = opened
-            return opened
+        try await knowledge.value { [self] in
+            let stored: any KnowledgeBase = if let sharedDatabase {
+                try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)
+            } else {
+                try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
+            }
+            return try await withVectorStore(stored)
         }
     }
 
     /// The persona new conversations use.
     public var defaultPersona: String { settings[.persona] }
 
-    /// Lets answers under way finish within `grace`, then cancels the rest; each is saved either way.
-    public func finishAnswers(grace: Duration) async {
-        await turns.finishAll(grace: grace)
+    /// Lets answers under way finish within `grace`, then cancels the rest; each is saved either
+    /// way, unless its store does not answer by `deadline`.
+    public func finishAnswers(grace: Duration, by deadline: ContinuousClock.Instant? = nil) async {
+        await turns.finishAll(grace: grace, by: deadline ?? .now + grace + Self.closingTime)
     }
 
-    /// Stops the process's work: answers under way get `grace` to finish, then are cancelled (and
-    /// saved as such), and the local engines this process started are stopped.
-    public func shutdown(grace: Duration = .zero) async {
-        await turns.finishAll(grace: grace)
-        await local.shutdown()
-        if ownsDatabase { await sharedDatabase?.close() }
+    /// How long closing takes at most once answers have ended: saving a cancelled answer, stopping
+    /// the local engines, letting the shared database go.
+    public static let closingTime = Duration.seconds(5)
+
+    /// Stops the process's work by `deadline` (by default `grace` and `closingTime` from now):
+    /// answers under way get `grace` to finish, then are cancelled (and saved as such), the local
+    /// engines this process started are stopped, and the shared database is let go. What does not
+    /// end by the deadline (a database that stopped answering) is given up; the process's exit
+    /// ends it, and the child engines are signalled then too.
+    public func shutdown(grace: Duration = .zero, by deadline: ContinuousClock.Instant? = nil) async {
+        let deadline = deadline ?? .now + grace + Self.closingTime
+        await turns.finishAll(grace: grace, by: deadline)
+        if await !waitForWork(until: deadline, { await self.local.shutdown() }) {
+            logger.warning("the local engines did not stop in time; they are signalled as the process exits")
+        }
+        if ownsDatabase { await sharedDatabase?.close(by: deadline) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 import Synchronization
 
 /// The answers under way in a process, so that any client can find, watch or cancel them, and a
@@ -34,14 +35,16 @@ public final class TurnRegistry: Sendable {
     public var all: [LiveTurn] { live.withLock { Array($0.values) } }
 
     /// Gives the answers under way `grace` to finish, then cancels the rest and waits until each
-    /// is saved.
-    func finishAll(grace: Duration) async {
-        let deadline = ContinuousClock.now + grace
-        while !all.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+    /// is saved, but not past `deadline` (a store that stopped answering cannot hold a shutdown).
+    func finishAll(grace: Duration, by deadline: ContinuousClock.Instant) async {
+        let under = all
+        await waitForWork(until: min(.now + grace, deadline)) {
+            for turn in under { await turn.waitUntilEnded() }
         }
         let remaining = all
         for turn in remaining { turn.cancel() }
-        for turn in remaining { await turn.waitUntilEnded() }
+        await waitForWork(until: deadline) {
+            for turn in remaining { await turn.waitUntilEnded() }
+        }
     }
 }

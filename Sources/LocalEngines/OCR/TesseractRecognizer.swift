@@ -63,16 +63,3 @@ public struct TesseractRecognizer: TextRecognizer {
         return RecognizedText(text: text, confidence: mean, words: words)
     }
 }
-
-/// Problems reading text in images.
-public enum RecognitionError: Error, LocalizedError, Equatable {
-    case notAnImage
-    case engineFailed(String)
-
-    public var errorDescription: String? {
-        switch self {
-        case .notAnImage: "The file is not an image tesseract can read (PNG, JPEG, TIFF, WebP, GIF)."
-        case .engineFailed(let detail): "tesseract failed: \(detail)"
-        }
-    }
-}

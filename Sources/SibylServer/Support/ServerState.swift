@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import ServiceLifecycle
 import SibylConfig
+import SibylCore
 import Synchronization
 
 /// What the routes share: the runtime, the limits, who has how many answers under way, and the
@@ -24,6 +25,10 @@ final class ServerState: Sendable {
     private let workspaces = Mutex<[String: Workspace]>([:])
     private let turnsByClient = Mutex<[String: Int]>([:])
     private let warmUp = Mutex<WarmUp>(.notStarted)
+    /// When shutdown began: the moment everything must be done by (`serve.shutdown_grace` later).
+    let shutdownDeadlines: AsyncStream<ContinuousClock.Instant>
+    private let shutdownBegan: AsyncStream<ContinuousClock.Instant>.Continuation
+    private let deadline = Mutex<ContinuousClock.Instant?>(nil)
 
     /// How far the local chat engine is from answering.
     enum WarmUp: Sendable, Equatable {
@@ -38,7 +43,11 @@ final class ServerState: Sendable {
         self.secureCookies = secureCookies
         base = Workspace(runtime: runtime)
         glasses = GlassesHub(runtime: runtime)
+        (shutdownDeadlines, shutdownBegan) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
+
+    /// The moment a shutdown under way must be done by; nil while the server serves.
+    var shutdownDeadline: ContinuousClock.Instant? { deadline.withLock { $0 } }
 
     /// The data a request may reach: its account's on a server with accounts (never anyone
     /// else's, and never the local user's), the local user's on an open server.
@@ -154,15 +163,26 @@ extension ServerState: Service {
     /// Warms the chat engine up, then waits for shutdown: answers under way get the grace period
     /// (`serve.shutdown_grace`) and are then saved as cancelled, and glasses sessions end, before
     /// the HTTP server closes its connections.
+    ///
+    /// The whole shutdown fits in `serve.shutdown_grace`: answers get it less a closing reserve (up
+    /// to 2 s) in which cancelled answers are saved and the rest is closed; what a database that
+    /// stopped answering holds up is given up at the deadline (`SibylServer.run` enforces it).
     func run() async throws {
         let warming = Task { await warmUpChat() }
         try? await gracefulShutdown()
         warming.cancel()
         let grace = Duration.seconds(runtime.settings[.serveShutdownGrace])
+        let deadline = ContinuousClock.now + grace
+        self.deadline.withLock { $0 = deadline }
+        shutdownBegan.yield(deadline)
+        shutdownBegan.finish()
+        let answersEnd = deadline - min(.seconds(2), grace / 2)
         await withTaskGroup(of: Void.self) { group in
-            for workspace in allWorkspaces { group.addTask { await workspace.runtime.finishAnswers(grace: grace) } }
+            for workspace in allWorkspaces {
+                group.addTask { await workspace.runtime.finishAnswers(grace: answersEnd - .now, by: deadline) }
+            }
         }
-        await glasses.stopAll()
+        await waitForWork(until: deadline) { await self.glasses.stopAll() }
     }
 }
 

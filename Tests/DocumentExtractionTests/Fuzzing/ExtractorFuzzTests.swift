@@ -83,7 +83,7 @@ struct ExtractorFuzzTests {
     func imagesThroughTesseract() async throws {
         let count = ProcessInfo.processInfo.environment["SIBYL_FUZZ_OCR_INPUTS"].flatMap { Int($0) } ?? min(FuzzSettings.inputCount, 100)
         let corpus = FuzzCorpus.images(scan: try FuzzCorpus.smallScan())
-        try await Self.fuzz("image-ocr", extensions: ["png", "jpg", "tif"], Mutator(corpus: corpus, rawDictionary: FuzzCorpus.imageTokens), count: count, extractor: DocumentExtractor())
+        try await Self.fuzz("image-ocr", extensions: ["png", "jpg", "tif"], Mutator(corpus: corpus, rawDictionary: FuzzCorpus.imageTokens), count: count, extractor: DocumentExtractor.withOCR())
     }
 
     @Test func theMutatorIsDeterministic() {

@@ -1,3 +1,4 @@
+import DocumentExtraction
 import Foundation
 import LocalEngines
 import SibylCore
@@ -32,6 +33,18 @@ struct Scratch {
 enum Engines {
     static let required = ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1"
     static let tesseractRuns = TesseractRecognizer().isAvailable || required
+    /// Tesseract, when it is installed.
+    static var tesseract: (any TextRecognizer)? {
+        let tesseract = TesseractRecognizer()
+        return tesseract.isAvailable ? tesseract : nil
+    }
+}
+
+extension DocumentExtractor {
+    /// An extractor that reads images and scanned pages with tesseract, as Sibyl's application sets it up.
+    static func withOCR(options: Options = Options()) -> DocumentExtractor {
+        DocumentExtractor(options: options, recognizer: Engines.tesseract)
+    }
 }
 
 /// A stand-in OCR engine that reports fixed text, to test what happens around OCR without tesseract.
