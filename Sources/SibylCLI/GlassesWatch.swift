@@ -31,7 +31,7 @@ struct WatchedDirectory: Sendable {
     }
 
     /// Uploads the directory, soft-resets, and does so again whenever a file there changes.
-    func keepUploading(to session: any GlassesREPLSession) async {
+    func keepUploading(to session: GlassesREPLSession) async {
         var known: [String: Stamp] = [:]
         while !Task.isCancelled {
             let now = snapshot()

@@ -179,12 +179,11 @@ struct FrameMsgTests {
             let payload = Data((0..<200).map { UInt8($0) })
             var packets: [Data] = [Data([0x01, 0x0A, 0x00, UInt8(payload.count)]) + payload.prefix(40)]
             for offset in stride(from: 40, to: payload.count, by: 40) { packets.append(Data([0x01, 0x0A]) + payload.dropFirst(offset).prefix(40)) }
-            try await Task.sleep(for: .milliseconds(100))
             for packet in packets { try await emulator.write(packet) }
-            try await Task.sleep(for: .milliseconds(800))
+            // The REPL answers once the callbacks have run: every acknowledgement sent is in by then.
+            #expect(try await link.evaluate("d.app_data_block[0x0A] == nil") == "true")
             let acks = link.all.filter { $0 == Data([0x01, 0x00]) }.count
             #expect(acks < packets.count)
-            #expect(try await link.evaluate("d.app_data_block[0x0A] == nil") == "true")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glasses
 import Monocle
 import MonocleEmulator
 import SibylCore
@@ -16,7 +17,7 @@ struct DeviceAppAuthoringTests {
             if printed.contains(text) { return printed }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw MonocleError.timeout(waitingFor: text.debugDescription, after: timeout)
+        throw GlassesError.timeout(waitingFor: text.debugDescription, after: timeout)
     }
 
     /// A 6-second tone at 16 kHz, loud all the way through.

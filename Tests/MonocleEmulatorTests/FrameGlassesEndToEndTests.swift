@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import FrameEmulator
 import FrameGlasses
+import Glasses
 import LocalEngines
 import OpenAITestServer
 import SibylCore
@@ -28,14 +29,10 @@ extension GlassesEndToEndTests {
         let runtime = try SibylRuntime(environment: env)
         let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
         try await emulator.powerOn()
-        var options = GlassesSessionOptions(visionModel: visionModel)
-        options.frameController.signalPause = .milliseconds(30)
-        options.frameController.replyTimeout = .seconds(20)
-        options.frameController.acknowledgementTimeout = .seconds(20)
-        options.frameController.startTimeout = .seconds(60)
+        var options = GlassesSessionOptions(visionModel: visionModel, frame: .fast)
         configure(&options)
         try await prepare(runtime)
-        let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), options: options)
+        let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
         let events = Events()
         let serving = Task { await session.run { events.record($0) } }
         do {
@@ -65,7 +62,7 @@ extension GlassesEndToEndTests {
             if condition(text) { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FrameError.timeout(waitingFor: "the display; it shows \(frameShown(emulator).debugDescription)", after: timeout)
+        throw GlassesError.timeout(waitingFor: "the display; it shows \(frameShown(emulator).debugDescription)", after: timeout)
     }
 
     /// Speaks `wav` into the virtual Frame's microphone between two taps, as a wearer would.

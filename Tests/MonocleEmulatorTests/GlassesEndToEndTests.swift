@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import LocalEngines
+import Glasses
 import Monocle
 import MonocleEmulator
 import OpenAITestServer
@@ -60,17 +61,16 @@ struct GlassesEndToEndTests {
         env.merge(environment) { $1 }
         let runtime = try SibylRuntime(environment: env)
         try await TestGlasses.with { glasses in
-            let controller = MonocleController(transport: EmulatorTransport(emulator: glasses), app: try DeviceApp.sibyl(), options: ControllerTests.fastOptions())
+            let connection = try MonocleConnectionTests.connection(EmulatorTransport(emulator: glasses))
             var options = options
             options.visionModel = visionModel
-            let link = MonocleGlassesLink(controller: controller)
-            let assistant = GlassesAssistant(link: link, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
+            let assistant = GlassesAssistant(connection: connection, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
             let events = Events()
-            let serving = Task { await link.run() }
+            let serving = Task { await connection.run() }
             let answering = Task { await assistant.run { events.record($0) } }
             _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.lowercased().contains("tap") } }
             try await body(glasses, events, runtime)
-            await controller.stop()
+            await connection.stop()
             serving.cancel()
             answering.cancel()
         }

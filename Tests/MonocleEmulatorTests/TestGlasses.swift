@@ -1,4 +1,5 @@
 import Foundation
+import Glasses
 import LocalEngines
 import Monocle
 import MonocleEmulator
@@ -45,7 +46,7 @@ enum TestGlasses {
 actor TransportRecorder {
     private(set) var serial: [UInt8] = []
     private(set) var data: [Data] = []
-    private(set) var events: [TransportEvent] = []
+    private(set) var events: [GlassesTransportEvent] = []
     private var task: Task<Void, Never>?
 
     init(_ transport: EmulatorTransport) {
@@ -53,13 +54,13 @@ actor TransportRecorder {
         Task { await self.start(stream) }
     }
 
-    private func start(_ stream: AsyncStream<TransportEvent>) {
+    private func start(_ stream: AsyncStream<GlassesTransportEvent>) {
         task = Task {
             for await event in stream { self.record(event) }
         }
     }
 
-    private func record(_ event: TransportEvent) {
+    private func record(_ event: GlassesTransportEvent) {
         events.append(event)
         switch event {
         case .received(.serial, let bytes): serial.append(contentsOf: bytes)
@@ -80,6 +81,6 @@ actor TransportRecorder {
             if serialText.contains(text) { return serialText }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw MonocleError.timeout(waitingFor: text.debugDescription + " in \(serialText.debugDescription)", after: timeout)
+        throw GlassesError.timeout(waitingFor: text.debugDescription + " in \(serialText.debugDescription)", after: timeout)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// `sibyl glasses update`, as a user runs it, on the virtual Frame (no engines needed).
 @Suite(.serialized)
 struct GlassesUpdateCLITests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
 
     @Test func updateInstallsFrameFirmwareThroughFrameUpdate() async throws {
         let cli = try CLIRunner(server: nil)

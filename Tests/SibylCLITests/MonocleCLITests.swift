@@ -102,7 +102,7 @@ struct MonocleCLITests {
 
     @Test func updateInstallsAFirmwarePackageThroughTheBootloader() async throws {
         let cli = try runner()
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
         let package = fixtures.appendingPathComponent("monocle-firmware-test.zip").path
         let result = try await cli.run([
             "monocle", "update", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package,
