@@ -6,7 +6,7 @@ import Synchronization
 /// Records what a connection reports, Monocle's or Frame's, as it happens.
 final class ConnectionObserver: Sendable {
     let events = Mutex<[GlassesConnection.Event]>([])
-    private let running = Mutex<(count: Int, waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)])>((0, []))
+    private let running = Mutex<(count: Int, next: Int, waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)])>((0, 0, [:]))
     let onState: @Sendable (GlassesState) async -> Void
 
     init(onState: @escaping @Sendable (GlassesState) async -> Void = { _ in }) {
@@ -34,15 +34,19 @@ final class ConnectionObserver: Sendable {
 
     /// Waits for the `count`-th `running` state; the limit is a ceiling against hangs only.
     func running(_ count: Int = 1, timeout: Duration = .seconds(300)) async throws -> GlassesDeviceInfo {
+        let id = running.withLock { state in
+            state.next += 1
+            return state.next
+        }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
-            self.ended()
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self.wake(id)
         }
         defer { timer.cancel() }
         await withCheckedContinuation { continuation in
             let ready = self.running.withLock { state -> Bool in
                 guard state.count < count else { return true }
-                state.waiters.append((count, continuation))
+                state.waiters[id] = (count, continuation)
                 return false
             }
             if ready { continuation.resume() }
@@ -67,18 +71,23 @@ final class ConnectionObserver: Sendable {
     private func countRun() {
         let woken = running.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.count += 1
-            let count = state.count
-            defer { state.waiters.removeAll { $0.count <= count } }
-            return state.waiters.filter { $0.count <= count }.map(\.continuation)
+            let ready = state.waiters.filter { $0.value.count <= state.count }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
 
-    /// The events ended (or a wait ran out): every waiter looks again.
+    /// A wait ran out: it looks again (and finds too few runs).
+    private func wake(_ id: Int) {
+        running.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+    }
+
+    /// The events ended: every waiter looks again.
     private func ended() {
         let woken = running.withLock { state in
-            defer { state.waiters = [] }
-            return state.waiters.map(\.continuation)
+            defer { state.waiters = [:] }
+            return state.waiters.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
