@@ -193,11 +193,11 @@ let package = Package(
         ),
         // What every kind of glasses shares (no I/O): one connection (reconnects, state, firmware
         // hand-off, the request loop) driven by a driver per kind, one transport protocol, the relay's messages.
-        .target(name: "Glasses", dependencies: ["SecureDFU"], swiftSettings: glassesSettings),
+        .target(name: "Glasses", dependencies: ["SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
         // Monocle glasses: their driver (raw REPL, versions, FPGA, app upload, data messages) and Sibyl's MicroPython app.
         .target(
             name: "Monocle",
-            dependencies: ["Glasses", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
             resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
             swiftSettings: glassesSettings
         ),
@@ -222,7 +222,7 @@ let package = Package(
         // Frame glasses: their driver (break/reset, Lua upload, acknowledged messages, the wearer's taps) and Sibyl's Lua app.
         .target(
             name: "FrameGlasses",
-            dependencies: ["FrameProtocol", "Glasses", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["FrameProtocol", "Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
             resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
             swiftSettings: glassesSettings
         ),
@@ -232,7 +232,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(
             name: "GlassesBluetooth",
-            dependencies: ["Glasses", "SecureDFU", .target(name: "CDBus", condition: .when(platforms: [.linux]))],
+            dependencies: ["Glasses", "SecureDFU", "SibylCore", .target(name: "CDBus", condition: .when(platforms: [.linux]))],
             swiftSettings: glassesSettings
         ),
         // The WebSocket relay a browser with Web Bluetooth connects to, for both kinds of glasses.
@@ -241,6 +241,7 @@ let package = Package(
             dependencies: [
                 "Glasses",
                 "FrameProtocol",
+                "SibylCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -415,7 +416,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
-        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU"], swiftSettings: glassesSettings),
+        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
         .testTarget(
             name: "SecureDFUTests",
             dependencies: [
@@ -426,7 +427,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: glassesSettings
         ),
-        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol"], swiftSettings: glassesSettings),
+        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: glassesSettings),
         .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: glassesSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),

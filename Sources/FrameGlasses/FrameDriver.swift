@@ -1,6 +1,7 @@
 public import Foundation
 public import FrameProtocol
 public import Glasses
+public import SibylCore
 
 /// Frame's side of a ``GlassesConnection``: from "connected" to "running a device app", then the
 /// app's messages.

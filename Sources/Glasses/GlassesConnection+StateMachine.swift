@@ -1,3 +1,5 @@
+import SibylCore
+
 extension GlassesConnection {
     /// The connection's state and its links, with the rules for moving between them (no I/O).
     struct StateMachine: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 public import SecureDFU
+public import SibylCore
 
 /// Glasses of either kind, kept connected and running their device app, with what the wearer asks
 /// coming out as events.

@@ -1,4 +1,5 @@
 public import Foundation
+public import SibylCore
 
 /// The protocol one kind of glasses speaks, for a ``GlassesConnection``: the connection owns the
 /// link (connecting, reconnecting, the state, firmware updates, the events), the driver knows

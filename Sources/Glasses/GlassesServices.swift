@@ -1,3 +1,5 @@
+public import SibylCore
+
 /// What glasses of one kind offer over Bluetooth LE, for a transport to find and use them.
 public struct GlassesServices: Sendable {
     /// Which glasses these are.

@@ -1,3 +1,5 @@
+public import SibylCore
+
 /// What the glasses report about themselves once their app runs.
 public struct GlassesDeviceInfo: Sendable, Hashable {
     /// The firmware version (`device.VERSION`, `frame.FIRMWARE_VERSION`), nil when it could not be read.

@@ -1,5 +1,6 @@
 import Foundation
 public import Glasses
+public import SibylCore
 import Synchronization
 
 /// What a BlueZ transport knows of its link.

@@ -1,5 +1,6 @@
 import Foundation
 import Glasses
+import SibylCore
 public import Hummingbird
 public import HummingbirdWebSocket
 public import Logging

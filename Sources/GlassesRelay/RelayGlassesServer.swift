@@ -1,5 +1,6 @@
 import Foundation
 public import Glasses
+public import SibylCore
 import Hummingbird
 import HummingbirdWebSocket
 public import Logging

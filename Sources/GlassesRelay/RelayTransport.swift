@@ -1,6 +1,7 @@
 public import Foundation
 import FrameProtocol
 public import Glasses
+public import SibylCore
 
 /// Glasses of either kind whose bytes a browser carries over Web Bluetooth (see `RelayMessage`).
 ///

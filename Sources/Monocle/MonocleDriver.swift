@@ -1,5 +1,6 @@
 public import Foundation
 public import Glasses
+public import SibylCore
 
 /// Monocle's side of a ``GlassesConnection``: from "connected" to "running Sibyl's app", then the
 /// app's data messages.

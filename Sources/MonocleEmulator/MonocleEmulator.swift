@@ -64,6 +64,8 @@ public actor MonocleEmulator {
     public private(set) var displayLog: [DisplayFrame] = []
     /// Every data message the app sent.
     public private(set) var sentMessages: [Data] = []
+    /// Every data message the phone wrote to the app.
+    public private(set) var receivedMessages: [Data] = []
     /// Everything the REPL printed.
     public private(set) var serialLog: [UInt8] = []
     /// The FPGA flash written through `update.Fpga` since the last erase.
@@ -244,6 +246,7 @@ public actor MonocleEmulator {
             }
             perform(frontEnd.receive(bytes))
         case .data, .frame:
+            receivedMessages.append(bytes)
             send(EmulatorFrame(.dataWrite, [UInt8](bytes)))
         }
     }

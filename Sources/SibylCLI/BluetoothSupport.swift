@@ -5,6 +5,7 @@ import Glasses
 import GlassesBluetooth
 import Monocle
 import SibylConfig
+import SibylCore
 import Synchronization
 
 /// The system bus and the glasses' services, with errors that say what to check.

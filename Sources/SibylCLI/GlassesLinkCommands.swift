@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import Glasses
 import GlassesBluetooth
+import SibylCore
 
 /// How answers are made on the glasses.
 struct GlassesAnswerOptions: ParsableArguments {

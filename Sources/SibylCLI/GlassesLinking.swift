@@ -5,6 +5,7 @@ import Glasses
 import GlassesBluetooth
 import GlassesRelay
 import MonocleEmulator
+import SibylCore
 
 /// Linking glasses of either kind to Sibyl, for `glasses connect`.
 enum GlassesLinking {

@@ -8,6 +8,7 @@ import GlassesBluetooth
 import Monocle
 import MonocleEmulator
 import SecureDFU
+import SibylCore
 
 extension GlassesCommand {
     /// `sibyl glasses update`: installs a firmware package (or, on Monocle, an FPGA image) on the glasses.

@@ -1,5 +1,6 @@
 import Foundation
 import Glasses
+import SibylCore
 import Testing
 
 /// The connection's life, driven by a scripted driver and link: no glasses, no emulator, no clock to wait on.

@@ -1,6 +1,7 @@
 import Foundation
 import Glasses
 import SecureDFU
+import SibylCore
 import Testing
 
 /// A bootloader the glasses restart into: Secure DFU against `EmulatedBootloader`; a verified image

@@ -1,5 +1,6 @@
 import Foundation
 import Glasses
+import SibylCore
 import Testing
 
 /// The state as the web page and the terminal read it, and how each channel's writes go.

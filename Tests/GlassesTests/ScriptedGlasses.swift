@@ -1,6 +1,7 @@
 import Foundation
 import Glasses
 import SecureDFU
+import SibylCore
 import Synchronization
 import Testing
 

@@ -301,34 +301,36 @@ struct FrameFirmwareUpdateBlueZTests {
         let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
         let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: options)
         var failure: (any Error)?
-        do { try await connection.serve { observer in
-            // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
-            var advertised: [String: DBusValue]?
-            let deadline = ContinuousClock.now + .seconds(120)
-            // (The mock adds the device first and its services a moment later: wait for both.)
-            while advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) != true, ContinuousClock.now < deadline {
-                let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-                advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
-                try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await connection.serve { observer in
+                // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
+                var advertised: [String: DBusValue]?
+                let deadline = ContinuousClock.now + .seconds(120)
+                // (The mock adds the device first and its services a moment later: wait for both.)
+                while advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) != true, ContinuousClock.now < deadline {
+                    let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                    advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(emulator.powerState == .bootloader)
+                #expect(advertised?["Name"]?.string == "Frame Update")
+                #expect(advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true)
+
+                let info = try await observer.running(timeout: .seconds(300))
+                #expect(info.firmware == FrameDFUFixture.version)
+                #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
+                #expect(observer.states.contains(.updatingFirmware(progress: 1)))
+                #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
+                #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
+                #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
+
+                // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
+                let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
+                try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
+                #expect(await BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services]).bootloaderInReach())
+                #expect(await !BlueZDFUTransport(bus: mock.bus, for: MonocleIdentifiers.services, others: [FrameIdentifiers.services]).bootloaderInReach())
             }
-            #expect(emulator.powerState == .bootloader)
-            #expect(advertised?["Name"]?.string == "Frame Update")
-            #expect(advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true)
-
-            let info = try await observer.running(timeout: .seconds(300))
-            #expect(info.firmware == FrameDFUFixture.version)
-            #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
-            #expect(observer.states.contains(.updatingFirmware(progress: 1)))
-            #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
-            #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
-            #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
-
-            // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
-            let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
-            try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
-            #expect(await BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services]).bootloaderInReach())
-            #expect(await !BlueZDFUTransport(bus: mock.bus, for: MonocleIdentifiers.services, others: [FrameIdentifiers.services]).bootloaderInReach())
-        } } catch {
+        } catch {
             failure = error
         }
         await emulator.powerOff()

@@ -4,6 +4,7 @@ import FrameGlasses
 import FrameProtocol
 import Glasses
 import GlassesRelay
+import SibylCore
 import Synchronization
 import Testing
 

@@ -86,9 +86,14 @@ public actor GlassesAssistant {
         transferStarted = nil
         switch request {
         case .cancel:
-            current?.cancel()
+            let cancelled = current
+            cancelled?.cancel()
             current = nil
-            observer(.cancelled)
+            // Told once the cancelled answer is over: nothing of it reaches the glasses afterwards.
+            Task { [observer] in
+                await cancelled?.value
+                observer(.cancelled)
+            }
         case .spoken(let audio):
             start { await self.answer(audio: audio, photo: nil, transfer: transfer, receivedAt: now) }
         case .photo(let jpeg, let audio):
