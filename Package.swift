@@ -430,6 +430,7 @@ let package = Package(
         .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: glassesSettings),
         .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: glassesSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
+        .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: glassesSettings),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
         .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses"]),
         .testTarget(

@@ -14,14 +14,20 @@ struct MonocleCommand: AsyncParsableCommand {
     /// Says where `sibyl monocle NAME` moved, then runs `Moved` with `arguments` (and `--kind monocle`
     /// first, where the kind matters, so that one given later wins).
     static func forward<Moved: AsyncParsableCommand>(_ moved: Moved.Type, _ name: String, arguments: [String], kind: Bool = true) async throws {
-        let added = kind ? ["--kind", "monocle"] : []
-        Terminal.error("`sibyl monocle \(name)` is now `sibyl \((["glasses", name] + added).joined(separator: " "))`")
+        let path = ["glasses", name] + (kind ? ["--kind", "monocle"] : [])
+        Terminal.error("`sibyl monocle \(name)` is now `sibyl \(path.joined(separator: " "))`")
         if arguments.contains("--help") || arguments.contains("-h") {
-            Terminal.print(Moved.helpMessage())
+            Terminal.print(Root.helpMessage(for: Moved.self))
             return
         }
-        var command = try Moved.parse(added + arguments)
+        // Parsed from a root of its own, so that help and errors name `sibyl glasses …`.
+        guard var command = try Root.parseAsRoot(path + arguments) as? any AsyncParsableCommand else { return }
         try await command.run()
+    }
+
+    /// `sibyl` with the glasses tree alone: where the moved commands are parsed.
+    private struct Root: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "sibyl", subcommands: [GlassesCommand.self])
     }
 
     struct Scan: AsyncParsableCommand {
