@@ -22,6 +22,10 @@ let avx512Settings: [SwiftSetting] = optimizedInDebug
 let avx2Settings: [SwiftSetting] = optimizedInDebug
 #endif
 
+/// The glasses targets' language settings: existentials spelled `any`, and imports internal unless
+/// written `public import` (where a module's types appear in the public API).
+let glassesSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+
 /// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
 let deviceAppFiles = ["main.py"]
 /// Sibyl's own Frame app (Lua), compiled into Sibyl and uploaded to the glasses.
@@ -50,6 +54,8 @@ let package = Package(
         .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "TextEmbedding", targets: ["TextEmbedding"]),
         .library(name: "VectorIndex", targets: ["VectorIndex"]),
+        .library(name: "SecureDFU", targets: ["SecureDFU"]),
+        .library(name: "Glasses", targets: ["Glasses"]),
         .library(name: "Monocle", targets: ["Monocle"]),
         .library(name: "MonocleEmulator", targets: ["MonocleEmulator"]),
         .library(name: "FrameProtocol", targets: ["FrameProtocol"]),
@@ -176,21 +182,30 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Monocle glasses: the protocol stack and controller (no I/O), and Sibyl's device app.
+        // Nordic Secure DFU (no I/O): firmware packages, init packets, the client, an emulated bootloader.
         .target(
-            name: "Monocle",
+            name: "SecureDFU",
             dependencies: [
-                "SibylCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
-            resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
+            swiftSettings: glassesSettings
+        ),
+        // What every kind of glasses shares (no I/O): one connection (reconnects, state, firmware
+        // hand-off, the request loop) driven by a driver per kind, one transport protocol, the relay's messages.
+        .target(name: "Glasses", dependencies: ["SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
+        // Monocle glasses: their driver (raw REPL, versions, FPGA, app upload, data messages) and Sibyl's MicroPython app.
+        .target(
+            name: "Monocle",
+            dependencies: ["Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
+            swiftSettings: glassesSettings
         ),
         // A virtual Monocle: device apps under the real MicroPython interpreter, emulated firmware modules.
         .target(
             name: "MonocleEmulator",
             dependencies: [
-                "Monocle", "SibylCore",
+                "Monocle", "Glasses", "SecureDFU", "SibylCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -204,34 +219,41 @@ let package = Package(
         // API on it: a Lua error never unwinds through Swift.
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .target(name: "CFrameLua", dependencies: ["CLua"]),
-        // Frame glasses: the controller (no I/O) and Sibyl's Lua device app.
+        // Frame glasses: their driver (break/reset, Lua upload, acknowledged messages, the wearer's taps) and Sibyl's Lua app.
         .target(
             name: "FrameGlasses",
-            dependencies: ["FrameProtocol", "Monocle", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
-            resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") }
+            dependencies: ["FrameProtocol", "Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
+            swiftSettings: glassesSettings
         ),
         // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.
-        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "FrameGlasses", "Monocle", "CFrameLua", "SibylCore"]),
-        // BlueZ over D-Bus (libdbus), for real glasses on Linux.
+        .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "Glasses", "SecureDFU", "CFrameLua", "SibylCore"]),
+        // BlueZ over D-Bus (libdbus), for real glasses on Linux: one transport for both kinds, given their services.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "MonocleBluetooth", dependencies: ["Monocle", "FrameGlasses", "FrameProtocol", .target(name: "CDBus", condition: .when(platforms: [.linux]))]),
-        // The WebSocket relay a browser with Web Bluetooth connects to.
         .target(
-            name: "MonocleRelay",
+            name: "GlassesBluetooth",
+            dependencies: ["Glasses", "SecureDFU", "SibylCore", .target(name: "CDBus", condition: .when(platforms: [.linux]))],
+            swiftSettings: glassesSettings
+        ),
+        // The WebSocket relay a browser with Web Bluetooth connects to, for both kinds of glasses.
+        .target(
+            name: "GlassesRelay",
             dependencies: [
-                "Monocle",
-                "FrameGlasses",
+                "Glasses",
+                "FrameProtocol",
+                "SibylCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: glassesSettings
         ),
         // The application: the use cases every shell calls, and the owner of a process's services.
         .target(
             name: "Assistant",
             dependencies: [
-                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Monocle",
+                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Glasses", "Monocle",
                 "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -243,7 +265,7 @@ let package = Package(
             name: "SibylServer",
             dependencies: [
                 "Accounts", "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
-                "Monocle", "MonocleEmulator", "MonocleRelay", "FrameGlasses",
+                "Glasses", "MonocleEmulator", "GlassesRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -262,8 +284,8 @@ let package = Package(
             name: "SibylCLI",
             dependencies: [
                 "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
-                "Monocle", "MonocleEmulator", "MonocleRelay", "MonocleBluetooth", "SibylServer", "PostgresStorage",
-                "FrameGlasses", "FrameEmulator",
+                "Glasses", "SecureDFU", "Monocle", "MonocleEmulator", "GlassesRelay", "GlassesBluetooth", "SibylServer", "PostgresStorage",
+                "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -294,7 +316,7 @@ let package = Package(
             name: "SibylBenchmarks",
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
-                "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
+                "Glasses", "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -408,22 +430,28 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
+        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
         .testTarget(
-            name: "MonocleTests",
+            name: "SecureDFUTests",
             dependencies: [
-                "Monocle",
+                "SecureDFU",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures"],
+            swiftSettings: glassesSettings
         ),
+        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: glassesSettings),
+        .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: glassesSettings),
+        .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
+        .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: glassesSettings),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
-                "MonocleEmulator", "Monocle", "MonocleRelay", "MonocleBluetooth", "Assistant", "LocalEngines", "SibylCore", "OpenAITestServer",
-                "FrameEmulator", "FrameGlasses",
+                "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "LocalEngines", "SibylCore",
+                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

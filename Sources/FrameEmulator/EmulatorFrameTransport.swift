@@ -1,12 +1,12 @@
-import FrameGlasses
 import Foundation
+import Glasses
 import Synchronization
 
-/// A ``FrameTransport`` to a virtual Frame: what `sibyl glasses … --emulator` and the tests
-/// connect the controller to.
-public final class EmulatorFrameTransport: FrameTransport {
-    public let events: AsyncStream<FrameTransportEvent>
-    private let continuation: AsyncStream<FrameTransportEvent>.Continuation
+/// A transport to a virtual Frame: what `sibyl glasses … --emulator --kind frame` and the tests
+/// connect to.
+public final class EmulatorFrameTransport: GlassesTransport {
+    public let events: AsyncStream<GlassesTransportEvent>
+    private let continuation: AsyncStream<GlassesTransportEvent>.Continuation
     public let emulator: FrameEmulator
     /// The MTU this "central" exchanges on every connection.
     public let mtu: Int
@@ -22,12 +22,12 @@ public final class EmulatorFrameTransport: FrameTransport {
     public init(emulator: FrameEmulator, mtu: Int = 247) {
         self.emulator = emulator
         self.mtu = mtu
-        let (events, continuation) = AsyncStream<FrameTransportEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (events, continuation) = AsyncStream<GlassesTransportEvent>.makeStream(bufferingPolicy: .unbounded)
         self.events = events
         self.continuation = continuation
         let notifications = emulator.notifications
         forwarding = Task {
-            for await notification in notifications { continuation.yield(.received(notification)) }
+            for await notification in notifications { continuation.yield(.received(.frame, notification)) }
         }
         // The Frame drops the link itself when it restarts into its bootloader.
         let linked = self.linked
@@ -46,25 +46,26 @@ public final class EmulatorFrameTransport: FrameTransport {
 
     public func connect() async throws {
         if emulator.powerState == .bootloader {
-            throw FrameError.transport("the virtual Frame is in its bootloader (\(FrameEmulator.bootloaderName)), not advertising as a Frame")
+            throw GlassesError.transport("the virtual Frame is in its bootloader (\(FrameEmulator.bootloaderName)), not advertising as a Frame")
         }
         do {
             try emulator.connect(mtu: mtu)
         } catch {
-            throw FrameError.transport("the virtual Frame does not answer: \(error.localizedDescription)")
+            throw GlassesError.transport("the virtual Frame does not answer: \(error.localizedDescription)")
         }
         linked.value.withLock { $0 = true }
-        continuation.yield(.connected(mtu: mtu))
+        continuation.yield(.connected(maximumWriteLength: mtu - 3))
     }
 
-    public func write(_ bytes: Data) async throws {
-        guard emulator.isConnected else { throw FrameError.disconnected("the virtual Frame is not connected") }
+    public func write(_ bytes: Data, to channel: GlassesChannel) async throws {
+        guard channel == .frame else { throw GlassesError.transport("a Frame has no \(channel.rawValue) channel") }
+        guard emulator.isConnected else { throw GlassesError.disconnected("the virtual Frame is not connected") }
         do {
             try await emulator.write(bytes)
         } catch FrameEmulatorError.notConnected {
-            throw FrameError.disconnected("the virtual Frame is not connected")
+            throw GlassesError.disconnected("the virtual Frame is not connected")
         } catch {
-            throw FrameError.transport(error.localizedDescription)
+            throw GlassesError.transport(error.localizedDescription)
         }
     }
 
@@ -72,7 +73,7 @@ public final class EmulatorFrameTransport: FrameTransport {
         drop(reason: "closed")
     }
 
-    /// Drops the link as walking out of range would; the controller sees `.disconnected`.
+    /// Drops the link as walking out of range would; the connection sees `.disconnected`.
     public func drop(reason: String) {
         linked.value.withLock { $0 = false }
         emulator.disconnect()

@@ -1,6 +1,6 @@
 import CFrameLua
 import Foundation
-import Monocle
+import SecureDFU
 import Synchronization
 
 /// The virtual Frame's DFU bootloader and the link a DFU client holds to it.

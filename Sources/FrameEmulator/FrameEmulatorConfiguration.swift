@@ -1,5 +1,5 @@
 import Foundation
-import Monocle
+import SecureDFU
 
 /// How a virtual Frame is built: what it reports about itself and how its radio and clock behave.
 public struct FrameEmulatorConfiguration: Sendable {

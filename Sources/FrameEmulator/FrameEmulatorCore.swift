@@ -1,6 +1,6 @@
 import CFrameLua
 import Foundation
-import Monocle
+import SecureDFU
 import Synchronization
 
 /// The C device handle; used from any thread because the C side locks its own state.

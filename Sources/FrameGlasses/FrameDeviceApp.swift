@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// A Lua app for Frame: the files to upload and the version that identifies them.
 ///
@@ -88,6 +88,7 @@ public struct FrameDeviceApp: Sendable, Hashable {
     }
 }
 
+/// Why a Frame app cannot be uploaded.
 public enum FrameDeviceAppError: Error, Equatable, LocalizedError {
     case badFileName(String)
     case noEntry(String)

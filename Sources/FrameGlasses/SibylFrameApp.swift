@@ -1,5 +1,5 @@
 import Foundation
-import FrameProtocol
+public import FrameProtocol
 
 /// The messages Sibyl's Frame app (`sibyl_frame.lua`) and the host exchange.
 public enum SibylFrameApp {

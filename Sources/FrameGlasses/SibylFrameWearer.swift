@@ -1,189 +1,147 @@
-import Foundation
-import FrameProtocol
-
-/// What the wearer of Frame glasses running Sibyl's app asked for.
-public enum FrameRequest: Sendable, Equatable {
-    /// A spoken question: signed 8-bit samples at 8 kHz.
-    case spoken(audio: Data)
-    /// A photo (JPEG) and the spoken question about it.
-    case photo(jpeg: Data, audio: Data)
-    /// The wearer tapped while a question was being answered.
-    case cancel
-}
-
-/// What a ``SibylFrameWearer`` reports, in order.
-public enum FrameWearerEvent: Sendable, Equatable {
-    case state(FrameState)
-    case notice(String)
-    /// The glasses started sending a recording (for the transfer time).
-    case transferStarted
-    case request(FrameRequest)
-}
+public import Foundation
+public import FrameProtocol
+public import Glasses
 
 /// The wearer's side of Sibyl's Frame app, on the host: Frame's app only reports taps and streams
-/// what it is asked for, and this decides what a tap means.
+/// what it is asked for, and this decides what a tap means (no I/O: it says what to do).
 ///
 /// - Idle (or showing an answer): one tap starts listening; a double tap takes a photo, then listens.
 /// - Listening: a tap stops the microphone; the recording becomes a request.
 /// - Waiting for the answer: a tap cancels it; so does a tap while a photo that never comes is awaited.
-public actor SibylFrameWearer {
+public struct SibylFrameWearer: Sendable {
+    /// What the wearer is doing.
     public enum Phase: Sendable, Equatable {
         case idle, listening, takingPhoto, listeningForPhoto, waiting
     }
 
-    public nonisolated let events: AsyncStream<FrameWearerEvent>
-    private let continuation: AsyncStream<FrameWearerEvent>.Continuation
-    public let controller: FrameController
+    /// A message to Sibyl's Frame app.
+    public enum Command: Sendable, Equatable {
+        case status(SibylFrameApp.Status)
+        case listen(sampleRate: Int)
+        case stop
+        case photo
+
+        /// The message that carries it.
+        public func message() throws(FrameProtocolError) -> FrameMessage {
+            switch self {
+            case .status(let status): try SibylFrameApp.status(status)
+            case .listen(let sampleRate): try SibylFrameApp.listen(sampleRate: sampleRate, bitDepth: 8)
+            case .stop: try SibylFrameApp.stop()
+            case .photo: try SibylFrameApp.photo()
+            }
+        }
+    }
+
+    /// What to do about what happened, in order.
+    public enum Action: Sendable, Equatable {
+        /// Send these to the app, in order, without holding up what comes next.
+        case send([Command])
+        /// The wearer asked for something.
+        case request(GlassesRequest)
+        /// A recording started to arrive.
+        case transferStarted
+        /// Something worth a line in the log.
+        case notice(String)
+        /// Call ``gestureEnded(at:)`` at this moment (a later one replaces it).
+        case endGesture(at: ContinuousClock.Instant)
+    }
+
+    /// What the wearer is doing now.
     public private(set) var phase = Phase.idle
     private var taps = FrameTapCounter()
-    private var tapTimer: Task<Void, Never>?
     private var audio = FrameStreamAssembler.audio()
     private var photo = FrameStreamAssembler.photo()
     private var heldPhoto: Data?
-    private var sampleRate = 8000
+    /// The rate the microphone records at.
+    public var sampleRate = 8000
 
-    public init(controller: FrameController) {
-        self.controller = controller
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-    }
+    public init() {}
 
-    /// Follows the controller's events until they end (run the controller alongside).
-    public func run() async {
-        for await event in controller.events {
-            switch event {
-            case .state(let state):
-                if case .disconnected = state { reset() }
-                if case .running = state { reset() }
-                continuation.yield(.state(state))
-            case .notice(let text):
-                continuation.yield(.notice(text))
-            case .updateFailed(let reason):
-                continuation.yield(.notice("the firmware update failed: \(reason)"))
-            case .printed:
-                break
-            case .data(let data):
-                receive(data)
-            }
-        }
-        tapTimer?.cancel()
-        continuation.finish()
-    }
-
-    /// Shows an answer (or an error, in red) and goes back to idle.
-    public func show(_ text: String, isError: Bool) async throws {
-        phase = .idle
-        try await controller.send(SibylFrameApp.text(text, colour: isError ? .red : .white))
-    }
-
-    /// Says on the glasses that the question is being answered.
-    public func showThinking() async {
-        try? await controller.send(SibylFrameApp.status(.thinking))
-    }
-
-    private func reset() {
+    /// Back to idle, with nothing half received (a new link, or the app just started).
+    public mutating func reset() {
         phase = .idle
         taps = FrameTapCounter()
-        tapTimer?.cancel()
         audio.reset()
         photo.reset()
         heldPhoto = nil
     }
 
-    private func receive(_ data: Data) {
-        guard let flag = data.first else { return }
+    /// An answer (or an error) is shown: the wearer may ask again.
+    public mutating func answerShown() {
+        phase = .idle
+    }
+
+    /// Data the app sent (its flag byte first).
+    public mutating func received(_ data: Data, at now: ContinuousClock.Instant) -> [Action] {
+        guard let flag = data.first else { return [] }
         switch flag {
         case SibylFrameApp.Flag.tap:
-            tapped()
+            return tapped(at: now)
         case SibylFrameApp.Flag.audio, SibylFrameApp.Flag.audioEnd:
-            if audio.receivedCount == 0 && flag == SibylFrameApp.Flag.audio { continuation.yield(.transferStarted) }
-            if let recording = audio.add(data) { recorded(recording) }
+            var actions: [Action] = []
+            if audio.receivedCount == 0 && flag == SibylFrameApp.Flag.audio { actions.append(.transferStarted) }
+            if let recording = audio.add(data) { actions += recorded(recording) }
+            return actions
         case SibylFrameApp.Flag.jpeg, SibylFrameApp.Flag.jpegEnd:
-            if let jpeg = photo.add(data) { photographed(jpeg) }
+            guard let jpeg = photo.add(data) else { return [] }
+            return photographed(jpeg)
         default:
-            continuation.yield(.notice("ignored data 0x\(String(flag, radix: 16)) from the glasses"))
+            return [.notice("ignored data 0x\(String(flag, radix: 16)) from the glasses")]
         }
     }
 
-    private func tapped() {
-        let now = ContinuousClock.now
+    /// The moment a tap gesture may have ended: one tap listens, two take a photo.
+    public mutating func gestureEnded(at now: ContinuousClock.Instant) -> [Action] {
+        guard phase == .idle, let count = taps.gesture(at: now) else { return [] }
+        guard count >= 2 else { return startListening(status: .listening) }
+        phase = .takingPhoto
+        heldPhoto = nil
+        return [.send([.status(.takingPhoto), .photo])]
+    }
+
+    private mutating func tapped(at now: ContinuousClock.Instant) -> [Action] {
         switch phase {
         case .listening, .listeningForPhoto:
             // Stop at once: the wearer is waiting for the answer.
-            perform { try await self.controller.send(SibylFrameApp.stop()) }
+            return [.send([.stop])]
         case .waiting:
             phase = .idle
-            continuation.yield(.request(.cancel))
-            perform { try await self.controller.send(SibylFrameApp.status(.idle)) }
+            return [.request(.cancel), .send([.status(.idle)])]
         case .takingPhoto:
             // The photo never came (the camera failed on the glasses): a tap gives up on it.
             phase = .idle
             photo.reset()
-            perform { try await self.controller.send(SibylFrameApp.status(.idle)) }
+            return [.send([.status(.idle)])]
         case .idle:
             // One tap or two: wait for the gesture to end.
             taps.tap(at: now)
-            tapTimer?.cancel()
-            guard let deadline = taps.deadline else { return }
-            tapTimer = Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                guard !Task.isCancelled else { return }
-                self.gestureEnded()
-            }
+            return taps.deadline.map { [.endGesture(at: $0)] } ?? []
         }
     }
 
-    private func gestureEnded() {
-        guard phase == .idle, let count = taps.gesture(at: .now) else { return }
-        if count >= 2 {
-            phase = .takingPhoto
-            heldPhoto = nil
-            perform {
-                try await self.controller.send(SibylFrameApp.status(.takingPhoto))
-                try await self.controller.send(SibylFrameApp.photo())
-            }
-        } else {
-            startListening(status: .listening)
-        }
-    }
-
-    private func startListening(status: SibylFrameApp.Status) {
+    private mutating func startListening(status: SibylFrameApp.Status) -> [Action] {
         phase = status == .listening ? .listening : .listeningForPhoto
         audio.reset()
-        let rate = sampleRate
-        perform {
-            try await self.controller.send(SibylFrameApp.status(status))
-            try await self.controller.send(SibylFrameApp.listen(sampleRate: rate, bitDepth: 8))
-        }
+        return [.send([.status(status), .listen(sampleRate: sampleRate)])]
     }
 
-    private func photographed(_ jpeg: Data) {
-        guard phase == .takingPhoto else { return }
+    private mutating func photographed(_ jpeg: Data) -> [Action] {
+        guard phase == .takingPhoto else { return [] }
         heldPhoto = jpeg
-        startListening(status: .listeningForPhoto)
+        return startListening(status: .listeningForPhoto)
     }
 
-    private func recorded(_ recording: Data) {
+    private mutating func recorded(_ recording: Data) -> [Action] {
         switch phase {
         case .listening:
             phase = .waiting
-            continuation.yield(.request(.spoken(audio: recording)))
+            return [.request(.spoken(audio: recording))]
         case .listeningForPhoto:
             phase = .waiting
-            continuation.yield(.request(.photo(jpeg: heldPhoto ?? Data(), audio: recording)))
-            heldPhoto = nil
+            defer { heldPhoto = nil }
+            return [.request(.photo(jpeg: heldPhoto ?? Data(), audio: recording))]
         default:
-            break
+            return []
         }
-    }
-
-    /// Sends to the glasses without holding up the events; a failure becomes a notice.
-    private func perform(_ work: @escaping @Sendable () async throws -> Void) {
-        Task {
-            do { try await work() } catch { self.notice("could not reach the app on the glasses: \(error.localizedDescription)") }
-        }
-    }
-
-    private func notice(_ text: String) {
-        continuation.yield(.notice(text))
     }
 }

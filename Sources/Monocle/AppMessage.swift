@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One message on the data channel: four ASCII bytes naming the command (colon included), then a payload.
 ///

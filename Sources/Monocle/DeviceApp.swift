@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// A MicroPython app for Monocle: the files to upload, in order, and the version that identifies them.
 ///

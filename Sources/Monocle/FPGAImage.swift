@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An FPGA bitstream to write, and the REPL commands that write it.
 public struct FPGAImage: Sendable, Hashable {

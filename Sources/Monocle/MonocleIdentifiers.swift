@@ -1,3 +1,5 @@
+public import Glasses
+
 /// The Bluetooth identifiers Monocle and its bootloader advertise (firmware v23.248.0754).
 public enum MonocleIdentifiers {
     /// The name the glasses advertise.
@@ -19,13 +21,11 @@ public enum MonocleIdentifiers {
     /// Monocle → phone: what `bluetooth.send` sends.
     public static let dataTX = "e5700003-7bac-429a-b4ce-57ff900f479d"
 
-    /// Nordic Secure DFU, advertised by the bootloader.
-    public static let dfuService = "0000fe59-0000-1000-8000-00805f9b34fb"
-    public static let dfuControl = "8ec90001-f315-4f60-9fb8-838830daea50"
-    public static let dfuPacket = "8ec90002-f315-4f60-9fb8-838830daea50"
-
-    /// Signal strength above which a Monocle becomes the one offered for pairing…
-    public static let nearRSSI = -65
-    /// …and below which it stops being offered (hysteresis, so a wearer walking around doesn't flap).
-    public static let farRSSI = -85
+    /// What a Bluetooth transport needs to find and use Monocle glasses: the REPL's channel and the
+    /// data channel, both written without response, no bonding.
+    public static let services = GlassesServices(
+        kind: .monocle, advertised: [serialService], isDeviceName: { $0 == deviceName },
+        channels: [.init(.serial, write: serialRX, notify: serialTX), .init(.data, write: dataRX, notify: dataTX)],
+        pairsFirst: false, bootloaderName: bootloaderName
+    )
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The bytes of MicroPython's raw REPL, and parsing of its replies.
 public enum RawREPL {

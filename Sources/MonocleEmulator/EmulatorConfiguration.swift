@@ -1,5 +1,5 @@
 import Foundation
-import Monocle
+import SecureDFU
 
 /// How the virtual Monocle behaves.
 public struct EmulatorConfiguration: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Monocle
+import SecureDFU
 
 /// Connects a Secure DFU client to a `MonocleEmulator` in its bootloader, as Bluetooth would connect
 /// it to real glasses advertising `DfuTarg`.

@@ -1,10 +1,10 @@
 import Foundation
-import Monocle
+import Glasses
 
-/// Connects Sibyl's controller to a `MonocleEmulator`, as Bluetooth would connect it to real glasses.
-public final class EmulatorTransport: MonocleTransport {
-    public let events: AsyncStream<TransportEvent>
-    private let continuation: AsyncStream<TransportEvent>.Continuation
+/// Connects Sibyl's connection to a `MonocleEmulator`, as Bluetooth would connect it to real glasses.
+public final class EmulatorTransport: GlassesTransport {
+    public let events: AsyncStream<GlassesTransportEvent>
+    private let continuation: AsyncStream<GlassesTransportEvent>.Continuation
     private let emulator: MonocleEmulator
     private let maximumWriteLength: Int
 
@@ -19,9 +19,9 @@ public final class EmulatorTransport: MonocleTransport {
         try await emulator.connectClient()
     }
 
-    public func write(_ bytes: Data, to channel: MonocleChannel) async throws {
+    public func write(_ bytes: Data, to channel: GlassesChannel) async throws {
         // Split at the MTU and send back to back, without response, as the phone apps do.
-        for piece in bytes.pieces(of: maximumWriteLength) {
+        for piece in try channel.writes(of: bytes, maximumWriteLength: maximumWriteLength) {
             try await emulator.clientWrite(piece, to: channel)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
-import Monocle
+import Glasses
+import SecureDFU
 import NIOCore
 import SibylCore
 
@@ -54,7 +55,7 @@ public actor MonocleEmulator {
     private var quickExits = 0
     private var frontEnd = REPLFrontEnd()
 
-    private var client: AsyncStream<TransportEvent>.Continuation?
+    private var client: AsyncStream<GlassesTransportEvent>.Continuation?
     private var clientConnected = false
     private var microphone: [[UInt8]] = []
     private var photoBytes: [UInt8]?
@@ -63,6 +64,8 @@ public actor MonocleEmulator {
     public private(set) var displayLog: [DisplayFrame] = []
     /// Every data message the app sent.
     public private(set) var sentMessages: [Data] = []
+    /// Every data message the phone wrote to the app.
+    public private(set) var receivedMessages: [Data] = []
     /// Everything the REPL printed.
     public private(set) var serialLog: [UInt8] = []
     /// The FPGA flash written through `update.Fpga` since the last erase.
@@ -70,7 +73,7 @@ public actor MonocleEmulator {
     /// How many times the interpreter was started.
     public private(set) var boots = 0
     /// Writes received from the phone, per channel.
-    public private(set) var writes: [MonocleChannel: Int] = [:]
+    public private(set) var writes: [GlassesChannel: Int] = [:]
     /// Serial bytes lost because the receive ring was full.
     public var droppedSerialBytes: Int { frontEnd.dropped }
     private var fpgaVersion: String
@@ -203,15 +206,15 @@ public actor MonocleEmulator {
 
     // MARK: The phone's side (used by EmulatorTransport)
 
-    func attach(_ continuation: AsyncStream<TransportEvent>.Continuation) {
+    func attach(_ continuation: AsyncStream<GlassesTransportEvent>.Continuation) {
         client = continuation
     }
 
     func connectClient() throws {
         guard bootloader == nil else {
-            throw MonocleError.transport("no Monocle is advertising: the emulated glasses are in their bootloader (DfuTarg)")
+            throw GlassesError.transport("no Monocle is advertising: the emulated glasses are in their bootloader (DfuTarg)")
         }
-        guard link != nil, process != nil else { throw MonocleError.transport("the emulated glasses are off") }
+        guard link != nil, process != nil else { throw GlassesError.transport("the emulated glasses are off") }
         guard !clientConnected else { return }
         clientConnected = true
         send(EmulatorFrame(.connection, Array("1".utf8)))
@@ -223,8 +226,9 @@ public actor MonocleEmulator {
     }
 
     /// One write, already at most the MTU.
-    func clientWrite(_ bytes: Data, to channel: MonocleChannel) throws {
-        guard clientConnected else { throw MonocleError.notConnected }
+    func clientWrite(_ bytes: Data, to channel: GlassesChannel) throws {
+        guard clientConnected else { throw GlassesError.notConnected }
+        guard channel != .frame else { throw GlassesError.transport("a Monocle has no Frame channel") }
         writes[channel, default: 0] += 1
         switch channel {
         case .serial:
@@ -241,7 +245,8 @@ public actor MonocleEmulator {
                 return
             }
             perform(frontEnd.receive(bytes))
-        case .data:
+        case .data, .frame:
+            receivedMessages.append(bytes)
             send(EmulatorFrame(.dataWrite, [UInt8](bytes)))
         }
     }
@@ -424,7 +429,7 @@ public actor MonocleEmulator {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw MonocleError.timeout(waitingFor: "the glasses' display", after: timeout)
+        throw GlassesError.timeout(waitingFor: "the glasses' display", after: timeout)
     }
 
     // MARK: Inputs, in order

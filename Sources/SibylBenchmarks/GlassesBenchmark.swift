@@ -4,6 +4,7 @@ import Foundation
 import FrameEmulator
 import FrameGlasses
 import FrameProtocol
+import Glasses
 import LocalEngines
 import SibylCore
 
@@ -37,20 +38,9 @@ struct GlassesBenchmark: AsyncParsableCommand {
         for _ in 0..<uploads {
             try await Self.withFrame { emulator in
                 let transport = EmulatorFrameTransport(emulator: emulator, mtu: mtu)
-                let controller = FrameController(transport: transport, app: app)
-                let serving = Task { await controller.run() }
+                let connection = GlassesConnection(transport: transport, driver: FrameDriver(app: app))
                 // A fresh Frame gets the app; after the link drops and comes back, it is found in place.
-                var runs: [FrameDeviceInfo] = []
-                for await event in controller.events {
-                    if case .state(.running(let info)) = event {
-                        runs.append(info)
-                        if runs.count == 2 { break }
-                        transport.drop(reason: "benchmark")
-                    }
-                    if case .notice(let text) = event, text.hasPrefix("giving up") { throw ValidationError("the virtual Frame did not come up: \(text)") }
-                }
-                await controller.stop()
-                serving.cancel()
+                let runs = try await connection.runs(2) { _ in transport.drop(reason: "benchmark") }
                 guard runs.count == 2, let time = runs[0].uploadTime, runs[0].uploaded, !runs[1].uploaded else {
                     throw ValidationError("the first connection should upload and the second should not")
                 }
@@ -90,7 +80,7 @@ struct GlassesBenchmark: AsyncParsableCommand {
         let samples = try AudioResampling.speechPCM16(fromWAV: speech)
         var timings: [GlassesTimings] = []
         try await Self.withFrame { emulator in
-            let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator, mtu: mtu))
+            let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator, mtu: mtu), kind: .frame)
             let (events, sink) = AsyncStream<GlassesEvent>.makeStream()
             let serving = Task { await session.run { sink.yield($0) } }
             var iterator = events.makeAsyncIterator()

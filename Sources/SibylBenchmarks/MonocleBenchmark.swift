@@ -1,6 +1,7 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import Glasses
 import LocalEngines
 import Monocle
 import MonocleEmulator
@@ -18,23 +19,16 @@ struct MonocleBenchmark: AsyncParsableCommand {
     @Option(help: "The spoken question.") var question = "What is the capital of France?"
     @Option(name: .customLong("write-length"), help: "The link's largest write (ATT MTU − 3).") var writeLength = 253
 
-    /// Connects a controller, waits until the app runs, and disconnects: what the glasses reported and the serial writes.
-    func connectUntilRunning(_ glasses: MonocleEmulator, app: DeviceApp) async throws -> (info: DeviceInfo, writes: Int) {
+    /// Connects, waits until the app runs, and disconnects: what the glasses reported and the serial writes.
+    func connectUntilRunning(_ glasses: MonocleEmulator, app: DeviceApp) async throws -> (info: GlassesDeviceInfo, writes: Int) {
         await glasses.resetWriteCounts()
-        let controller = MonocleController(transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app, options: Self.options())
-        let serving = Task { await controller.run() }
-        var result: (info: DeviceInfo, writes: Int)?
-        for await event in controller.events {
-            // Every serial write of the connection precedes `.running` (the soft reset is the last).
-            if case .state(.running(let info)) = event {
-                result = (info, await glasses.writes[.serial] ?? 0)
-                break
-            }
-        }
-        await controller.stop()
-        serving.cancel()
-        guard let result else { throw ValidationError("the virtual glasses did not come up") }
-        return result
+        let transport = EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength)
+        let connection = GlassesConnection(transport: transport, driver: MonocleDriver(app: app), options: Self.options())
+        // Every serial write of the connection precedes `running` (the soft reset is the last).
+        var writes = 0
+        let runs = try await connection.runs(1) { _ in writes = await glasses.writes[.serial] ?? 0 }
+        guard let info = runs.first else { throw ValidationError("the virtual glasses did not come up") }
+        return (info, writes)
     }
 
     func run() async throws {
@@ -46,7 +40,7 @@ struct MonocleBenchmark: AsyncParsableCommand {
         let app = try DeviceApp.sibyl()
         print("Sibyl's device app: \(app.files.count) file(s), \(app.byteCount) bytes; link write length \(writeLength) bytes")
 
-        // The controller times the upload itself; its writes are those of a first connection to fresh
+        // The driver times the upload itself; its writes are those of a first connection to fresh
         // glasses (which uploads) less those of a second one (which finds the app in place).
         var times: [Double] = []
         var writes = 0
@@ -73,8 +67,8 @@ struct MonocleBenchmark: AsyncParsableCommand {
         var samples: [GlassesTimings] = []
         try await Self.withGlasses(interpreter: interpreter, writeLength: writeLength) { glasses in
             let session = try runtime.glassesSession(
-                transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), app: app,
-                options: GlassesSessionOptions(controller: Self.options())
+                transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), kind: .monocle,
+                options: GlassesSessionOptions(connection: Self.options(), monocleApp: app)
             )
             let (answers, sink) = AsyncStream<GlassesEvent>.makeStream()
             let serving = Task { await session.run { sink.yield($0) } }
@@ -107,8 +101,8 @@ struct MonocleBenchmark: AsyncParsableCommand {
         print(String(format: "  from the end of the recording to the answer sent: %.1f; Sibyl's own overhead %.2f (%.2f %%; goal < 100 ms)", total, overhead, overhead / total * 100))
     }
 
-    static func options() -> MonocleController.Options {
-        var options = MonocleController.Options()
+    static func options() -> GlassesConnection.Options {
+        var options = GlassesConnection.Options()
         options.reconnect = false
         return options
     }

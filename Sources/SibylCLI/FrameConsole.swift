@@ -2,7 +2,6 @@ import Assistant
 import Foundation
 import FrameEmulator
 import SibylCore
-import Synchronization
 
 extension FrameEmulator {
     /// What the `say FILE` console command does: the microphone hears the WAV (as speech at
@@ -24,8 +23,8 @@ extension FrameEmulator {
 /// The virtual Frame in a terminal: what it shows and prints, and the wearer's actions typed.
 final class FrameConsole: Sendable {
     let emulator: FrameEmulator
-    private let outcomes = Mutex(0)
-    private let running = Mutex(false)
+    private let outcomes = EventCounter()
+    private let runs = EventCounter()
 
     init(emulator: FrameEmulator) {
         self.emulator = emulator
@@ -35,19 +34,15 @@ final class FrameConsole: Sendable {
     func report(_ event: GlassesEvent) {
         GlassesConsole.describe(event)
         switch event {
-        case .answered, .failed: outcomes.withLock { $0 += 1 }
-        case .state(let state): running.withLock { $0 = state.isRunning }
+        case .answered, .failed: outcomes.increment()
+        case .state(let state) where state.isRunning: runs.increment()
         default: break
         }
     }
 
     /// Waits until Sibyl's app runs on the glasses, so the wearer's first tap reaches it.
     func waitUntilRunning(timeout: Duration = .seconds(120)) async {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if running.withLock({ $0 }) { return }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        guard await !runs.wait(untilAtLeast: 1, timeout: timeout) else { return }
         Terminal.print(Terminal.yellow("the glasses did not become ready within \(timeout)"))
     }
 
@@ -104,12 +99,7 @@ final class FrameConsole: Sendable {
 
     /// Waits until one more answer (or failure) than before.
     func waitForOutcome(timeout: Duration) async {
-        let before = outcomes.withLock { $0 }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if outcomes.withLock({ $0 }) > before { return }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        guard await !outcomes.wait(untilAtLeast: outcomes.count + 1, timeout: timeout) else { return }
         Terminal.print(Terminal.yellow("no answer within \(timeout)"))
     }
 }

@@ -2,35 +2,122 @@ import ArgumentParser
 import Assistant
 import Foundation
 import FrameEmulator
-import FrameGlasses
+import Glasses
+import GlassesBluetooth
 import Monocle
-import MonocleBluetooth
 import MonocleEmulator
-import SibylConfig
+import SecureDFU
 import SibylCore
-import Synchronization
 
-/// `sibyl glasses`: Monocle or Frame glasses: link them to Sibyl, and work on their REPL and files.
+/// `sibyl glasses`: Monocle or Frame glasses: link them to Sibyl, update them, and work on their REPL and files.
 struct GlassesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glasses",
-        abstract: "Ask through Monocle or Frame glasses; work on their REPL and files, and see their screen.",
+        abstract: "Ask through Monocle or Frame glasses; update them, work on their REPL and files, and see their screen.",
         discussion: """
-        scan, pair and connect work for both Monocle and Frame (pairing remembers which kind answered). \
-        repl, exec, files, screen and emulate are for device-app authors: they reach the paired glasses over \
-        Bluetooth, or with --emulator the virtual ones (--kind monocle or frame), whose files are kept between runs. Examples:
+        --kind monocle|frame picks the glasses where the kind matters (default: the paired kind, else monocle); \
+        pairing remembers which kind answered. connect, update, repl, exec, files and screen reach the paired glasses \
+        over Bluetooth (BlueZ), or with --emulator the virtual ones, whose files are kept between runs; connect --relay \
+        waits for a Web Bluetooth page to carry real glasses' bytes. Examples:
           sibyl glasses pair && sibyl glasses connect
           sibyl glasses connect --emulator --kind frame
-          sibyl glasses repl --emulator
+          sibyl glasses connect --relay --port 8765
+          sibyl glasses update --firmware monocle-micropython-v23.248.0754.zip
           sibyl glasses repl --emulator --watch my-app/
           sibyl glasses exec "import device; print(device.VERSION)"
           sibyl glasses files put main.py
           sibyl glasses screen --emulator --scripts my-app/ --png screen.png
-          sibyl glasses repl --emulator --kind frame --watch my-lua-app/
           sibyl glasses emulate --kind frame --app my-lua-app/
         """,
-        subcommands: [Scan.self, Pair.self, Connect.self, REPL.self, Exec.self, Files.self, Screen.self, Emulate.self, Update.self]
+        subcommands: [Scan.self, Pair.self, Unpair.self, Connect.self, Update.self, Emulate.self, REPL.self, Exec.self, Files.self, Screen.self]
     )
+
+    /// How the virtual glasses behave.
+    struct EmulatorOptions: ParsableArguments {
+        @Option(help: ArgumentHelp("Run this directory's device scripts (Monocle: with a main.py; Frame: with a main.lua) instead of Sibyl's own app.", valueName: "DIR"))
+        var scripts: String?
+
+        @Option(name: .customLong("write-length"), help: "The link's largest write in bytes (ATT MTU − 3).")
+        var writeLength = 253
+
+        @Option(name: .customLong("emulated-firmware"), help: "Firmware version the virtual glasses report (an older one exercises `update --firmware`).")
+        var emulatedFirmware: String?
+
+        @Option(name: .customLong("emulated-bootloader-key"), help: "The public key (PEM) the virtual glasses' bootloader trusts; without it, it takes any signature.")
+        var emulatedBootloaderKey: String?
+
+        @Flag(name: .customLong("real-time-microphone"), help: "Monocle: deliver microphone samples at their real rate.")
+        var realTimeMicrophone = false
+
+        @Option(name: .customLong("data-queue"), help: ArgumentHelp(
+            "Monocle: make the virtual link busy like a real one: it holds N notifications (the firmware's queue holds 2), and bluetooth.send raises OSError 'raw data service is busy' while they wait.",
+            valueName: "N"
+        ))
+        var dataQueue: Int?
+
+        @Option(name: .customLong("connection-interval"), help: ArgumentHelp("With --data-queue: milliseconds between the link's connection events, which empty the queue.", valueName: "MS"))
+        var connectionInterval = 15
+
+        @Option(name: .customLong("emulated-fpga"), help: "Monocle: FPGA version the virtual glasses report (an older one exercises `update --fpga`).")
+        var emulatedFPGA = "v23.230.0808"
+
+        /// The FPGA version the virtual glasses report after a complete update (set by `update`).
+        var emulatedFPGAAfterUpdate: String?
+
+        func validate() throws {
+            if let dataQueue, dataQueue < 1 {
+                throw ValidationError("--data-queue needs at least 1 notification (the real glasses hold 2).")
+            }
+            guard connectionInterval >= 1 else {
+                throw ValidationError("--connection-interval needs at least 1 millisecond (the real glasses use 15).")
+            }
+            if let emulatedFirmware, DFUPackage.embeddedVersion(in: Data(emulatedFirmware.utf8)) != emulatedFirmware {
+                throw ValidationError("--emulated-firmware takes a version such as v23.248.0754 (Monocle) or v25.080.0838 (Frame).")
+            }
+        }
+
+        /// The Monocle app to run: `--scripts`, else Sibyl's own.
+        func app() throws -> DeviceApp {
+            guard let scripts else { return try DeviceApp.sibyl() }
+            return try DeviceApp(directory: URL(fileURLWithPath: scripts))
+        }
+
+        /// The virtual Monocle, its files kept in SIBYL_HOME/monocle/NAME.
+        func emulator(runtime: SibylRuntime, name: String) throws -> MonocleEmulator {
+            let module = runtime.local.layout.microPythonModule
+            guard FileManager.default.fileExists(atPath: module.path) else {
+                throw CLIError("The Monocle emulator's MicroPython interpreter is not installed.", hint: "Run: sibyl models install emulator")
+            }
+            var configuration = EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module))
+            configuration.maximumWriteLength = writeLength
+            configuration.firmware = emulatedFirmware ?? configuration.firmware
+            try trustKey { try configuration.bootloader.trust(publicKeyPEM: $0) }
+            configuration.realTimeMicrophone = realTimeMicrophone
+            configuration.dataQueue = dataQueue.map { DataQueue(capacity: $0, interval: .milliseconds(connectionInterval)) }
+            configuration.fpga = emulatedFPGA
+            configuration.fpgaAfterUpdate = emulatedFPGAAfterUpdate
+            let filesystem = runtime.paths.home.appendingPathComponent("monocle/\(name)", isDirectory: true)
+            return MonocleEmulator(configuration: configuration, filesystem: filesystem)
+        }
+
+        /// The virtual Frame, its flash kept in SIBYL_HOME/frame/NAME.
+        func frameEmulator(runtime: SibylRuntime, name: String) throws -> FrameEmulator {
+            var configuration = FrameEmulatorConfiguration()
+            if let emulatedFirmware { configuration.firmwareVersion = emulatedFirmware }
+            try trustKey { try configuration.bootloader.trust(publicKeyPEM: $0) }
+            return try FrameEmulator(configuration: configuration, flash: runtime.paths.home.appendingPathComponent("frame/\(name)", isDirectory: true))
+        }
+
+        /// Gives `--emulated-bootloader-key`'s PEM to `trust`.
+        private func trustKey(_ trust: (String) throws -> Void) throws {
+            guard let emulatedBootloaderKey else { return }
+            do {
+                try trust(String(contentsOfFile: emulatedBootloaderKey, encoding: .utf8))
+            } catch {
+                throw CLIError("Cannot read the public key \(emulatedBootloaderKey) (a PEM file): \(error.localizedDescription)")
+            }
+        }
+    }
 
     /// Which glasses, and how to reach them.
     struct Target: ParsableArguments {
@@ -40,49 +127,51 @@ struct GlassesCommand: AsyncParsableCommand {
         @Option(help: "monocle or frame (default: the paired kind, else monocle).")
         var kind: GlassesKind?
 
-        @OptionGroup var emulatorOptions: MonocleCommand.EmulatorOptions
+        @OptionGroup var emulatorOptions: EmulatorOptions
 
-        /// The virtual glasses' name: their files are kept in SIBYL_HOME/monocle/emulator, as for `monocle connect --emulator`.
+        /// The virtual glasses' name: their files are kept in SIBYL_HOME/monocle/emulator (Frame:
+        /// SIBYL_HOME/frame/emulator), shared with `glasses connect --emulator`.
         static let emulatorName = "emulator"
 
-        /// Connects a session to the glasses; `close` ends it (and switches the virtual glasses off).
+        /// The kind asked for, else the paired kind.
+        func resolvedKind(_ runtime: SibylRuntime) -> GlassesKind {
+            kind ?? GlassesLinking.pairedKind(runtime)
+        }
+
+        /// Connects a REPL session to the glasses; `close` ends it (and switches the virtual glasses off).
         func open(_ runtime: SibylRuntime) async throws -> OpenGlasses {
-            if resolvedKind(runtime) == .frame { return try await openFrame(runtime) }
-            if emulator {
+            let kind = resolvedKind(runtime)
+            guard emulator else {
+                let address = try GlassesLinking.paired(runtime, kind: kind)
+                let bus = try BluetoothSupport.bus()
+                let transport = BlueZTransport(bus: bus, address: address, services: BluetoothSupport.services(kind), adapter: BluetoothSupport.adapter(runtime))
+                let session = GlassesREPLSession(dialect: kind.dialect, transport: transport, name: "the \(kind.displayName) \(address)")
+                return try await OpenGlasses.connect(session) { bus.close() }
+            }
+            switch kind {
+            case .monocle:
                 let glasses = try await powerOnEmulator(runtime)
-                let session = MonocleREPLSession(
-                    transport: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength),
-                    name: "the virtual Monocle"
-                )
-                do {
-                    try await session.connect()
-                } catch {
-                    await glasses.powerOff()
-                    throw error
-                }
-                return OpenGlasses(session: session, emulator: glasses) {
-                    await session.close()
+                let transport = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
+                var open = try await OpenGlasses.connect(GlassesREPLSession(dialect: .microPython, transport: transport, name: "the virtual Monocle")) {
                     await glasses.powerOff()
                 }
-            }
-            guard let address = runtime.settings[.glassesDevice] else {
-                throw CLIError("No Monocle is paired yet.", hint: "Hold your Monocle near and run: sibyl monocle pair (or try --emulator)")
-            }
-            let bus = try BluetoothSupport.bus()
-            let session = MonocleREPLSession(transport: BlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime)), name: "the Monocle \(address)")
-            do {
-                try await session.connect()
-            } catch {
-                bus.close()
-                throw error
-            }
-            return OpenGlasses(session: session, emulator: nil) {
-                await session.close()
-                bus.close()
+                open.emulator = glasses
+                return open
+            case .frame:
+                let glasses = try emulatorOptions.frameEmulator(runtime: runtime, name: Self.emulatorName)
+                try writeFrameScripts(to: glasses)
+                try await glasses.powerOn()
+                // --write-length is the ATT payload (MTU − 3); Frame offers at most MTU 247.
+                let transport = EmulatorFrameTransport(emulator: glasses, mtu: min(247, max(23, emulatorOptions.writeLength + 3)))
+                var open = try await OpenGlasses.connect(GlassesREPLSession(dialect: .lua, transport: transport, name: "the virtual Frame")) {
+                    await glasses.powerOff()
+                }
+                open.frameEmulator = glasses
+                return open
             }
         }
 
-        /// The virtual glasses, with `--scripts` written to their filesystem first (as the author wrote them).
+        /// The virtual Monocle, with `--scripts` written to its filesystem first (as the author wrote them).
         func powerOnEmulator(_ runtime: SibylRuntime) async throws -> MonocleEmulator {
             let glasses = try emulatorOptions.emulator(runtime: runtime, name: Self.emulatorName)
             if emulatorOptions.scripts != nil {
@@ -95,186 +184,40 @@ struct GlassesCommand: AsyncParsableCommand {
             try await glasses.powerOn()
             return glasses
         }
+
+        /// Writes `--scripts DIR`'s files onto the virtual Frame's flash, as they are.
+        func writeFrameScripts(to glasses: FrameEmulator) throws {
+            guard let scripts = emulatorOptions.scripts else { return }
+            for (name, contents) in try FrameAppDirectory.files(in: scripts) { try glasses.writeFile(name, contents: contents) }
+        }
     }
 
-    /// A connected session and how to end it.
+    /// A connected REPL session and how to end it.
     struct OpenGlasses {
-        var session: any GlassesREPLSession
+        var session: GlassesREPLSession
         var emulator: MonocleEmulator?
-        var frameEmulator: FrameEmulator? = nil
+        var frameEmulator: FrameEmulator?
         var close: @Sendable () async -> Void
-    }
-}
 
-extension GlassesCommand {
-    /// `sibyl glasses repl`.
-    struct REPL: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "An interactive REPL on the glasses.",
-            discussion: """
-            Every key goes to the glasses' MicroPython REPL, which echoes and edits: Ctrl-C interrupts the running \
-            program, Ctrl-E enters paste mode (Ctrl-D runs what was pasted), Ctrl-A raw mode, Ctrl-B back to the \
-            friendly prompt, Ctrl-D on an empty line a soft reset. Ctrl-] leaves. From a pipe, the lines are typed \
-            one after the other, and the REPL ends when the input ends and the glasses are quiet.
-
-            With --watch DIR, the directory's files are uploaded and the glasses soft-reset into them; whenever a \
-            file there changes, it is uploaded again and the glasses reset.
-
-            On Frame (--kind frame), whose Lua REPL echoes nothing, the prompt is lua> and each line goes as one \
-            chunk; what it prints comes back as it is printed, and an error as Frame sends it. Ctrl-C sends a break \
-            (0x03) to what runs, twice leaves; Ctrl-D leaves. --watch breaks the app, uploads, and resets (0x04), \
-            so main.lua starts again.
-            """
-        )
-
-        @OptionGroup var global: GlobalOptions
-        @OptionGroup var target: Target
-
-        @Option(help: ArgumentHelp("Upload this directory's files now and whenever they change, then soft-reset.", valueName: "DIR"))
-        var watch: String?
-
-        func run() async throws {
-            try await global.withRuntime { runtime in
-                let watched = try watch.map { try WatchedDirectory(path: $0) }
-                let glasses = try await target.open(runtime)
-                if target.resolvedKind(runtime) == .frame {
-                    await Self.runFrame(glasses, watched: watched)
-                    return
-                }
-                let session = glasses.session
-                Terminal.error(Terminal.dim("Connected to \(session.name). Ctrl-C interrupts the program, Ctrl-E pastes, Ctrl-] leaves.", stderr: true))
-                let quiet = QuietClock()
-                let printing = Task {
-                    for await bytes in session.serialOutput {
-                        quiet.touch()
-                        Terminal.write(bytes)
-                    }
-                }
-                let noticing = Task {
-                    for await notice in session.notices { Terminal.error(Terminal.dim("[\(notice)]", stderr: true)) }
-                }
-                let watching = Task {
-                    guard let watched else { return }
-                    await watched.keepUploading(to: session)
-                }
-                if watched == nil {
-                    // A booting app greets by itself; glasses that say nothing get asked for the
-                    // friendly prompt (Ctrl-B: its banner).
-                    await quiet.waitUntilQuiet(for: .milliseconds(500), atMost: .seconds(3))
-                    if !quiet.touched { try await session.type(Data([0x02])) }
-                }
-                let keyboard = KeyboardInput()
-                let stop = StopSignal()
-                Interrupts.shared.onInterrupt { stop.fire() }
-                let typing = Task {
-                    for await keys in keyboard.keys {
-                        if let quit = keys.firstIndex(of: 0x1D) {
-                            if quit > keys.startIndex { try? await session.type(keys[keys.startIndex..<quit]) }
-                            stop.fire()
-                            return
-                        }
-                        do {
-                            try await session.type(keys)
-                        } catch {
-                            Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
-                            stop.fire()
-                            return
-                        }
-                    }
-                    // The end of piped input: wait for the glasses to answer it all, or for --watch to be stopped.
-                    if watched == nil {
-                        await quiet.waitUntilQuiet(for: .milliseconds(1_500), atMost: .seconds(120))
-                        stop.fire()
-                    }
-                }
-                await stop.wait()
-                keyboard.restore()
-                typing.cancel()
-                watching.cancel()
-                await glasses.close()
-                printing.cancel()
-                noticing.cancel()
-                Terminal.print()
+        /// Connects `session`; `release` lets go of what reaches the glasses, when the session closes or fails to connect.
+        static func connect(_ session: GlassesREPLSession, release: @escaping @Sendable () async -> Void) async throws -> OpenGlasses {
+            do {
+                try await session.connect()
+            } catch {
+                await release()
+                throw error
+            }
+            return OpenGlasses(session: session) {
+                await session.close()
+                await release()
             }
         }
     }
 }
 
-extension GlassesCommand {
-    /// `sibyl glasses screen`.
-    struct Screen: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Show what the virtual glasses' display shows, as text or as a 640×400 PNG.",
-            discussion: """
-            The virtual glasses start (with --scripts DIR, that app), the display is captured once the app has \
-            drawn (on Frame: shown with frame.display.show()) and --after seconds have passed. Real glasses cannot \
-            send their display back.
-            """
-        )
-        @OptionGroup var global: GlobalOptions
-        @OptionGroup var target: Target
-        @Option(help: ArgumentHelp("Write the display to this PNG file (640×400, its colours and positions).", valueName: "FILE")) var png: String?
-        @Option(help: "Seconds to wait after the first drawing, for the app to get where you want it.") var after = 1.0
-        @Option(help: "Seconds to wait at most for the app to draw something.") var timeout = 60.0
-
-        func run() async throws {
-            try await global.withRuntime { runtime in
-                guard target.emulator else {
-                    throw CLIError("Only the virtual glasses' display can be captured: real glasses do not send theirs back.", hint: "Use --emulator (with --scripts DIR for your app).")
-                }
-                if target.resolvedKind(runtime) == .frame {
-                    try await captureFrame(runtime)
-                    return
-                }
-                let glasses = try await target.powerOnEmulator(runtime)
-                guard FileManager.default.fileExists(atPath: glasses.filesystem.appendingPathComponent("main.py").path) else {
-                    await glasses.powerOff()
-                    throw CLIError("The virtual glasses have no app (no main.py).", hint: "Give one with --scripts DIR, or put it there with: sibyl glasses files put --emulator main.py")
-                }
-                // Until the app draws, or ends without drawing (the REPL's banner follows its end).
-                let deadline = ContinuousClock.now + .seconds(timeout)
-                var ended = false
-                while await glasses.screen == nil, !ended, ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(50))
-                    ended = String(decoding: await glasses.serialLog, as: UTF8.self).contains("Type \"help()\" for more information.")
-                }
-                if await glasses.screen != nil { try? await Task.sleep(for: .seconds(after)) }
-                let frame = await glasses.screen
-                let printed = String(decoding: await glasses.serialLog, as: UTF8.self)
-                await glasses.powerOff()
-                guard let frame else {
-                    let ending = printed.components(separatedBy: "MicroPython v").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-                    throw CLIError(
-                        ended ? "The app ended without drawing anything." + (ending.isEmpty ? "" : " It printed:\n" + ending.replacingOccurrences(of: "\r\n", with: "\n"))
-                              : "The app drew nothing within \(Int(timeout)) s.",
-                        hint: "Run it with: sibyl monocle emulate --scripts DIR (which shows what it prints, and its errors)."
-                    )
-                }
-                try Self.show(frame, png: png)
-            }
-        }
-
-        /// Prints the frame as text, and writes it as a PNG when asked.
-        static func show(_ frame: DisplayFrame, png: String?) throws {
-            Terminal.print(frame.rendered())
-            guard let png else { return }
-            try writePNG(png) { DisplayImage(frame, font: $0) }
-        }
-
-        /// Draws the screen with GNU Unifont (boxes where it is missing, with a warning) and
-        /// writes it to `path` as a PNG.
-        static func writePNG(_ path: String, draw: (GlyphFont?) -> DisplayImage) throws {
-            let font = GlyphFont.unifont
-            let image = draw(font)
-            do { try image.png().write(to: URL(fileURLWithPath: path)) } catch {
-                throw CLIError("Cannot write \(path): \(error.localizedDescription)")
-            }
-            Terminal.print("wrote \(path) (\(image.width)×\(image.height))")
-            if font == nil {
-                Terminal.error(Terminal.yellow("Text is drawn as boxes: no font at \(GlyphFont.unifontPath.path) (install the unifont package).", stderr: true))
-            }
-        }
-    }
+extension GlassesKind: ExpressibleByArgument {
+    /// The REPL the glasses speak.
+    var dialect: GlassesREPLSession.Dialect { self == .frame ? .lua : .microPython }
 }
 
 extension GlassesCommand {

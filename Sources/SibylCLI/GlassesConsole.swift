@@ -2,13 +2,14 @@ import Assistant
 import Foundation
 import Monocle
 import MonocleEmulator
-import Synchronization
 
 /// The terminal side of the virtual glasses: shows the display and takes the wearer's actions.
 final class GlassesConsole: Sendable {
     let emulator: MonocleEmulator
     /// Completed answers and failures, so `wait` can wait for the next one.
-    private let outcomes = Mutex(0)
+    private let outcomes = EventCounter()
+    /// The device app's `rdy:` messages, as `watchDisplay` sees them.
+    private let readies = EventCounter()
 
     init(emulator: MonocleEmulator) {
         self.emulator = emulator
@@ -21,6 +22,7 @@ final class GlassesConsole: Sendable {
         let serial = SerialEcho()
         defer { serial.flush() }
         for await event in emulator.events {
+            if case .dataSent(let packet) = event, packet == Self.ready { readies.increment() }
             switch event {
             case .serial(let text) where showSerial:
                 serial.feed(text)
@@ -50,7 +52,7 @@ final class GlassesConsole: Sendable {
     func report(_ event: GlassesEvent) {
         Self.describe(event)
         switch event {
-        case .answered, .failed: outcomes.withLock { $0 += 1 }
+        case .answered, .failed: outcomes.increment()
         default: break
         }
     }
@@ -80,11 +82,8 @@ final class GlassesConsole: Sendable {
 
     /// Waits until the device app has said it is ready (`rdy:`), so the first command reaches it.
     func waitUntilReady(timeout: Duration = .seconds(120)) async {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await readyCount() > 0 { return }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        if await emulator.sentMessages.contains(Self.ready) { return }
+        guard await !readies.wait(untilAtLeast: 1, timeout: timeout) else { return }
         Terminal.print(Terminal.yellow("the glasses did not become ready within \(timeout)"))
     }
 
@@ -133,25 +132,15 @@ final class GlassesConsole: Sendable {
     /// Waits for the next answer or failure, and for the glasses to show it and be ready again
     /// (a script says `wait` after `say`).
     private func waitForOutcome(timeout: Duration) async {
-        let start = outcomes.withLock { $0 }
-        let deadline = ContinuousClock.now + timeout
-        while outcomes.withLock({ $0 }) == start {
-            guard ContinuousClock.now < deadline else {
-                Terminal.print(Terminal.yellow("no answer within \(timeout)"))
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(50))
+        guard await outcomes.wait(untilAtLeast: outcomes.count + 1, timeout: timeout) else {
+            Terminal.print(Terminal.yellow("no answer within \(timeout)"))
+            return
         }
-        let readies = await readyCount()
-        let shown = ContinuousClock.now + .seconds(60)
-        while await readyCount() == readies, ContinuousClock.now < shown {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        await readies.wait(untilAtLeast: readies.count + 1, timeout: .seconds(60))
     }
 
-    private func readyCount() async -> Int {
-        await emulator.sentMessages.count { $0 == Data("rdy:".utf8) }
-    }
+    /// What the device app sends once it is ready for a question.
+    static let ready = Data("rdy:".utf8)
 }
 
 extension Duration {

@@ -1,71 +1,9 @@
-import ArgumentParser
-import Assistant
 import Foundation
 import FrameEmulator
-import FrameGlasses
 import FrameProtocol
-import MonocleBluetooth
+import Glasses
 import MonocleEmulator
-import SibylConfig
-import SibylCore
 import Synchronization
-
-extension GlassesCommand.Target {
-    /// The kind asked for, else the paired kind (`glasses.kind`), else Monocle.
-    func resolvedKind(_ runtime: SibylRuntime) -> GlassesKind {
-        kind ?? runtime.settings[.glassesKind]
-    }
-
-    /// The virtual Frame's flash, shared with `glasses connect --emulator --kind frame`.
-    static func frameFlash(_ runtime: SibylRuntime) -> URL {
-        runtime.paths.home.appendingPathComponent("frame/emulator", isDirectory: true)
-    }
-
-    /// A session with Frame glasses: the virtual Frame (with `--scripts` written to its flash), or
-    /// the paired Frame over BlueZ.
-    func openFrame(_ runtime: SibylRuntime) async throws -> GlassesCommand.OpenGlasses {
-        if emulator {
-            let glasses = try FrameEmulator(flash: Self.frameFlash(runtime))
-            try writeFrameScripts(to: glasses)
-            try await glasses.powerOn()
-            // --write-length is the ATT payload (MTU − 3); Frame offers at most MTU 247.
-            let transport = EmulatorFrameTransport(emulator: glasses, mtu: min(247, max(23, emulatorOptions.writeLength + 3)))
-            let session = FrameREPLSession(transport: transport, name: "the virtual Frame")
-            do {
-                try await session.connect()
-            } catch {
-                await glasses.powerOff()
-                throw error
-            }
-            return GlassesCommand.OpenGlasses(session: session, emulator: nil, frameEmulator: glasses) {
-                await session.close()
-                await glasses.powerOff()
-                _ = transport
-            }
-        }
-        guard let address = runtime.settings[.glassesDevice], runtime.settings[.glassesKind] == .frame else {
-            throw CLIError("No Frame is paired yet.", hint: "Hold your Frame near and run: sibyl glasses pair (or try --emulator)")
-        }
-        let bus = try BluetoothSupport.bus()
-        let session = FrameREPLSession(transport: FrameBlueZTransport(bus: bus, address: address, adapter: BluetoothSupport.adapter(runtime)), name: "the Frame \(address)")
-        do {
-            try await session.connect()
-        } catch {
-            bus.close()
-            throw error
-        }
-        return GlassesCommand.OpenGlasses(session: session, emulator: nil) {
-            await session.close()
-            bus.close()
-        }
-    }
-
-    /// Writes `--scripts DIR`'s files onto the virtual Frame's flash, as they are.
-    func writeFrameScripts(to glasses: FrameEmulator) throws {
-        guard let scripts = emulatorOptions.scripts else { return }
-        for (name, contents) in try FrameAppDirectory.files(in: scripts) { try glasses.writeFile(name, contents: contents) }
-    }
-}
 
 /// An author's Frame app: the plain files of a directory.
 enum FrameAppDirectory {
@@ -81,115 +19,6 @@ extension WatchedDirectory {
     static func exists(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-    }
-}
-
-extension GlassesCommand.REPL {
-    /// Frame's REPL, line by line: Frame echoes nothing and has no prompt, so the prompt is drawn
-    /// here, each line goes as one Lua chunk, and what it prints comes back as it is printed.
-    static func runFrame(_ glasses: GlassesCommand.OpenGlasses, watched: WatchedDirectory?) async {
-        let session = glasses.session
-        Terminal.error(Terminal.dim("Connected to \(session.name): Lua, one line at a time. Ctrl-C breaks what runs (twice leaves), Ctrl-D leaves.", stderr: true))
-        // Lines whose output is all shown (the session ends each line's output with an empty piece),
-        // so the next prompt comes after it.
-        let shownLines = SharedCount()
-        let printing = Task {
-            for await bytes in session.serialOutput {
-                if bytes.isEmpty { shownLines.increment() } else { Terminal.write(bytes) }
-            }
-        }
-        let noticing = Task {
-            for await notice in session.notices { Terminal.error(Terminal.dim("[\(notice)]", stderr: true)) }
-        }
-        let watching = Task {
-            guard let watched else { return }
-            await watched.keepUploading(to: session)
-        }
-        let stop = StopSignal()
-        let lastInterrupt = Mutex<ContinuousClock.Instant?>(nil)
-        Interrupts.shared.onInterrupt {
-            let now = ContinuousClock.now
-            let again = lastInterrupt.withLock { last in
-                defer { last = now }
-                return last.map { now - $0 < .seconds(2) } ?? false
-            }
-            if again { stop.fire(); return }
-            Terminal.error(Terminal.dim("[break sent; Ctrl-C again to leave]", stderr: true))
-            Task { try? await session.interrupt() }
-        }
-        let reading = Task {
-            let lines = Terminal.lines { "lua> " }
-            Terminal.requestLine()
-            var sent = 0
-            for await line in lines {
-                do {
-                    try await session.type(Data((line + "\n").utf8))
-                    sent += 1
-                    let deadline = ContinuousClock.now + .seconds(2)
-                    while shownLines.value < sent, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-                } catch {
-                    Terminal.error(Terminal.red("error:", stderr: true) + " " + error.localizedDescription)
-                    stop.fire()
-                    return
-                }
-                Terminal.requestLine()
-            }
-            // The end of input ends the REPL, except while --watch keeps uploading.
-            if watched == nil { stop.fire() }
-        }
-        await stop.wait()
-        Interrupts.shared.onInterrupt(nil)
-        reading.cancel()
-        watching.cancel()
-        await glasses.close()
-        printing.cancel()
-        noticing.cancel()
-        Terminal.print()
-    }
-}
-
-/// A count several tasks share.
-final class SharedCount: Sendable {
-    private let count = Mutex(0)
-
-    func increment() { count.withLock { $0 += 1 } }
-
-    var value: Int { count.withLock { $0 } }
-}
-
-extension GlassesCommand.Screen {
-    /// The virtual Frame's display once its app has shown a frame (its `main.lua` started with the
-    /// console listening, so an error in it is reported).
-    func captureFrame(_ runtime: SibylRuntime) async throws {
-        let glasses = try FrameEmulator(flash: GlassesCommand.Target.frameFlash(runtime))
-        try target.writeFrameScripts(to: glasses)
-        guard glasses.readFile("main.lua") != nil else {
-            throw CLIError("The virtual Frame has no app (no main.lua).", hint: "Give one with --scripts DIR, or put it there with: sibyl glasses files put --emulator --kind frame main.lua")
-        }
-        let run = try await FrameAppRun.start(glasses)
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while run.appFrames().isEmpty, !run.appEnded, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        if !run.appFrames().isEmpty, !run.appEnded { try? await Task.sleep(for: .seconds(after)) }
-        let frame = run.appFrames().last
-        let printed = run.printed
-        await run.stop()
-        guard let frame else {
-            throw CLIError(
-                run.appEnded ? "The app ended without showing anything." + (printed.isEmpty ? "" : " It printed:\n" + printed)
-                             : "The app showed nothing within \(Int(timeout)) s (frame.display.show() puts a frame on screen).",
-                hint: "Run it with: sibyl glasses emulate --kind frame --app DIR (which shows what it prints, and its errors)."
-            )
-        }
-        try Self.show(frame, png: png)
-    }
-
-    /// Prints a Frame display frame as text, and writes it as a PNG when asked.
-    static func show(_ frame: FrameDisplayFrame, png: String?) throws {
-        Terminal.print(FrameConsole.render(frame.texts))
-        guard let png else { return }
-        try GlassesCommand.Screen.writePNG(png) { DisplayImage(frame, font: $0) }
     }
 }
 
@@ -264,7 +93,7 @@ final class FrameAppRun: Sendable {
         run.consumer.withLock {
             $0 = Task {
                 for await event in events {
-                    guard case .received(let bytes) = event else { continue }
+                    guard case .received(_, let bytes) = event else { continue }
                     let notification = FrameNotification(bytes)
                     run.note(notification)
                     onNotification(notification)
@@ -272,10 +101,10 @@ final class FrameAppRun: Sendable {
             }
         }
         try await transport.connect()
-        try await transport.write(try FrameWrite.resetSignal.bytes(limits: FrameLimits(mtu: mtu)))
+        try await transport.write(try FrameWrite.resetSignal.bytes(limits: FrameLimits(mtu: mtu)), to: .frame)
         // Once the app returns, the firmware runs the REPL loop, which picks up this chunk.
         try await Task.sleep(for: .milliseconds(250))
-        try await transport.write(try FrameWrite.lua(endedProbe).bytes(limits: FrameLimits(mtu: mtu)))
+        try await transport.write(try FrameWrite.lua(endedProbe).bytes(limits: FrameLimits(mtu: mtu)), to: .frame)
         return run
     }
 

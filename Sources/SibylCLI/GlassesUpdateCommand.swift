@@ -3,153 +3,226 @@ import Assistant
 import Foundation
 import FrameEmulator
 import FrameGlasses
-import FrameProtocol
+import Glasses
+import GlassesBluetooth
 import Monocle
-import MonocleBluetooth
+import MonocleEmulator
+import SecureDFU
+import SibylCore
 
 extension GlassesCommand {
-    /// `sibyl glasses update`: installs a firmware package on the paired glasses (or the virtual Frame).
+    /// `sibyl glasses update`: installs a firmware package (or, on Monocle, an FPGA image) on the glasses.
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Install a firmware package on the paired glasses or the virtual Frame.",
+            abstract: "Check the glasses' firmware (and Monocle's FPGA) version, and install new firmware or a new FPGA image.",
             discussion: """
-            --firmware takes a Nordic DFU package (the zip Brilliant Labs publishes for Frame, made by `nrfutil pkg \
-            generate --hw-version 52 --sd-req 0x0123`). It is checked first (its image against the init packet's size \
-            and SHA-256). When Frame reports another version (frame.FIRMWARE_VERSION), Sibyl runs frame.update(): Frame \
-            restarts into its bootloader, which advertises "Frame Update", and the package goes over Secure DFU (every \
-            object checked by CRC-32, a lost link resumed where it stopped; the bootloader checks the signature). Frame \
-            then restarts into the new firmware and Sibyl's app is checked and uploaded as on every connection. A Frame \
-            left in its bootloader is updated first. For a paired Monocle this is `sibyl monocle update --firmware`. Examples:
-              sibyl glasses update --firmware frame-firmware-v25.080.0838.zip
-              sibyl glasses update --emulator --emulated-firmware v25.080.0838 --firmware frame-firmware-test.zip
+            --firmware takes a Nordic DFU package (the zip Brilliant Labs publishes, made by `nrfutil pkg generate`). It \
+            is checked first (its image against the init packet's size and SHA-256). When the glasses report another \
+            version, they restart into their bootloader (Monocle: DfuTarg, after update.micropython(); Frame: "Frame \
+            Update", after frame.update()) and the image goes over Secure DFU: every object is checked by CRC-32, a \
+            damaged one is sent again, and a lost link resumes where it stopped; the bootloader checks the signature. On \
+            Monocle, --fpga writes an FPGA image in base64 chunks sized to the link, a failed chunk sent again. The \
+            glasses then restart, and Sibyl's app is checked and uploaded as on every connection. Glasses left in their \
+            bootloader are updated first. Examples:
+              sibyl glasses update --firmware monocle-micropython-v23.248.0754.zip
+              sibyl glasses update --emulator --emulated-fpga v23.179.1006 --fpga monocle-fpga.bin --fpga-version v23.230.0808
+              sibyl glasses update --kind frame --firmware frame-firmware-v25.080.0838.zip
+              sibyl glasses update --emulator --kind frame --emulated-firmware v25.080.0838 --firmware PACKAGE.zip
             """
         )
 
         @OptionGroup var global: GlobalOptions
 
         @Option(help: "A firmware package (.zip) to install when the glasses report another version.")
-        var firmware: String
+        var firmware: String?
 
         @Option(name: .customLong("firmware-version"), help: "The version the package's firmware reports (read from the image when not given).")
         var firmwareVersion: String?
 
-        @Flag(help: "Update the virtual Frame (its flash is SIBYL_HOME/frame/emulator) instead of the paired glasses.")
+        @Option(help: "Monocle: an FPGA image (.bin) to write when the glasses report another version.")
+        var fpga: String?
+
+        @Option(name: .customLong("fpga-version"), help: "The version the FPGA image reports, e.g. v23.230.0808.")
+        var fpgaVersion: String?
+
+        @Flag(help: "Update the virtual glasses (SIBYL_HOME/monocle/emulator, SIBYL_HOME/frame/emulator) instead of the paired ones.")
         var emulator = false
 
-        @Option(name: .customLong("emulated-firmware"), help: "The firmware version the virtual Frame starts on (such as v25.080.0838).")
-        var emulatedFirmware: String?
+        @Option(help: "monocle or frame (default: the paired kind, else monocle).")
+        var kind: GlassesKind?
 
-        @Option(name: .customLong("emulated-bootloader-key"), help: "The public key (PEM) the virtual Frame's bootloader trusts; without it, it takes any signature.")
-        var emulatedBootloaderKey: String?
+        @OptionGroup var emulatorOptions: EmulatorOptions
 
         func validate() throws {
-            for (flag, version) in [("--firmware-version", firmwareVersion), ("--emulated-firmware", emulatedFirmware)] {
-                if let version, DFUPackage.embeddedVersion(in: Data(version.utf8)) != version {
-                    throw ValidationError("\(flag) takes a version such as v25.080.0838.")
+            if firmware == nil && fpga == nil { throw ValidationError("Give --firmware PACKAGE.zip, --fpga IMAGE.bin (Monocle), or both.") }
+            if fpga != nil {
+                guard let fpgaVersion, RawREPL.version(in: fpgaVersion) == fpgaVersion else {
+                    throw ValidationError("--fpga needs --fpga-version with the image's version, such as v23.230.0808.")
                 }
             }
-            if !emulator && (emulatedFirmware != nil || emulatedBootloaderKey != nil) {
-                throw ValidationError("--emulated-firmware and --emulated-bootloader-key are for the virtual Frame (--emulator).")
+            if let firmwareVersion, DFUPackage.embeddedVersion(in: Data(firmwareVersion.utf8)) != firmwareVersion {
+                throw ValidationError("--firmware-version takes a version such as v23.248.0754.")
+            }
+            if !emulator && (emulatorOptions.emulatedFirmware != nil || emulatorOptions.emulatedBootloaderKey != nil) {
+                throw ValidationError("--emulated-firmware and --emulated-bootloader-key are for the virtual glasses (--emulator).")
             }
         }
 
         func run() async throws {
-            try await global.withRuntime { runtime in
-                if !emulator {
-                    let paired = try GlassesConnection.paired(runtime)
-                    if paired.kind == .monocle {
-                        var arguments = ["--firmware", firmware]
-                        if let firmwareVersion { arguments += ["--firmware-version", firmwareVersion] }
-                        try await MonocleCommand.Update.parse(arguments).install(runtime)
-                        return
-                    }
+            try await global.withRuntime { runtime in try await install(runtime) }
+        }
+
+        /// The update itself.
+        func install(_ runtime: SibylRuntime) async throws {
+            let address = emulator ? nil : try GlassesLinking.paired(runtime, kind: kind)
+            let kind = kind ?? GlassesLinking.pairedKind(runtime)
+            if kind == .frame && fpga != nil { throw CLIError("Frame has no FPGA image to write: --fpga is for Monocle.") }
+            let package = try firmware.map { try Self.loadPackage($0, version: firmwareVersion) }
+            var image: FPGAImage?
+            if let fpga, let fpgaVersion {
+                guard let data = FileManager.default.contents(atPath: fpga), !data.isEmpty else {
+                    throw CLIError("Cannot read the FPGA image \(fpga).")
                 }
-                try await updateFrame(runtime)
+                image = FPGAImage(data: data, version: fpgaVersion)
+            }
+            let links = try await connectLinks(runtime, kind: kind, address: address)
+            defer { links.close() }
+            var options = GlassesConnection.Options()
+            options.firmwarePackage = package
+            options.bootloader = links.bootloader
+            let driver: any GlassesDriver
+            switch kind {
+            case .monocle:
+                var monocle = MonocleDriver.Options()
+                monocle.fpgaImage = image
+                driver = MonocleDriver(app: try emulatorOptions.app(), options: monocle)
+            case .frame:
+                driver = FrameDriver(app: .sibyl())
+            }
+            let connection = GlassesConnection(transport: links.glasses, driver: driver, options: options)
+            let serving = Task { await connection.run() }
+            let outcome = await Self.follow(connection, package: package, image: image)
+            await connection.stop()
+            serving.cancel()
+            await links.powerOff()
+            let info = try outcome.get()
+            let fpgaShown = kind == .monocle ? " · FPGA \(info.fpga ?? "unknown")" : ""
+            Terminal.print("firmware \(info.firmware ?? "unknown")\(fpgaShown) · app \(info.uploaded ? "uploaded" : "up to date")")
+            if let expected = driver.expectedFirmware, info.firmware != expected, package == nil {
+                Terminal.print(Terminal.yellow("Sibyl's app is written for firmware \(expected); install it with --firmware PACKAGE.zip."))
+            }
+            if let package, info.firmware != package.version {
+                throw CLIError("The glasses still report firmware \(info.firmware ?? "of no version") instead of \(package.version ?? "?").")
+            }
+            if let fpgaVersion, info.fpga != fpgaVersion {
+                throw CLIError("The FPGA still reports \(info.fpga ?? "no version") instead of \(fpgaVersion).")
             }
         }
 
-        /// Frame: the virtual one or the paired one over BlueZ.
-        func updateFrame(_ runtime: SibylRuntime) async throws {
-            let package = try MonocleCommand.Update.loadPackage(firmware, version: firmwareVersion)
-            var options = FrameController.Options()
-            options.firmwarePackage = package
-            let transport: any FrameTransport
-            var virtualFrame: FrameEmulator?
-            var bus: DBusClient?
-            if emulator {
-                var configuration = FrameEmulatorConfiguration()
-                if let emulatedFirmware { configuration.firmwareVersion = emulatedFirmware }
-                if let emulatedBootloaderKey {
-                    do {
-                        try configuration.bootloader.trust(publicKeyPEM: String(contentsOfFile: emulatedBootloaderKey, encoding: .utf8))
-                    } catch {
-                        throw CLIError("Cannot read the public key \(emulatedBootloaderKey): \(error.localizedDescription)")
-                    }
-                }
-                let frame = try FrameEmulator(configuration: configuration, flash: runtime.paths.home.appendingPathComponent("frame/emulator", isDirectory: true))
+        /// Reads and checks a package before anything is sent; `version` overrides the one found in the image.
+        static func loadPackage(_ path: String, version firmwareVersion: String?) throws -> DFUPackage {
+            let package: DFUPackage
+            do {
+                package = try DFUPackage(contentsOf: URL(fileURLWithPath: path), version: firmwareVersion)
+            } catch {
+                throw CLIError(error.localizedDescription)
+            }
+            guard let version = package.version else {
+                throw CLIError("Cannot tell which firmware version \(path) holds.", hint: "Give it with --firmware-version (such as v23.248.0754).")
+            }
+            let signed = package.info.signature == nil ? "unsigned" : "signed"
+            Terminal.print("Firmware package: \(version), \(package.firmware.count) bytes, hardware \(package.info.hardwareVersion), \(signed)")
+            return package
+        }
+
+        /// What `update` talks to: the glasses' link and their bootloader's.
+        struct Links {
+            var glasses: any GlassesTransport
+            var bootloader: any DFUTransport
+            var powerOff: @Sendable () async -> Void
+            var close: @Sendable () -> Void
+        }
+
+        /// The virtual glasses' links, or the paired glasses' over BlueZ.
+        func connectLinks(_ runtime: SibylRuntime, kind: GlassesKind, address: String?) async throws -> Links {
+            if let address {
+                let bus = try BluetoothSupport.bus()
+                let adapter = BluetoothSupport.adapter(runtime)
+                Terminal.print("Connecting to the \(kind.displayName) \(address)…")
+                return Links(
+                    glasses: BlueZTransport(bus: bus, address: address, services: BluetoothSupport.services(kind), adapter: adapter),
+                    bootloader: BluetoothSupport.bootloader(kind, bus: bus, adapter: adapter),
+                    powerOff: {}, close: { bus.close() }
+                )
+            }
+            switch kind {
+            case .monocle:
+                var virtualGlasses = emulatorOptions
+                if fpgaVersion != nil { virtualGlasses.emulatedFPGAAfterUpdate = fpgaVersion }
+                let glasses = try virtualGlasses.emulator(runtime: runtime, name: Target.emulatorName)
+                try await glasses.powerOn()
+                return Links(
+                    glasses: EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength),
+                    bootloader: EmulatorDFUTransport(emulator: glasses),
+                    powerOff: { await glasses.powerOff() }, close: {}
+                )
+            case .frame:
+                let frame = try emulatorOptions.frameEmulator(runtime: runtime, name: Target.emulatorName)
                 try await frame.powerOn()
                 Terminal.print("The virtual Frame runs firmware \(frame.firmwareVersion)")
-                virtualFrame = frame
-                transport = EmulatorFrameTransport(emulator: frame)
-                options.bootloader = EmulatorFrameDFUTransport(emulator: frame)
-            } else {
-                let (_, address) = try GlassesConnection.paired(runtime)
-                let client = try BluetoothSupport.bus()
-                let adapter = BluetoothSupport.adapter(runtime)
-                bus = client
-                Terminal.print("Connecting to the Frame \(address)…")
-                transport = FrameBlueZTransport(bus: client, address: address, adapter: adapter)
-                options.bootloader = BlueZDFUTransport.frame(bus: client, adapter: adapter)
-            }
-            defer { bus?.close() }
-            let controller = FrameController(transport: transport, app: .sibyl(), options: options)
-            let serving = Task { await controller.run() }
-            let outcome = await Self.follow(controller, package: package)
-            await controller.stop()
-            serving.cancel()
-            await virtualFrame?.powerOff()
-            let info = try outcome.get()
-            Terminal.print("firmware \(info.firmware ?? "unknown") · app \(info.uploaded ? "uploaded" : "up to date")")
-            if info.firmware != package.version {
-                throw CLIError("Frame still reports firmware \(info.firmware ?? "of no version") instead of \(package.version ?? "?").")
+                return Links(
+                    glasses: EmulatorFrameTransport(emulator: frame), bootloader: EmulatorFrameDFUTransport(emulator: frame),
+                    powerOff: { await frame.powerOff() }, close: {}
+                )
             }
         }
 
-        /// Shows the update's progress (as `sibyl monocle update` does) until the app runs, or the update fails.
-        static func follow(_ controller: FrameController, package: DFUPackage) async -> Result<FrameDeviceInfo, CLIError> {
+        /// Shows the update's progress until the app runs on the glasses, or an update fails.
+        static func follow(_ connection: GlassesConnection, package: DFUPackage?, image: FPGAImage?) async -> Result<GlassesDeviceInfo, CLIError> {
+            let kind = connection.kind
+            let bootloader = connection.driver.bootloaderName
             let progress = ProgressDisplay()
-            var updating = false
-            for await event in controller.events {
+            var updating: String?
+            for await event in connection.events {
                 switch event {
-                case .state(.updatingFirmware(let fraction)):
-                    if !updating {
-                        updating = true
-                        progress.observer(.step("Installing firmware \(package.version ?? "") (\(package.firmware.count) bytes) through the bootloader (\(FrameIdentifiers.bootloaderName))"))
+                case .state(let state):
+                    switch state.phase {
+                    case .updatingFirmware(let fraction):
+                        if updating == nil {
+                            updating = "Firmware"
+                            progress.observer(.step("Installing firmware \(package?.version ?? "") (\(package?.firmware.count ?? 0) bytes) through the bootloader (\(bootloader))"))
+                        }
+                        progress.observer(.progress(fraction, detail: ""))
+                    case .updatingFPGA(let fraction):
+                        if updating == nil {
+                            updating = "FPGA image"
+                            progress.observer(.step("Writing the FPGA image (\(image?.data.count ?? 0) bytes)"))
+                        }
+                        progress.observer(.progress(fraction, detail: ""))
+                    case .running(let info):
+                        progress.finish()
+                        return .success(info)
+                    case .disconnected:
+                        if let what = updating {
+                            progress.observer(.finished("\(what) installed; \(kind == .frame ? "Frame restarts" : "the glasses restart")"))
+                            updating = nil
+                        }
+                    case .connecting, .preparing, .uploadingApp, .starting:
+                        break
                     }
-                    progress.observer(.progress(fraction, detail: ""))
-                case .state(.running(let info)):
-                    progress.finish()
-                    return .success(info)
-                case .state(.disconnected):
-                    if updating {
-                        progress.observer(.finished("Firmware installed; Frame restarts"))
-                        updating = false
-                    }
-                case .state:
-                    break
                 case .notice(let text):
                     progress.finish()
-                    Terminal.error(Terminal.yellow("[frame] \(text)", stderr: true))
+                    Terminal.error(Terminal.yellow("[\(kind.rawValue)] \(text)", stderr: true))
                 case .updateFailed(let reason):
                     progress.finish()
-                    return .failure(CLIError("The firmware update failed: \(reason)",
-                                             hint: "Frame stays in its bootloader (\(FrameIdentifiers.bootloaderName)) until it is updated or restarted; run the update again."))
-                case .printed, .data:
+                    let stays = kind == .frame ? "Frame stays in its bootloader" : "The glasses stay in their bootloader"
+                    return .failure(CLIError("The firmware update failed: \(reason)", hint: "\(stays) (\(bootloader)) until updated or restarted; run the update again."))
+                case .transferStarted, .request:
                     break
                 }
             }
             progress.finish()
-            return .failure(CLIError("Frame did not come back after the update."))
+            return .failure(CLIError("The glasses did not come back after the update."))
         }
     }
 }

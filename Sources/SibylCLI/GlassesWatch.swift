@@ -31,7 +31,7 @@ struct WatchedDirectory: Sendable {
     }
 
     /// Uploads the directory, soft-resets, and does so again whenever a file there changes.
-    func keepUploading(to session: any GlassesREPLSession) async {
+    func keepUploading(to session: GlassesREPLSession) async {
         var known: [String: Stamp] = [:]
         while !Task.isCancelled {
             let now = snapshot()
@@ -74,15 +74,64 @@ final class QuietClock: Sendable {
     }
 }
 
+/// Counts what happened (answers, ready apps), for waits on what comes next.
+final class EventCounter: Sendable {
+    private struct State {
+        var count = 0
+        var next = 0
+        var waiters: [Int: (target: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// How many times it happened.
+    var count: Int { state.withLock { $0.count } }
+
+    /// It happened once more.
+    func increment() {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count += 1
+            let ready = state.waiters.filter { $0.value.target <= state.count }
+            for id in ready.keys { state.waiters[id] = nil }
+            return ready.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Waits until it has happened `target` times, at most `timeout` (nil: as long as it takes);
+    /// false when the time ran out first.
+    @discardableResult
+    func wait(untilAtLeast target: Int, timeout: Duration? = nil) async -> Bool {
+        let id = state.withLock { state -> Int in
+            state.next += 1
+            return state.next
+        }
+        let timer = timeout.map { timeout in
+            Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            }
+        }
+        defer { timer?.cancel() }
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                guard state.count < target else { return true }
+                state.waiters[id] = (target, continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        return count >= target
+    }
+}
+
 /// Fired once, by a key, the end of input or Ctrl-C; waited for by the command.
 final class StopSignal: Sendable {
-    private let fired = Mutex(false)
+    private let fired = EventCounter()
 
-    func fire() { fired.withLock { $0 = true } }
+    func fire() { fired.increment() }
 
     func wait() async {
-        while !fired.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        await fired.wait(untilAtLeast: 1)
     }
 }

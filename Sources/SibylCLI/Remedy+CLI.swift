@@ -17,7 +17,7 @@ extension Remedy {
         case .listPersonas: "sibyl personas list   (add one with sibyl personas add NAME --prompt …)"
         case .listSettings: "sibyl config get"
         case .checkProviders: "sibyl providers check"
-        case .pairGlasses: "sibyl monocle pair   (or try --emulator)"
+        case .pairGlasses: "sibyl glasses pair   (or try --emulator)"
         case .retry: "/retry in chat, or sibyl ask --retry -c"
         case .useExportedArchive: "sibyl conversations export ID --format json   (makes a file that imports)"
         }

@@ -1,5 +1,5 @@
 """The Web Bluetooth relay against emulated glasses. Chromium's Bluetooth emulation (CDP) plays a
-Monocle's two GATT services, and behind them the virtual Monocle (`sibyl monocle emulate --listen`)
+Monocle's two GATT services, and behind them the virtual Monocle (`sibyl glasses emulate --kind monocle --listen`)
 decides what the glasses say; or Frame's one service, with the virtual Frame behind it
 (`sibyl glasses emulate --kind frame --listen`). The glasses page connects to them as it would to real glasses and
 carries their bytes to `sibyl serve`, which installs its app through the page, hears a spoken
@@ -37,7 +37,7 @@ ANSWER = "Paris is the capital of France."
 
 
 class VirtualGlasses(Watched):
-    """`sibyl monocle emulate --listen 0` in a data directory of its own: the virtual Monocle offered
+    """`sibyl glasses emulate --listen 0` in a data directory of its own: the virtual Monocle offered
     over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it.
     With `kind="frame"`, `sibyl glasses emulate --kind frame --listen 0`: the virtual Frame, whose
     bytes travel on channel 3."""
@@ -45,7 +45,7 @@ class VirtualGlasses(Watched):
     def __init__(self, env: dict[str, str], kind: str = "monocle"):
         self.home = Path(tempfile.mkdtemp(prefix="sibyl-glasses-"))
         self.kind = kind
-        command = ["monocle", "emulate", "--listen", "0"] if kind == "monocle" else ["glasses", "emulate", "--kind", "frame", "--listen", "0"]
+        command = ["glasses", "emulate", "--kind", kind, "--listen", "0"]
         process = subprocess.Popen([sibyl_binary(), *command], env={**env, "SIBYL_HOME": str(self.home)},
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         super().__init__(f"sibyl {' '.join(command[:2])}", process, process.stdout)

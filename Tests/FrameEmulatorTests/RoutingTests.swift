@@ -31,7 +31,6 @@ struct RoutingTests {
         try await TestFrame.with(files: ["long.lua": "print(string.rep('x', 21)); print('short')"], mtu: 23) { emulator, link async throws in
             #expect(try await link.lua("require('long')") == "short")
             emulator.disconnect()
-            try await Task.sleep(for: .milliseconds(20))
             await #expect(throws: FrameEmulatorError.notConnected) { try await emulator.send(lua: "print('lost')") }
             try emulator.connect(mtu: 23)
             #expect(try await link.lua("print('back')") == "back")
@@ -75,9 +74,11 @@ struct RoutingTests {
     @Test("break stops a busy loop and a long frame.sleep; the REPL answers afterwards")
     func breakSignal() async throws {
         try await TestFrame.with { emulator, link async throws in
+            // Each chunk says it runs before it loops or sleeps, so the break comes while it does.
             var start = link.mark
-            try await emulator.send(lua: "while true do end")
-            try await Task.sleep(for: .milliseconds(200))
+            try await emulator.send(lua: "print('looping') while true do end")
+            #expect(try await link.print(after: start) == "looping")
+            start = link.mark
             try await emulator.write(Data([0x03]))
             var message = try await link.print(after: start)
             // The hook interrupts the chunk itself, whose caller is C: no position prefix.
@@ -85,11 +86,12 @@ struct RoutingTests {
             #expect(try await link.evaluate("'alive'") == "alive")
 
             start = link.mark
-            try await emulator.send(lua: "frame.sleep(100)")
-            try await Task.sleep(for: .milliseconds(300))
+            try await emulator.send(lua: "print('sleeping') frame.sleep(100)")
+            #expect(try await link.print(after: start) == "sleeping")
+            start = link.mark
             try await emulator.write(Data([0x03]))
             message = try await link.print(after: start)
-            #expect(message.hasPrefix("[string \"frame.sleep(100)\"]:1: "))
+            #expect(message.hasPrefix("[string \"print('sleeping') frame.sleep(100)\"]:1: "))
             #expect(message.hasSuffix("break signal"))
             #expect(try await link.evaluate("'awake'") == "awake")
         }
@@ -100,14 +102,12 @@ struct RoutingTests {
         let files = ["main.lua": "print('app started'); while true do frame.sleep(0.01) end"]
         try await TestFrame.with(files: files) { emulator, link async throws in
             // main.lua has been looping since power-on (its print went nowhere: nobody was connected).
+            // The reset waits while it runs: the break that stops it comes first, then the restart.
             let start = link.mark
             try await emulator.write(Data([0x04]))
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(emulator.boots == 1)
-            #expect(link.mark == start)
             try await emulator.write(Data([0x03]))
             let tail = try await link.wait(after: start, for: "the break and the restart") { $0.contains(Data("app started".utf8)) }
-            #expect(String(decoding: tail[0], as: UTF8.self).hasSuffix("break signal"))
+            #expect(String(decoding: tail[0], as: UTF8.self).hasSuffix("break signal"), "nothing before the break: the reset waited for it")
             #expect(tail.count == 2)
             #expect(emulator.boots == 2)
         }
@@ -117,13 +117,15 @@ struct RoutingTests {
     func singleREPLBuffer() async throws {
         try await TestFrame.with { emulator, link async throws in
             let start = link.mark
-            try await emulator.send(lua: "frame.sleep(1.0); print('first')")
-            try await Task.sleep(for: .milliseconds(100))
+            try await emulator.send(lua: "print('running') frame.sleep(1.0); print('first')")
+            #expect(try await link.print(after: start) == "running")
             try await emulator.send(lua: "print('second')")
             try await emulator.send(lua: "print('third')")
-            try await link.wait(after: start, for: "both prints") { $0.count >= 2 }
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(link.all.dropFirst(start).map { String(decoding: $0, as: UTF8.self) } == ["first", "third"])
+            try await link.wait(after: start, for: "both prints") { $0.count >= 3 }
+            // A marker after them: a 'second' would have come before it.
+            try await emulator.send(lua: "print('marker')")
+            try await link.wait(after: start, for: "the marker") { $0.last == Data("marker".utf8) }
+            #expect(link.all.dropFirst(start).map { String(decoding: $0, as: UTF8.self) } == ["running", "first", "third", "marker"])
         }
     }
 
@@ -150,8 +152,13 @@ struct RoutingTests {
     @Test("a tap replaces pending data in the single hook slot")
     func tapReplacesData() async throws {
         try await TestFrame.with { emulator, link async throws in
+            // The data callback holds the device until the test tilts it (the IMU is read directly,
+            // not through a hook): "b" and the tap both arrive while it runs, whatever the machine's load.
             #expect(try await link.error(of: """
-                log = {}; frame.bluetooth.receive_callback(function(d) log[#log+1] = d; print('in '..d); frame.sleep(1.0) end)
+                log = {}; frame.bluetooth.receive_callback(function(d)
+                    log[#log+1] = d; print('in '..d)
+                    while frame.imu.raw().accelerometer.x < 1 do frame.sleep(0.005) end
+                end)
                 frame.imu.tap_callback(function() log[#log+1] = 'tap' end)
                 """) == nil)
             let start = link.mark
@@ -159,6 +166,7 @@ struct RoutingTests {
             #expect(try await link.print(after: start) == "in a")
             try await emulator.write(Data([0x01]) + Data("b".utf8))
             try await emulator.tap()
+            emulator.setIMU(accelerometer: (x: 1, y: 0, z: 0))
             // The REPL answers only after the callback and the tap's hook have run.
             #expect(try await link.evaluate("table.concat(log, ',')") == "a,tap")
         }

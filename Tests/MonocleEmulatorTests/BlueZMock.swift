@@ -1,7 +1,9 @@
 import Foundation
+import Glasses
+import GlassesBluetooth
 import Monocle
-import MonocleBluetooth
 import MonocleEmulator
+import SecureDFU
 
 /// A private D-Bus bus with python-dbusmock's BlueZ template, and Monocles added to it whose GATT
 /// characteristics are carried to and from a virtual Monocle.
@@ -52,7 +54,7 @@ final class BlueZMock: @unchecked Sendable {
             }
             bus?.close()
             stopProcesses()
-            throw MonocleError.transport("the mock BlueZ did not start (\(error.localizedDescription)); \(logs.joined(separator: "; "))")
+            throw GlassesError.transport("the mock BlueZ did not start (\(error.localizedDescription)); \(logs.joined(separator: "; "))")
         }
     }
 
@@ -259,9 +261,9 @@ final class BlueZMock: @unchecked Sendable {
         let service = "\(device)/service1"
         if !known.contains(service) {
             try await addObject(service, "org.bluez.GattService1", [
-                "UUID": .string(MonocleIdentifiers.dfuService), "Primary": .bool(true), "Device": .objectPath(device),
+                "UUID": .string(SecureDFU.service), "Primary": .bool(true), "Device": .objectPath(device),
             ], methods: [])
-            for (index, (uuid, flags)) in [(MonocleIdentifiers.dfuControl, ["write", "notify"]), (MonocleIdentifiers.dfuPacket, ["write-without-response"])].enumerated() {
+            for (index, (uuid, flags)) in [(SecureDFU.controlPoint, ["write", "notify"]), (SecureDFU.packet, ["write-without-response"])].enumerated() {
                 try await addObject("\(service)/char\(index + 1)", "org.bluez.GattCharacteristic1", [
                     "UUID": .string(uuid), "Service": .objectPath(service), "Value": .bytes(Data()), "MTU": .uint16(247),
                     "Flags": .array(flags.map { .string($0) }, element: "s"),
@@ -274,7 +276,7 @@ final class BlueZMock: @unchecked Sendable {
         }
         try await bus.call("org.bluez", device, "org.freedesktop.DBus.Mock", "UpdateProperties", [
             .string("org.bluez.Device1"),
-            .options(["RSSI": .int16(-50), "Name": .string(name), "UUIDs": .array([.string(MonocleIdentifiers.dfuService)], element: "s")]),
+            .options(["RSSI": .int16(-50), "Name": .string(name), "UUIDs": .array([.string(SecureDFU.service)], element: "s")]),
         ])
     }
 
@@ -285,6 +287,6 @@ final class BlueZMock: @unchecked Sendable {
             if await condition() { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw MonocleError.timeout(waitingFor: what, after: .seconds(90))
+        throw GlassesError.timeout(waitingFor: what, after: .seconds(90))
     }
 }

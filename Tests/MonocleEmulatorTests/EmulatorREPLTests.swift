@@ -1,4 +1,5 @@
 import Foundation
+import Glasses
 import Monocle
 import MonocleEmulator
 import Testing

@@ -1,6 +1,8 @@
 import Foundation
+import Glasses
 import Monocle
 import MonocleEmulator
+import SecureDFU
 import Synchronization
 import Testing
 
@@ -8,27 +10,18 @@ import Testing
 /// bootloader, installs the package over Secure DFU, and brings the app up on the new firmware.
 @Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct FirmwareUpdateTests {
-    static func options(for glasses: MonocleEmulator, package: DFUPackage) -> MonocleController.Options {
-        var options = ControllerTests.fastOptions()
+    static func options(for glasses: MonocleEmulator, package: DFUPackage) -> GlassesConnection.Options {
+        var options = GlassesConnection.Options.fast
         options.firmwarePackage = package
         options.bootloader = EmulatorDFUTransport(emulator: glasses)
-        options.dfu.reconnectDelay = .milliseconds(20)
         options.dfu.findTimeout = .seconds(5)
         return options
     }
 
-    /// Runs the controller with the package against the glasses while `body` looks on.
-    static func updating(_ glasses: MonocleEmulator, with package: DFUPackage, _ body: (ControllerTests.Observer) async throws -> Void) async throws {
-        let controller = MonocleController(transport: EmulatorTransport(emulator: glasses), app: try DeviceApp.sibyl(), options: options(for: glasses, package: package))
-        let observer = ControllerTests.Observer()
-        let following = observer.follow(controller)
-        let serving = Task { await controller.run() }
-        var failure: (any Error)?
-        do { try await body(observer) } catch { failure = error }
-        await controller.stop()
-        serving.cancel()
-        following.cancel()
-        if let failure { throw failure }
+    /// Runs a connection with the package against the glasses while `body` looks on.
+    static func updating(_ glasses: MonocleEmulator, with package: DFUPackage, _ body: (ConnectionObserver) async throws -> Void) async throws {
+        let connection = try MonocleConnectionTests.connection(EmulatorTransport(emulator: glasses), options: options(for: glasses, package: package))
+        try await connection.serve(body)
     }
 
     static func configure(_ configuration: inout EmulatorConfiguration) {
@@ -47,11 +40,11 @@ struct FirmwareUpdateTests {
                 #expect(info.uploaded)
                 #expect(await glasses.installedFirmware == package.firmware)
                 #expect(await glasses.firmwareVersion == "v23.300.1200")
-                let progress = observer.states.withLock { $0.compactMap { if case .updatingFirmware(let p) = $0 { p } else { nil } } }
+                let progress = observer.states.compactMap { if case .updatingFirmware(let p) = $0 { p } else { nil } }
                 #expect(progress.first == 0)
                 #expect(progress.last == 1)
                 #expect(progress.count > 4)
-                let notices = observer.notices.withLock { $0 }
+                let notices = observer.notices
                 #expect(notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
                 #expect(notices.contains { $0.contains("installed (18000 bytes)") })
                 _ = try await glasses.waitForScreen { $0.lines.contains { $0.lowercased().contains("tap") } }
@@ -61,7 +54,7 @@ struct FirmwareUpdateTests {
                 let second = try await observer.running(2)
                 #expect(second.firmware == "v23.300.1200")
                 #expect(!second.uploaded)
-                let updates = observer.states.withLock { $0.filter { if case .updatingFirmware(0) = $0 { true } else { false } }.count }
+                let updates = observer.states.filter { $0 == .updatingFirmware(progress: 0) }.count
                 #expect(updates == 1)
             }
         }
@@ -74,7 +67,7 @@ struct FirmwareUpdateTests {
             try await Self.updating(glasses, with: package) { observer in
                 let info = try await observer.running()
                 #expect(info.firmware == "v23.300.1200")
-                #expect(observer.notices.withLock { $0.contains("the glasses are in their bootloader (DfuTarg)") })
+                #expect(observer.notices.contains("the glasses are in their bootloader (DfuTarg)"))
             }
         }
     }
@@ -87,12 +80,12 @@ struct FirmwareUpdateTests {
         }) { glasses in
             try await Self.updating(glasses, with: package) { observer in
                 // The bootloader keeps the old application; the wearer restarts the glasses, which boot it.
-                try await BlueZMock.waitFor("the refusal") { observer.notices.withLock { $0.contains { $0.contains("the firmware is for other hardware") } } }
+                _ = try await observer.until("the refusal") { observer.failures.first { $0.contains("the firmware is for other hardware") } }
                 await glasses.leaveBootloader()
                 let info = try await observer.running()
                 #expect(info.firmware == "v23.200.0900")
                 #expect(await glasses.installedFirmware == nil)
-                #expect(observer.notices.withLock { $0.contains { $0.contains("was tried already, so it is not installed again") } })
+                #expect(observer.notices.contains { $0.contains("was tried already, so it is not installed again") })
             }
         }
     }

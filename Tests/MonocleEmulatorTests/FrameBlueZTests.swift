@@ -2,8 +2,9 @@ import Foundation
 import FrameEmulator
 import FrameGlasses
 import FrameProtocol
+import Glasses
+import GlassesBluetooth
 import Monocle
-import MonocleBluetooth
 import Testing
 
 extension BlueZMock {
@@ -63,7 +64,7 @@ struct FrameBlueZTests {
         try await mock.addMonocle(address: "AA:BB:CC:DD:EE:01", rssi: -70)
         try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
         _ = try await mock.bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string("11:22:33:44:55:66"), .string("headphones")])
-        let found = try await BlueZScanner(bus: mock.bus).scanGlasses(for: .milliseconds(600))
+        let found = try await BlueZScanner(bus: mock.bus).scan(for: .milliseconds(600), services: [MonocleIdentifiers.services, FrameIdentifiers.services])
         #expect(found.map(\.kind) == [.frame, .monocle])
         #expect(found.first?.name == "Frame 5A")
         #expect(found.first?.address == "F2:3C:61:D4:08:5A")
@@ -80,22 +81,18 @@ struct FrameBlueZTests {
         try await emulator.powerOn()
         let bridge = try await mock.bridge(frame: device, to: emulator)
         defer { bridge.cancel() }
-        let transport = FrameBlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a")
-        let controller = FrameController(transport: transport, app: .sibyl(), options: FrameControllerTests.fastOptions())
-        let observer = FrameControllerTests.Observer()
-        let following = observer.follow(controller)
-        let serving = Task { await controller.run() }
-        let info = try await observer.running(timeout: .seconds(300))
-        #expect(info.uploaded)
-        #expect(info.mtu == 247)
-        let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-        let paired = objects.first?.entries?[device]?.entries?["org.bluez.Device1"]?.entries?["Paired"]?.bool
-        #expect(paired == true, "the transport pairs before it connects")
-        try await controller.send(SibylFrameApp.text("Über BlueZ angekommen."))
-        _ = try await observer.until("the text on the glasses") { emulator.display.current?.texts.contains("Über BlueZ angekommen.") == true ? true : nil }
-        await controller.stop()
-        serving.cancel()
-        following.cancel()
+        let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
+        let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: .fast)
+        try await connection.serve { observer in
+            let info = try await observer.running(timeout: .seconds(300))
+            #expect(info.uploaded)
+            #expect(info.mtu == 247)
+            let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+            let paired = objects.first?.entries?[device]?.entries?["org.bluez.Device1"]?.entries?["Paired"]?.bool
+            #expect(paired == true, "the transport pairs before it connects")
+            try await connection.show("Über BlueZ angekommen.")
+            _ = try await observer.until("the text on the glasses") { emulator.display.current?.texts.contains("Über BlueZ angekommen.") == true ? true : nil }
+        }
         await emulator.powerOff()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import FrameEmulator
 import FrameGlasses
 import FrameProtocol
+import Glasses
 import SibylCore
 import Synchronization
 import Testing
@@ -174,7 +175,7 @@ struct FrameDifferentialTests {
         }
     }
 
-    /// Sibyl's host: the Frame controller uploads the same files and starts the app, then the
+    /// Sibyl's host: a connection with Frame's driver uploads the same files and starts the app, then the
     /// same messages go out and the streams are assembled by Sibyl's code.
     static func sibylHost(mtu: Int, lua: URL) async throws -> Outcome {
         var files = [FrameDeviceApp.File(name: "frame_app.lua", contents: Data(app.utf8))]
@@ -184,32 +185,19 @@ struct FrameDifferentialTests {
         let deviceApp = try FrameDeviceApp(files: files, entry: "frame_app", readyLine: "ready")
         return try await withFrame { emulator in
             let transport = EmulatorFrameTransport(emulator: emulator, mtu: mtu)
-            var options = FrameControllerTests.fastOptions()
+            var options = GlassesConnection.Options.fast
             options.reconnect = false
-            let controller = FrameController(transport: transport, app: deviceApp, options: options)
-            let observer = FrameControllerTests.Observer()
-            let following = observer.follow(controller)
-            let serving = Task { await controller.run() }
-            defer {
-                serving.cancel()
-                following.cancel()
+            let driver = FrameDriver(app: deviceApp, options: .fast, wearer: nil)
+            let data = FrameConnectionTests.AppData(driver)
+            return try await GlassesConnection(transport: transport, driver: driver, options: options).serve { observer in
+                _ = try await observer.running()
+                try await driver.send(FrameMessage(code: 0x0A, FramePlainText(text, x: 17, y: 230, paletteOffset: 3, spacing: 6)))
+                try await driver.send(FrameMessage(code: 0x0D, FrameCaptureSettings(resolution: capture.resolution, quality: FrameCameraQuality(rawValue: capture.quality)!, pan: capture.pan)))
+                let jpeg = try await observer.until("the photo") { data.stream(.photo()) }
+                try await driver.send(FrameMessage(code: 0x0B, FrameCode(1)))
+                let pcm = try await observer.until("the recording") { data.stream(.audio()) }
+                return Outcome(jpeg: jpeg, wav: FrameAudio.wav(pcm: pcm, sampleRate: 8000, bitsPerSample: 8), files: [:])
             }
-            _ = try await observer.running()
-            try await controller.send(FrameMessage(code: 0x0A, FramePlainText(text, x: 17, y: 230, paletteOffset: 3, spacing: 6)))
-            try await controller.send(FrameMessage(code: 0x0D, FrameCaptureSettings(resolution: capture.resolution, quality: FrameCameraQuality(rawValue: capture.quality)!, pan: capture.pan)))
-            let jpeg = try await observer.until("the photo") { () -> Data? in
-                var assembler = FrameStreamAssembler.photo()
-                for packet in observer.data { if let whole = assembler.add(packet) { return whole } }
-                return nil
-            }
-            try await controller.send(FrameMessage(code: 0x0B, FrameCode(1)))
-            let pcm = try await observer.until("the recording") { () -> Data? in
-                var assembler = FrameStreamAssembler.audio()
-                for packet in observer.data { if let whole = assembler.add(packet) { return whole } }
-                return nil
-            }
-            await controller.stop()
-            return Outcome(jpeg: jpeg, wav: FrameAudio.wav(pcm: pcm, sampleRate: 8000, bitsPerSample: 8), files: [:])
         }
     }
 

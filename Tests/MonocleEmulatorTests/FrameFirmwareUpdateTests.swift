@@ -3,8 +3,10 @@ import Foundation
 import FrameEmulator
 import FrameGlasses
 import FrameProtocol
+import Glasses
+import GlassesBluetooth
 import Monocle
-import MonocleBluetooth
+import SecureDFU
 import Synchronization
 import Testing
 
@@ -37,13 +39,13 @@ enum FrameDFUFixture {
     }
 }
 
-/// Frame firmware updates end to end: the controller sees an older `frame.FIRMWARE_VERSION`, runs
+/// Frame firmware updates end to end: the connection sees an older `frame.FIRMWARE_VERSION`, runs
 /// `frame.update()`, the virtual Frame restarts into its bootloader ("Frame Update"), the package goes
 /// over Secure DFU, and Frame boots the new firmware, where Sibyl's app is brought up.
 @Suite struct FrameFirmwareUpdateTests {
-    typealias Observer = FrameControllerTests.Observer
+    typealias Observer = ConnectionObserver
 
-    /// A virtual Frame (prepared by `setUp` once powered on) and a controller that holds `package`.
+    /// A virtual Frame (prepared by `setUp` once powered on) and a connection that holds `package`.
     static func updating(
         _ package: DFUPackage, attempts: Int = 3, setUp: (FrameEmulator) async throws -> Void = { _ in },
         _ body: (FrameEmulator, EmulatorFrameTransport, Observer) async throws -> Void
@@ -53,28 +55,21 @@ enum FrameDFUFixture {
         let emulator = try FrameEmulator(configuration: FrameDFUFixture.configuration(), flash: flash)
         try await emulator.powerOn()
         try await setUp(emulator)
-        var options = FrameControllerTests.fastOptions()
+        var options = GlassesConnection.Options.fast
         options.firmwarePackage = package
         options.bootloader = EmulatorFrameDFUTransport(emulator: emulator)
         options.firmwareAttempts = attempts
-        options.dfu.reconnectDelay = .milliseconds(20)
         options.dfu.findTimeout = .seconds(10)
         let transport = EmulatorFrameTransport(emulator: emulator)
-        let controller = FrameController(transport: transport, app: .sibyl(), options: options)
-        let observer = Observer()
-        let following = observer.follow(controller)
-        let serving = Task { await controller.run() }
+        let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: options)
         var failure: (any Error)?
-        do { try await body(emulator, transport, observer) } catch { failure = error }
-        await controller.stop()
-        serving.cancel()
-        following.cancel()
+        do { try await connection.serve { observer in try await body(emulator, transport, observer) } } catch { failure = error }
         await emulator.powerOff()
         if let failure { throw failure }
     }
 
     static func failures(_ observer: Observer) -> [String] {
-        observer.events.withLock { $0.compactMap { if case .updateFailed(let reason) = $0 { reason } else { nil } } }
+        observer.failures
     }
 
     @Test func anOlderFrameIsUpdatedAndTheAppRunsOnTheNewFirmware() async throws {
@@ -92,17 +87,18 @@ enum FrameDFUFixture {
             #expect(emulator.firmwareVersion == FrameDFUFixture.version)
 
             // checkingFirmware → updatingFirmware 0 … 1 → disconnected → … → running.
-            let names = observer.states.map(\.name)
-            let progress = observer.states.compactMap { if case .updatingFirmware(let p) = $0 { p } else { nil } }
+            let states = observer.states
+            let progress = states.compactMap { if case .updatingFirmware(let p) = $0 { p } else { nil } }
             #expect(progress.first == 0)
             #expect(progress.last == 1)
             #expect(progress.count > 3)
             #expect(progress == progress.sorted())
-            let checking = try #require(names.firstIndex(of: "checkingFirmware"))
-            let firstUpdate = try #require(names.firstIndex(of: "updatingFirmware"))
-            let lastUpdate = try #require(names.lastIndex(of: "updatingFirmware"))
-            let restart = try #require(names[lastUpdate...].firstIndex(of: "disconnected"))
-            let running = try #require(names.firstIndex(of: "running"))
+            let isUpdate: (GlassesPhase) -> Bool = { if case .updatingFirmware = $0 { true } else { false } }
+            let checking = try #require(states.firstIndex(of: .preparing(.checkingFirmware)))
+            let firstUpdate = try #require(states.firstIndex(where: isUpdate))
+            let lastUpdate = try #require(states.lastIndex(where: isUpdate))
+            let restart = try #require(states[lastUpdate...].firstIndex { if case .disconnected = $0 { true } else { false } })
+            let running = try #require(states.firstIndex { if case .running = $0 { true } else { false } })
             #expect(checking < firstUpdate)
             #expect(lastUpdate < restart)
             #expect(restart < running)
@@ -159,8 +155,10 @@ enum FrameDFUFixture {
         try await Self.updating(package, setUp: { await $0.enterBootloader() }) { emulator, _, observer in
             let info = try await observer.running()
             #expect(info.firmware == FrameDFUFixture.version)
-            #expect(observer.notices.contains("Frame is in its bootloader (Frame Update)"))
-            #expect(!observer.states.contains(.checkingFirmware) || observer.states.firstIndex(of: .checkingFirmware)! > observer.states.firstIndex { $0.name == "updatingFirmware" }!)
+            #expect(observer.notices.contains("the glasses are in their bootloader (Frame Update)"))
+            let states = observer.states
+            let firstUpdate = try #require(states.firstIndex { if case .updatingFirmware = $0 { true } else { false } })
+            #expect(states.firstIndex(of: .preparing(.checkingFirmware)).map { $0 > firstUpdate } ?? true)
             #expect(emulator.installedFirmware == package.firmware)
         }
     }
@@ -293,51 +291,48 @@ struct FrameFirmwareUpdateBlueZTests {
         let bridge = try await mock.bridgeFrameWithBootloader(frameDevice: device, bootloaderAddress: "F2:3C:61:D4:08:5B", to: emulator)
         defer { bridge.cancel() }
 
-        let dfu = BlueZDFUTransport.frame(bus: mock.bus)
+        let dfu = BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services])
         #expect(dfu.bootloaderName == "Frame Update")
         #expect(await !dfu.bootloaderInReach())
-        var options = FrameControllerTests.fastOptions()
+        var options = GlassesConnection.Options.fast
         options.firmwarePackage = try FrameDFUFixture.package()
         options.bootloader = dfu
         options.dfu.reconnectDelay = .seconds(1)
-        let controller = FrameController(transport: FrameBlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a"), app: .sibyl(), options: options)
-        let observer = FrameControllerTests.Observer()
-        let following = observer.follow(controller)
-        let serving = Task { await controller.run() }
+        let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
+        let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: options)
         var failure: (any Error)?
         do {
-            // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
-            var advertised: [String: DBusValue]?
-            let deadline = ContinuousClock.now + .seconds(120)
-            // (The mock adds the device first and its services a moment later: wait for both.)
-            while advertised?["UUIDs"]?.strings?.contains(MonocleIdentifiers.dfuService) != true, ContinuousClock.now < deadline {
-                let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-                advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
-                try await Task.sleep(for: .milliseconds(10))
+            try await connection.serve { observer in
+                // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
+                var advertised: [String: DBusValue]?
+                let deadline = ContinuousClock.now + .seconds(120)
+                // (The mock adds the device first and its services a moment later: wait for both.)
+                while advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) != true, ContinuousClock.now < deadline {
+                    let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                    advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(emulator.powerState == .bootloader)
+                #expect(advertised?["Name"]?.string == "Frame Update")
+                #expect(advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true)
+
+                let info = try await observer.running(timeout: .seconds(300))
+                #expect(info.firmware == FrameDFUFixture.version)
+                #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
+                #expect(observer.states.contains(.updatingFirmware(progress: 1)))
+                #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
+                #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
+                #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
+
+                // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
+                let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
+                try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
+                #expect(await BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services]).bootloaderInReach())
+                #expect(await !BlueZDFUTransport(bus: mock.bus, for: MonocleIdentifiers.services, others: [FrameIdentifiers.services]).bootloaderInReach())
             }
-            #expect(emulator.powerState == .bootloader)
-            #expect(advertised?["Name"]?.string == "Frame Update")
-            #expect(advertised?["UUIDs"]?.strings?.contains(MonocleIdentifiers.dfuService) == true)
-
-            let info = try await observer.running(timeout: .seconds(300))
-            #expect(info.firmware == FrameDFUFixture.version)
-            #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
-            #expect(observer.states.contains(.updatingFirmware(progress: 1)))
-            #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
-            #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
-            #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
-
-            // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
-            let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
-            try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
-            #expect(await BlueZDFUTransport.frame(bus: mock.bus).bootloaderInReach())
-            #expect(await !BlueZDFUTransport(bus: mock.bus).bootloaderInReach())
         } catch {
             failure = error
         }
-        await controller.stop()
-        serving.cancel()
-        following.cancel()
         await emulator.powerOff()
         if let failure { throw failure }
     }

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import FrameEmulator
 import FrameGlasses
+import Glasses
 import LocalEngines
 import OpenAITestServer
 import SibylCore
@@ -18,39 +19,27 @@ extension GlassesEndToEndTests {
         prepare: (SibylRuntime) async throws -> Void = { _ in },
         _ body: (FrameEmulator, Events, SibylRuntime) async throws -> Void
     ) async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-glasses-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: home) }
-        var env = [
-            "SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
-            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "40",
-        ]
-        env.merge(environment) { $1 }
-        let runtime = try SibylRuntime(environment: env)
-        let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
-        try await emulator.powerOn()
-        var options = GlassesSessionOptions(visionModel: visionModel)
-        options.frameController.signalPause = .milliseconds(30)
-        options.frameController.replyTimeout = .seconds(20)
-        options.frameController.acknowledgementTimeout = .seconds(20)
-        options.frameController.startTimeout = .seconds(60)
-        configure(&options)
-        try await prepare(runtime)
-        let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), options: options)
-        let events = Events()
-        let serving = Task { await session.run { events.record($0) } }
-        do {
-            _ = try await events.next(timeout: .seconds(300)) { if case .state(let state) = $0, state.isRunning { true } else { nil } }
-            try await body(emulator, events, runtime)
-        } catch {
+        try await withRuntime(environment: environment) { runtime, home in
+            let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
+            try await emulator.powerOn()
+            var options = GlassesSessionOptions(visionModel: visionModel, frame: .fast)
+            configure(&options)
+            try await prepare(runtime)
+            let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
+            let events = Events()
+            let serving = Task { await session.run { events.record($0) } }
+            do {
+                _ = try await events.next(timeout: .seconds(300)) { if case .state(let state) = $0, state.isRunning { true } else { nil } }
+                try await body(emulator, events, runtime)
+            } catch {
+                await session.stop()
+                await emulator.powerOff()
+                throw error
+            }
             await session.stop()
+            serving.cancel()
             await emulator.powerOff()
-            await runtime.shutdown()
-            throw error
         }
-        await session.stop()
-        serving.cancel()
-        await emulator.powerOff()
-        await runtime.shutdown()
     }
 
     static func frameShown(_ emulator: FrameEmulator) -> String {
@@ -65,7 +54,7 @@ extension GlassesEndToEndTests {
             if condition(text) { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw FrameError.timeout(waitingFor: "the display; it shows \(frameShown(emulator).debugDescription)", after: timeout)
+        throw GlassesError.timeout(waitingFor: "the display; it shows \(frameShown(emulator).debugDescription)", after: timeout)
     }
 
     /// Speaks `wav` into the virtual Frame's microphone between two taps, as a wearer would.

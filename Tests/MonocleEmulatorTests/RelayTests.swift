@@ -1,59 +1,49 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import Glasses
+import GlassesRelay
 import Monocle
 import MonocleEmulator
-import MonocleRelay
 import NIOCore
 import Synchronization
 import Testing
 
-/// The WebSocket relay, with a stand-in "browser" that carries bytes between Sibyl and the virtual glasses.
+/// The WebSocket relay, with a stand-in "browser" that carries bytes between Sibyl and the virtual Monocle.
 @Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct RelayTests {
-    @Test func relayMessagesRoundTripAndBadOnesAreRefused() throws {
-        for message in [RelayMessage.connected(maximumWriteLength: 253), .disconnected(reason: "out of range"), .connectRequest, .disconnectRequest] {
-            #expect(try RelayMessage(text: try #require(message.text)) == message)
-        }
-        let bytes = RelayMessage.bytes(.data, Data("res:hi".utf8))
-        #expect(try RelayMessage(binary: try #require(bytes.binary)) == bytes)
-        #expect(throws: RelayError.self) { try RelayMessage(binary: Data([9, 1])) }
-        #expect(throws: RelayError.self) { try RelayMessage(text: "{\"type\":\"connected\",\"maxWriteLength\":5}") }
-        #expect(throws: RelayError.self) { try RelayMessage(text: "hello") }
-    }
-
-    @Test func aBrowserCarriesTheBytesWhileSibylRunsTheController() async throws {
+    @Test func aBrowserCarriesTheBytesWhileSibylRunsTheConnection() async throws {
         try await TestGlasses.with { glasses in
-            let observer = ControllerTests.Observer()
-            let controllers = Controllers()
+            let observer = ConnectionObserver()
+            let connections = Connections()
             let app = try DeviceApp.sibyl()
-            let server = try await MonocleRelayServer.start { transport in
-                let controller = MonocleController(transport: transport, app: app, options: ControllerTests.fastOptions())
-                controllers.add(controller)
-                let following = observer.follow(controller)
-                await controller.run()
+            let server = try await GlassesRelayServer.start { transport in
+                guard let connection = try? MonocleConnectionTests.connection(transport, app: app) else { return }
+                connections.add(connection)
+                let following = observer.follow(connection)
+                await connection.run()
                 following.cancel()
             }
-            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses))
+            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses), kind: .monocle)
             let browser = Task { try await Self.bridge(glasses: offered.url, sibyl: server.url) }
 
             // Generous ceilings, only against hangs: on a loaded machine the app upload through the
             // MicroPython REPL alone has taken longer than the 30 s these once were.
-            func running(_ count: Int) async throws -> DeviceInfo {
+            func running(_ count: Int) async throws -> GlassesDeviceInfo {
                 try await observer.running(count, timeout: .seconds(180))
             }
 
             #expect(try await running(1).uploaded)
             _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.contains { $0.lowercased().contains("tap") } }
-            let controller = try #require(controllers.first)
-            try await controller.show("Relayed through the browser — ça marche.")
+            let connection = try #require(connections.first)
+            try await connection.show("Relayed through the browser — ça marche.")
             _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.joined(separator: " ").contains("ça marche") }
 
             // The glasses walk away; the browser reports it, Sibyl asks it to reconnect, no upload this time.
             await glasses.disconnect()
             #expect(try await !running(2).uploaded)
 
-            await controller.stop()
+            await connection.stop()
             browser.cancel()
             await server.stop()
             await offered.stop()
@@ -62,7 +52,7 @@ struct RelayTests {
 
     @Test func theOfferedGlassesHaveOnePeerAtATime() async throws {
         try await TestGlasses.with { glasses in
-            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses))
+            let offered = try await RelayGlassesServer.start(glasses: EmulatorTransport(emulator: glasses), kind: .monocle)
             let logger = Logger(label: "test-peer")
             try await WebSocketClient.connect(url: offered.url, logger: logger) { inbound, outbound, _ in
                 var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
@@ -97,11 +87,12 @@ struct RelayTests {
         }
     }
 
-    /// The controllers the relay sessions made.
-    final class Controllers: Sendable {
-        private let all = Mutex<[MonocleController]>([])
-        func add(_ controller: MonocleController) { all.withLock { $0.append(controller) } }
-        var first: MonocleController? { all.withLock { $0.first } }
+    /// The connections the relay sessions made.
+    final class Connections: Sendable {
+        private let all = Mutex<[GlassesConnection]>([])
+        func add(_ connection: GlassesConnection) { all.withLock { $0.append(connection) } }
+        var first: GlassesConnection? { all.withLock { $0.first } }
+        var everyOne: [GlassesConnection] { all.withLock { $0 } }
     }
 
     /// What a web page does, reduced to its bytes: copies every message between the glasses (offered

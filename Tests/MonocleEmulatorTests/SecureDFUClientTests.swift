@@ -1,14 +1,14 @@
 import Crypto
 import Foundation
-import Monocle
 import MonocleEmulator
+import SecureDFU
 import Synchronization
 import Testing
 
 /// The test firmware package, made by Nordic's own packager (`scripts/dfu/make-fixture.py monocle`).
 enum DFUFixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+        .appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
     static var zip: URL { directory.appendingPathComponent("monocle-firmware-test.zip") }
     static func package() throws -> DFUPackage { try DFUPackage(contentsOf: zip) }
     static func publicKey() throws -> P256.Signing.PublicKey {

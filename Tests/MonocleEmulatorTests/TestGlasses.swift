@@ -1,4 +1,5 @@
 import Foundation
+import Glasses
 import LocalEngines
 import Monocle
 import MonocleEmulator
@@ -45,41 +46,70 @@ enum TestGlasses {
 actor TransportRecorder {
     private(set) var serial: [UInt8] = []
     private(set) var data: [Data] = []
-    private(set) var events: [TransportEvent] = []
+    private(set) var events: [GlassesTransportEvent] = []
     private var task: Task<Void, Never>?
+    /// Waits looking at what arrives: each is told whenever something does.
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var waiterCount = 0
 
     init(_ transport: EmulatorTransport) {
         let stream = transport.events
         Task { await self.start(stream) }
     }
 
-    private func start(_ stream: AsyncStream<TransportEvent>) {
+    private func start(_ stream: AsyncStream<GlassesTransportEvent>) {
         task = Task {
             for await event in stream { self.record(event) }
         }
     }
 
-    private func record(_ event: TransportEvent) {
+    private func record(_ event: GlassesTransportEvent) {
         events.append(event)
         switch event {
         case .received(.serial, let bytes): serial.append(contentsOf: bytes)
         case .received(.data, let packet): data.append(packet)
         default: break
         }
+        let woken = waiters
+        waiters = [:]
+        for waiter in woken.values { waiter.resume() }
+    }
+
+    /// Waits until `condition` holds, looking again whenever something arrives; the limit is a
+    /// ceiling against hangs, not a speed bound (a loaded two-core machine can hold the
+    /// interpreter back for many seconds).
+    func wait(for what: @autoclosure () -> String, timeout: Duration = .seconds(300), until condition: () -> Bool) async throws {
+        waiterCount += 1
+        let id = waiterCount
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self.wake(id)
+        }
+        defer { timer.cancel() }
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw GlassesError.timeout(waitingFor: what(), after: timeout) }
+            await withCheckedContinuation { waiters[id] = $0 }
+        }
+    }
+
+    private func wake(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume()
     }
 
     func clear() { serial = [] }
 
     var serialText: String { String(decoding: serial, as: UTF8.self) }
 
-    /// Waits until the serial output contains `text`; the limit is a ceiling against hangs, not a
-    /// speed bound (a loaded two-core machine can hold the interpreter back for many seconds).
+    /// Waits until the serial output contains `text`.
     func waitForSerial(_ text: String, timeout: Duration = .seconds(300)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if serialText.contains(text) { return serialText }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw MonocleError.timeout(waitingFor: text.debugDescription + " in \(serialText.debugDescription)", after: timeout)
+        try await wait(for: text.debugDescription + " in \(serialText.debugDescription)", timeout: timeout) { serialText.contains(text) }
+        return serialText
+    }
+
+    /// Waits until `count` data messages have come.
+    func waitForData(count: Int, timeout: Duration = .seconds(300)) async throws -> [Data] {
+        try await wait(for: "\(count) data messages, after \(data)", timeout: timeout) { data.count >= count }
+        return data
     }
 }

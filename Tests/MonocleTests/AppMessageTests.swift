@@ -70,28 +70,3 @@ import Testing
         #expect(assembler.consume(AppMessage(.audioEnd)) == .spoken(audio: Data()))
     }
 }
-
-@Suite struct NearestMonoclePickerTests {
-    @Test func aDeviceIsChosenWhenCloseAndKeptUntilFarAway() {
-        var picker = NearestMonoclePicker()
-        #expect(picker.saw("A", rssi: -70) == nil) // not close enough yet
-        #expect(picker.saw("A", rssi: -60) == "A")
-        #expect(picker.saw("A", rssi: -80) == "A") // between the thresholds: kept
-        #expect(picker.saw("B", rssi: -70) == "A") // another one, not close: ignored
-        #expect(picker.saw("A", rssi: -90) == nil) // walked away
-        #expect(picker.saw("B", rssi: -50) == "B")
-        #expect(picker.saw("C", rssi: -55) == "B") // close too, but weaker than B
-        #expect(picker.saw("C", rssi: -40) == "C") // closer than B
-    }
-}
-
-@Suite struct DataPiecesTests {
-    @Test func piecesCoverTheBytesInOrderWithinTheLength() {
-        let bytes = Data((0..<10).map { UInt8($0) })
-        #expect(bytes.pieces(of: 4) == [Data([0, 1, 2, 3]), Data([4, 5, 6, 7]), Data([8, 9])])
-        #expect(bytes.pieces(of: 10) == [bytes])
-        #expect(Data().pieces(of: 3).isEmpty)
-        // A slice that does not start at index 0, as `dropFirst` gives.
-        #expect(bytes.dropFirst(7).pieces(of: 2) == [Data([7, 8]), Data([9])])
-    }
-}

@@ -3,7 +3,7 @@ import LocalEngines
 import Testing
 import SibylCore
 
-/// `sibyl glasses` and `sibyl monocle emulate` as a device-app author uses them, on the virtual glasses.
+/// `sibyl glasses` as a device-app author uses it, on the virtual glasses.
 @Suite(
     .serialized,
     .enabled(
@@ -30,7 +30,7 @@ struct GlassesCLITests {
     @Test func emulateShowsWhatTheAppPrintsAndItsTraceback() async throws {
         let cli = try runner()
         let app = try app("print('starting up')\nimport nosuchmodule\n", in: cli)
-        let result = try await cli.run(["monocle", "emulate", "--scripts", app.path], input: "pause 2\nquit\n")
+        let result = try await cli.run(["glasses", "emulate", "--kind", "monocle", "--scripts", app.path], input: "pause 2\nquit\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("serial │ starting up\n"), "\(result.stdout)")
         #expect(result.stdout.contains("serial │ Traceback (most recent call last):\n"), "\(result.stdout)")
@@ -55,7 +55,7 @@ struct GlassesCLITests {
         """, in: cli)
         let png = cli.home.appendingPathComponent("screen.png")
         let result = try await cli.run(
-            ["monocle", "emulate", "--scripts", app.path, "--data-queue", "2", "--connection-interval", "600000"],
+            ["glasses", "emulate", "--kind", "monocle", "--scripts", app.path, "--data-queue", "2", "--connection-interval", "600000"],
             input: "pause 2\nscreen --png \(png.path)\nquit\n"
         )
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -65,7 +65,7 @@ struct GlassesCLITests {
         #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(data[16..<24] == Data([0, 0, 2, 0x80, 0, 0, 1, 0x90]))
 
-        let refused = try await cli.run(["monocle", "emulate", "--data-queue", "0"])
+        let refused = try await cli.run(["glasses", "emulate", "--kind", "monocle", "--data-queue", "0"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("--data-queue needs at least 1"), "\(refused.stderr)")
     }

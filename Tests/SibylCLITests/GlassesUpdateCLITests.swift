@@ -4,14 +4,14 @@ import Testing
 /// `sibyl glasses update`, as a user runs it, on the virtual Frame (no engines needed).
 @Suite(.serialized)
 struct GlassesUpdateCLITests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
 
     @Test func updateInstallsFrameFirmwareThroughFrameUpdate() async throws {
         let cli = try CLIRunner(server: nil)
         let package = Self.fixtures.appendingPathComponent("frame-firmware-test.zip").path
         let key = Self.fixtures.appendingPathComponent("frame-test-key-public.pem").path
         let result = try await cli.run([
-            "glasses", "update", "--emulator", "--emulated-firmware", "v25.080.0838", "--firmware", package, "--emulated-bootloader-key", key,
+            "glasses", "update", "--emulator", "--kind", "frame", "--emulated-firmware", "v25.080.0838", "--firmware", package, "--emulated-bootloader-key", key,
         ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("Firmware package: v25.120.1500, 14000 bytes, hardware 52, signed"), "\(result.stdout)")
@@ -25,7 +25,7 @@ struct GlassesUpdateCLITests {
         let otherKey = cli.home.appendingPathComponent("other.pem")
         try Data("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEiTQMXuU61NbcTxBh8plKmPafBmvm\nW1seqnDDyOGdnVCHgYKGttnaqU2XtbLzgP+Xl7JZlbNNrD8glZiZbIqN1g==\n-----END PUBLIC KEY-----\n".utf8).write(to: otherKey)
         let refused = try await cli.run([
-            "glasses", "update", "--emulator", "--emulated-firmware", "v25.080.0838", "--firmware", package, "--emulated-bootloader-key", otherKey.path,
+            "glasses", "update", "--emulator", "--kind", "frame", "--emulated-firmware", "v25.080.0838", "--firmware", package, "--emulated-bootloader-key", otherKey.path,
         ])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("The firmware update failed: The bootloader refused to execute the object: the image or its signature does not verify."), "\(refused.stderr)")

@@ -3,7 +3,7 @@ import LocalEngines
 import Testing
 import SibylCore
 
-/// `sibyl monocle`, as a user runs it, on the virtual glasses.
+/// `sibyl glasses … --kind monocle`, as a user runs it, on the virtual glasses (and the old `sibyl monocle`, which says where it moved).
 @Suite(
     .serialized,
     .enabled(
@@ -36,7 +36,7 @@ struct MonocleCLITests {
         // Greedy decoding: the small local model's answer is checked, so it must not be sampled
         // (at the server's default temperature it once said London).
         #expect(try await cli.run(["config", "set", "chat.temperature", "0"]).status == 0)
-        let result = try await cli.run(["monocle", "connect", "--emulator"], input: "say \(wav.path)\nwait\nquit\n")
+        let result = try await cli.run(["glasses", "connect", "--kind", "monocle", "--emulator"], input: "say \(wav.path)\nwait\nquit\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("[monocle: running"), "\(result.stdout)")
         #expect(result.stdout.contains("heard: "), "\(result.stdout)")
@@ -47,7 +47,7 @@ struct MonocleCLITests {
         #expect(list.first?["messageCount"] as? Int == 2)
 
         // A second session finds the app already on the glasses.
-        let again = try await cli.run(["monocle", "connect", "--emulator"], input: "quit\n")
+        let again = try await cli.run(["glasses", "connect", "--kind", "monocle", "--emulator"], input: "quit\n")
         #expect(again.status == 0, "stderr: \(again.stderr)")
         #expect(!again.stdout.contains("uploading main.py"))
         #expect(result.stdout.contains("uploading main.py"))
@@ -66,19 +66,21 @@ struct MonocleCLITests {
             display.show(display.Text("Hello from my app", 0, 0, display.GREEN))
 
         """.utf8).write(to: app.appendingPathComponent("main.py"))
+        // Through the old command: it says where it moved, and runs there with the same options.
         let result = try await cli.run(["monocle", "emulate", "--scripts", app.path], input: "pause 1\ntap\npause 1\nscreen\nquit\n")
         #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("`sibyl monocle emulate` is now `sibyl glasses emulate --kind monocle`"), "\(result.stderr)")
         #expect(result.stdout.contains("Hello from my app"))
         #expect(result.stdout.contains("glasses → \"hey:A\""), "\(result.stdout)")
     }
 
     @Test func connectShowsTheSerialOutputOnlyWhenVerbose() async throws {
         let cli = try runner()
-        let verbose = try await cli.run(["monocle", "connect", "--emulator", "-v"], input: "pause 1\nquit\n")
+        let verbose = try await cli.run(["glasses", "connect", "--kind", "monocle", "--emulator", "-v"], input: "pause 1\nquit\n")
         #expect(verbose.status == 0, "stderr: \(verbose.stderr)")
         #expect(verbose.stdout.contains("serial │ MPY: soft reboot"), "\(verbose.stdout)")
         #expect(verbose.stdout.contains("serial │ raw REPL; CTRL-B to exit"), "\(verbose.stdout)")
-        let quiet = try await cli.run(["monocle", "connect", "--emulator"], input: "pause 1\nquit\n")
+        let quiet = try await cli.run(["glasses", "connect", "--kind", "monocle", "--emulator"], input: "pause 1\nquit\n")
         #expect(quiet.status == 0, "stderr: \(quiet.stderr)")
         #expect(quiet.stdout.contains("[monocle: running"), "\(quiet.stdout)")
         #expect(!quiet.stdout.contains("serial │"), "\(quiet.stdout)")
@@ -90,22 +92,22 @@ struct MonocleCLITests {
         let image = cli.home.appendingPathComponent("fpga.bin")
         try Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 131 >> 2) }).write(to: image)
         let result = try await cli.run([
-            "monocle", "update", "--emulator", "--emulated-fpga", "v23.179.1006", "--fpga", image.path, "--fpga-version", "v23.230.0808",
+            "glasses", "update", "--kind", "monocle", "--emulator", "--emulated-fpga", "v23.179.1006", "--fpga", image.path, "--fpga-version", "v23.230.0808",
         ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("100%"))
         #expect(result.stdout.contains("FPGA v23.230.0808"))
-        let missingVersion = try await cli.run(["monocle", "update", "--emulator", "--fpga", image.path])
+        let missingVersion = try await cli.run(["glasses", "update", "--kind", "monocle", "--emulator", "--fpga", image.path])
         #expect(missingVersion.status != 0)
         #expect(missingVersion.stderr.contains("--fpga-version"))
     }
 
     @Test func updateInstallsAFirmwarePackageThroughTheBootloader() async throws {
         let cli = try runner()
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../MonocleTests/Fixtures/dfu").standardized
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
         let package = fixtures.appendingPathComponent("monocle-firmware-test.zip").path
         let result = try await cli.run([
-            "monocle", "update", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package,
+            "glasses", "update", "--kind", "monocle", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package,
             "--emulated-bootloader-key", fixtures.appendingPathComponent("test-key-public.pem").path,
         ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -119,7 +121,7 @@ struct MonocleCLITests {
         let otherKey = cli.home.appendingPathComponent("other.pem")
         try Data("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEiTQMXuU61NbcTxBh8plKmPafBmvm\nW1seqnDDyOGdnVCHgYKGttnaqU2XtbLzgP+Xl7JZlbNNrD8glZiZbIqN1g==\n-----END PUBLIC KEY-----\n".utf8).write(to: otherKey)
         let refused = try await cli.run([
-            "monocle", "update", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package, "--emulated-bootloader-key", otherKey.path,
+            "glasses", "update", "--kind", "monocle", "--emulator", "--emulated-firmware", "v23.200.0900", "--firmware", package, "--emulated-bootloader-key", otherKey.path,
         ])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("The firmware update failed: The bootloader refused to execute the object: the image or its signature does not verify."), "\(refused.stderr)")
@@ -130,13 +132,13 @@ struct MonocleCLITests {
         zip[zip.count / 2] ^= 0xFF
         let damaged = cli.home.appendingPathComponent("damaged.zip")
         try zip.write(to: damaged)
-        let bad = try await cli.run(["monocle", "update", "--emulator", "--firmware", damaged.path])
+        let bad = try await cli.run(["glasses", "update", "--kind", "monocle", "--emulator", "--firmware", damaged.path])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("The firmware package is damaged"), "\(bad.stderr)")
     }
 
     @Test func withoutTheEmulatorTheErrorSaysWhatToDo() async throws {
-        let result = try await runner().run(["monocle", "connect"])
+        let result = try await runner().run(["glasses", "connect", "--kind", "monocle"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("--emulator"))
     }

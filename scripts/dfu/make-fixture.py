@@ -17,8 +17,8 @@ Run by hand when a fixture must change; the tests use the committed output:
 
     python3 -m venv /tmp/nrf && /tmp/nrf/bin/pip install 'ecdsa<0.19' 'protobuf==3.20.3' six intelhex pyyaml
     /tmp/nrf/bin/pip download nrfutil==6.0.0a1 --no-deps -d /tmp/nrfdl && tar -C /tmp/nrfdl -xzf /tmp/nrfdl/nrfutil-6.0.0a1.tar.gz
-    /tmp/nrf/bin/python scripts/dfu/make-fixture.py monocle /tmp/nrfdl/nrfutil-6.0.0a1 Tests/MonocleTests/Fixtures/dfu
-    /tmp/nrf/bin/python scripts/dfu/make-fixture.py frame /tmp/nrfdl/nrfutil-6.0.0a1 Tests/MonocleTests/Fixtures/dfu
+    /tmp/nrf/bin/python scripts/dfu/make-fixture.py monocle /tmp/nrfdl/nrfutil-6.0.0a1 Tests/SecureDFUTests/Fixtures/dfu
+    /tmp/nrf/bin/python scripts/dfu/make-fixture.py frame /tmp/nrfdl/nrfutil-6.0.0a1 Tests/SecureDFUTests/Fixtures/dfu
 
 nrfutil 6.0.0a1's packager imports only the exception classes of pc_ble_driver_py (a BLE driver with
 native code that isn't needed to make a package); this script supplies those four classes.

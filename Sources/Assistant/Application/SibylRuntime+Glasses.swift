@@ -1,5 +1,6 @@
 import Foundation
 import FrameGlasses
+import Glasses
 import Monocle
 import SibylConfig
 import SibylCore
@@ -16,48 +17,69 @@ public struct GlassesSessionOptions: Sendable {
     public var documents: DocumentScope?
     /// The vision model for photo questions; nil means `glasses.vision_model`.
     public var visionModel: String?
-    /// Monocle's controller options: firmware and FPGA images to install, timeouts.
-    public var controller: MonocleController.Options
-    /// Frame's controller options: timeouts, the expected firmware.
-    public var frameController: FrameController.Options
+    /// How the connection reconnects, and a firmware package to install.
+    public var connection: GlassesConnection.Options
+    /// Monocle's driver: an FPGA image to write, timeouts, the expected firmware.
+    public var monocle: MonocleDriver.Options
+    /// Frame's driver: timeouts, the expected firmware.
+    public var frame: FrameDriver.Options
+    /// The Monocle app to keep on the glasses instead of Sibyl's (an author's, with `--scripts`).
+    public var monocleApp: DeviceApp?
 
     public init(
         persona: String? = nil, translateTo: String? = nil, language: String? = nil, documents: DocumentScope? = nil, visionModel: String? = nil,
-        controller: MonocleController.Options = MonocleController.Options(), frameController: FrameController.Options = FrameController.Options()
+        connection: GlassesConnection.Options = GlassesConnection.Options(), monocle: MonocleDriver.Options = MonocleDriver.Options(),
+        frame: FrameDriver.Options = FrameDriver.Options(), monocleApp: DeviceApp? = nil
     ) {
-        self.frameController = frameController
         self.persona = persona
         self.translateTo = translateTo
         self.language = language
         self.documents = documents
         self.visionModel = visionModel
-        self.controller = controller
+        self.connection = connection
+        self.monocle = monocle
+        self.frame = frame
+        self.monocleApp = monocleApp
     }
 }
 
-/// Glasses linked to Sibyl: the link that keeps their app running, and the assistant that
+extension GlassesConnection {
+    /// A connection that keeps Sibyl's app (on Monocle, `options.monocleApp` when given) on
+    /// glasses of `kind` reached through `transport`.
+    public static func sibyl(kind: GlassesKind, transport: any GlassesTransport, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesConnection {
+        let driver: any GlassesDriver = switch kind {
+        case .monocle: MonocleDriver(app: try options.monocleApp ?? DeviceApp.sibyl(), options: options.monocle)
+        case .frame: FrameDriver(app: .sibyl(), options: options.frame)
+        }
+        return GlassesConnection(transport: transport, driver: driver, options: options.connection)
+    }
+}
+
+/// Glasses linked to Sibyl: the connection that keeps their app running, and the assistant that
 /// answers what the wearer asks. The same for Monocle and Frame, virtual, over Bluetooth or
 /// through the Web Bluetooth relay.
 public final class GlassesSession: Sendable {
-    public let link: any GlassesLink
+    /// The glasses' connection.
+    public let connection: GlassesConnection
+    /// What answers the wearer.
     public let assistant: GlassesAssistant
 
-    init(link: any GlassesLink, assistant: GlassesAssistant) {
-        self.link = link
+    init(connection: GlassesConnection, assistant: GlassesAssistant) {
+        self.connection = connection
         self.assistant = assistant
     }
 
-    /// Serves the glasses until `stop()` (or the link's end), reporting what happens.
+    /// Serves the glasses until `stop()` (or the connection's end), reporting what happens.
     public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.link.run() }
+            group.addTask { await self.connection.run() }
             group.addTask { await self.assistant.run(observer: observer) }
         }
     }
 
     /// Disconnects and ends `run()`.
     public func stop() async {
-        await link.stop()
+        await connection.stop()
     }
 
     /// The conversation the exchanges are saved in, once the wearer asked something.
@@ -67,23 +89,16 @@ public final class GlassesSession: Sendable {
 }
 
 extension SibylRuntime {
-    /// A glasses session over any link: the controller keeps Sibyl's app (or `app`) on the glasses,
-    /// and questions are answered with vision and grounding as everywhere else, every exchange saved
-    /// in one conversation with source `glasses`.
-    public func glassesSession(transport: any MonocleTransport, app: DeviceApp? = nil, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
-        let controller = MonocleController(transport: transport, app: try app ?? DeviceApp.sibyl(), options: options.controller)
-        return try glassesSession(link: MonocleGlassesLink(controller: controller), options: options)
+    /// A glasses session over any transport: a connection keeps Sibyl's app on glasses of `kind`
+    /// (Monocle: tap to speak, hold for a photo question; Frame: tap to speak, double-tap for a photo
+    /// question), and questions are answered with vision and grounding as everywhere else, every
+    /// exchange saved in one conversation with source `glasses`.
+    public func glassesSession(transport: any GlassesTransport, kind: GlassesKind, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        try glassesSession(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
     }
 
-    /// A session with Frame glasses: the controller keeps Sibyl's Frame app on them, and the
-    /// wearer taps to speak, double-taps for a photo question, and reads the answer.
-    public func glassesSession(transport: any FrameTransport, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
-        let controller = FrameController(transport: transport, app: .sibyl(), options: options.frameController)
-        return try glassesSession(link: FrameGlassesLink(controller: controller), options: options)
-    }
-
-    /// A session over a link of any kind.
-    public func glassesSession(link: any GlassesLink, options: GlassesSessionOptions) throws -> GlassesSession {
+    /// A session over a connection of any kind.
+    public func glassesSession(connection: GlassesConnection, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
         let settings = settings
         var assistantOptions = GlassesAssistant.Options()
         assistantOptions.persona = options.persona ?? settings[.glassesPersona]
@@ -91,7 +106,7 @@ extension SibylRuntime {
         assistantOptions.language = options.language ?? settings[.glassesLanguage]
         assistantOptions.documents = options.documents
         assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
-        let assistant = GlassesAssistant(link: link, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
-        return GlassesSession(link: link, assistant: assistant)
+        let assistant = GlassesAssistant(connection: connection, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
+        return GlassesSession(connection: connection, assistant: assistant)
     }
 }

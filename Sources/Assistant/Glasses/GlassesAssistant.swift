@@ -1,12 +1,12 @@
 import Foundation
-import Monocle
+import Glasses
 import SibylCore
 
 /// What happens between the wearer and Sibyl, for the CLI and the logs.
 public enum GlassesEvent: Sendable {
-    /// The glasses' link changed state.
-    case state(GlassesLinkState)
-    /// A notice from the controller (a retry, a version mismatch).
+    /// The glasses' connection changed state.
+    case state(GlassesState)
+    /// A notice from the connection (a retry, a version mismatch, a failed firmware update).
     case notice(String)
     /// The wearer asked something; `transcript` is what was heard.
     case heard(String)
@@ -39,7 +39,7 @@ public actor GlassesAssistant {
         public init() {}
     }
 
-    private let link: any GlassesLink
+    private let connection: GlassesConnection
     private let asker: any Asking
     private let transcriber: any Transcriber
     private let options: Options
@@ -48,9 +48,9 @@ public actor GlassesAssistant {
     private var transferStarted: ContinuousClock.Instant?
     private var observer: @Sendable (GlassesEvent) -> Void = { _ in }
 
-    /// Answers what the wearer of `link`'s glasses asks, through `asker` (a `SibylRuntime`).
-    public init(link: any GlassesLink, asker: any Asking, transcriber: any Transcriber, options: Options = Options()) {
-        self.link = link
+    /// Answers what the wearer of `connection`'s glasses asks, through `asker` (a `SibylRuntime`).
+    public init(connection: GlassesConnection, asker: any Asking, transcriber: any Transcriber, options: Options = Options()) {
+        self.connection = connection
         self.asker = asker
         self.transcriber = transcriber
         self.options = options
@@ -59,16 +59,18 @@ public actor GlassesAssistant {
     /// The conversation the exchanges are saved in, once the first question was asked.
     public var conversation: UUID? { conversationID }
 
-    /// Serves the glasses until the link's events end.
+    /// Serves the glasses until the connection's events end.
     public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
         self.observer = observer
-        for await event in link.events {
+        for await event in connection.events {
             switch event {
             case .state(let state):
                 observer(.state(state))
                 if state.isDisconnected { transferStarted = nil }
             case .notice(let text):
                 observer(.notice(text))
+            case .updateFailed(let reason):
+                observer(.notice("the firmware update failed: \(reason)"))
             case .transferStarted:
                 transferStarted = .now
             case .request(let request):
@@ -84,9 +86,14 @@ public actor GlassesAssistant {
         transferStarted = nil
         switch request {
         case .cancel:
-            current?.cancel()
+            let cancelled = current
+            cancelled?.cancel()
             current = nil
-            observer(.cancelled)
+            // Told once the cancelled answer is over: nothing of it reaches the glasses afterwards.
+            Task { [observer] in
+                await cancelled?.value
+                observer(.cancelled)
+            }
         case .spoken(let audio):
             start { await self.answer(audio: audio, photo: nil, transfer: transfer, receivedAt: now) }
         case .photo(let jpeg, let audio):
@@ -133,25 +140,25 @@ public actor GlassesAssistant {
                 throw GlassesFailure(shown: "I didn't catch that. Tap and speak again.", detail: "speech-to-text heard nothing (\(heard.debugDescription))")
             }
             observer(.heard(heard))
-            await link.showThinking()
+            await connection.showThinking()
 
             started = clock.now
             let text = try await ask(heard, photo: photo)
             timings.languageModel = clock.now - started
             let shown = GlassesText.plain(text)
             started = clock.now
-            try await link.show(shown.isEmpty ? "(no answer)" : shown, isError: false)
+            try await connection.show(shown.isEmpty ? "(no answer)" : shown, isError: false)
             timings.display = clock.now - started
             timings.total = clock.now - receivedAt
             observer(.answered(question: heard, answer: shown, timings: timings))
         } catch is CancellationError {
             return
         } catch let failure as GlassesFailure {
-            try? await link.show(failure.shown, isError: true)
+            try? await connection.show(failure.shown, isError: true)
             observer(.failed(shown: failure.shown, detail: failure.detail))
         } catch {
             let shown = "Sorry, I can't answer right now."
-            try? await link.show(shown, isError: true)
+            try? await connection.show(shown, isError: true)
             observer(.failed(shown: shown, detail: error.localizedDescription))
         }
     }

@@ -2,9 +2,8 @@ import Assistant
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import Monocle
+import GlassesRelay
 import MonocleEmulator
-import MonocleRelay
 import SibylCore
 
 /// Glasses: what is linked, the virtual Monocle run by the server (start, stop, its screen, the
@@ -37,9 +36,9 @@ struct GlassesRoutes: RouteCollectionAdding {
             kind = link.kind
             glasses = link.glasses
             state = link.state.description
-            firmware = link.device?.firmware ?? link.frameDevice?.firmware
+            firmware = link.device?.firmware
             fpga = link.device?.fpga
-            app = link.device?.app ?? link.frameDevice?.app
+            app = link.device?.app
             lastQuestion = link.lastQuestion
             lastAnswer = link.lastAnswer
             lastError = link.lastError
@@ -116,9 +115,9 @@ struct GlassesRoutes: RouteCollectionAdding {
             try Self.checkOrigin(request)
             _ = try await state.workspace(for: context)
             return .upgrade([:])
-        }) { glasses, context in
+        }) { transport, context in
             guard let runtime = try? await state.runtime(for: context) else { return }
-            await hub.serveRelay(glasses, runtime: runtime, owner: context.dataOwner, options: options)
+            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
         }
     }
 

@@ -1,9 +1,8 @@
 import Assistant
-import FrameGlasses
 import Foundation
-import Monocle
+import Glasses
+import GlassesRelay
 import MonocleEmulator
-import MonocleRelay
 import Synchronization
 
 /// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and
@@ -19,12 +18,10 @@ final class GlassesHub: Sendable {
         /// Whose glasses: an account's id, or `local` on an open server.
         var owner: String
         /// `monocle` or `frame`.
-        var glasses: String { state.kind }
-        var state: GlassesLinkState = .monocle(.connecting)
-        /// What Monocle glasses report once Sibyl's app runs.
-        var device: DeviceInfo?
-        /// What Frame glasses report once Sibyl's app runs.
-        var frameDevice: FrameDeviceInfo?
+        var glasses: String { state.kind.rawValue }
+        var state = GlassesState(kind: .monocle, phase: .connecting)
+        /// What the glasses report once Sibyl's app runs.
+        var device: GlassesDeviceInfo?
         var lastQuestion: String?
         var lastAnswer: String?
         var lastError: String?
@@ -66,22 +63,16 @@ final class GlassesHub: Sendable {
 
     /// Serves one browser relaying real glasses, Monocle or Frame as the page reported, until it
     /// leaves; the wearer's conversations go to `runtime`.
-    func serveRelay(_ glasses: RelayedGlasses, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
+    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
         let id = UUID()
-        let initial: GlassesLinkState = switch glasses {
-        case .monocle: .monocle(.connecting)
-        case .frame: .frame(.connecting)
-        }
+        let initial = GlassesState(kind: transport.kind, phase: .connecting)
         links.withLock { $0[id] = Link(id: id, kind: "relay", owner: owner, state: initial) }
         defer {
             _ = links.withLock { $0.removeValue(forKey: id) }
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
-            let session = switch glasses {
-            case .monocle(let transport): try runtime.glassesSession(transport: transport, options: options)
-            case .frame(let transport): try runtime.glassesSession(transport: transport, options: options)
-            }
+            let session = try runtime.glassesSession(transport: transport, kind: transport.kind, options: options)
             relayed.withLock { $0[id] = session }
             await session.run { [weak self] event in self?.record(event, for: id) }
         } catch {
@@ -116,7 +107,7 @@ final class GlassesHub: Sendable {
             try await emulator.powerOn()
             let session: GlassesSession
             do {
-                session = try runtime.glassesSession(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), options: options)
+                session = try runtime.glassesSession(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), kind: .monocle, options: options)
             } catch {
                 await emulator.powerOff()
                 throw error
@@ -184,11 +175,7 @@ final class GlassesHub: Sendable {
             switch event {
             case .state(let state):
                 link.state = state
-                switch state {
-                case .monocle(.running(let device)): link.device = device
-                case .frame(.running(let device)): link.frameDevice = device
-                default: break
-                }
+                if let device = state.deviceInfo { link.device = device }
             case .notice(let text): link.notice = text
             case .heard(let text): link.lastQuestion = text
             case .answered(let question, let answer, _):

@@ -1,0 +1,166 @@
+public import Foundation
+public import Glasses
+public import SibylCore
+
+/// Monocle's side of a ``GlassesConnection``: from "connected" to "running Sibyl's app", then the
+/// app's data messages.
+///
+/// On every link it enters the raw REPL, reads the firmware and FPGA versions, writes an FPGA image
+/// when one is given and the glasses report another version, uploads the device app unless the
+/// glasses already run the same version, and soft-resets into it. Every wait has a timeout and a
+/// bounded number of attempts (the phone apps waited forever). Once the app runs, its `ast:`/`dat:`
+/// /`aen:` and `ist:`/`idt:`/`ien:` messages become requests, and answers go out as `res:`/`err:`.
+public actor MonocleDriver: GlassesDriver {
+    /// Tunables; the defaults suit real glasses.
+    public struct Options: Sendable {
+        /// The firmware Sibyl's device app is written for; a different one is reported, not refused.
+        public var expectedFirmware: String? = "v23.248.0754"
+        /// An FPGA image to install when the glasses report another version.
+        public var fpgaImage: FPGAImage?
+        /// How long to wait for a REPL reply.
+        public var replyTimeout: Duration = .seconds(3)
+        /// How long to wait for a file write or the FPGA erase.
+        public var writeTimeout: Duration = .seconds(15)
+        /// Attempts for each REPL step before the link is given up.
+        public var attempts = 3
+        /// Pause before the first REPL bytes after connecting (the firmware needs a moment).
+        public var connectDelay: Duration = .milliseconds(100)
+        /// Quiet time that ends the raw-REPL greeting (a second banner may follow the first).
+        public var settle: Duration = .milliseconds(150)
+
+        public init() {}
+    }
+
+    public nonisolated let kind = GlassesKind.monocle
+    public nonisolated let bootloaderName = MonocleIdentifiers.bootloaderName
+    public nonisolated var expectedFirmware: String? { options.expectedFirmware }
+    /// The app kept on the glasses.
+    public nonisolated let app: DeviceApp
+    /// How the driver waits and retries.
+    public nonisolated let options: Options
+
+    /// Serial bytes since the last command was sent.
+    var serial: [UInt8] = []
+    /// What ends the serial wait under way.
+    private var serialCondition: (@Sendable ([UInt8]) -> Bool)?
+    private let serialReply = ReplyWaiter<Void>()
+    private var assembler = GlassesRequestAssembler()
+    /// Whether the app runs on the link, so data messages are its.
+    private var running = false
+    /// The FPGA version read on this link.
+    private var fpga: String?
+
+    /// A driver that keeps `app` on the glasses.
+    public init(app: DeviceApp, options: Options = Options()) {
+        self.app = app
+        self.options = options
+    }
+
+    // MARK: GlassesDriver
+
+    public func prepare(_ link: GlassesLink) async throws -> String? {
+        running = false
+        assembler = GlassesRequestAssembler()
+        try await Task.sleep(for: options.connectDelay)
+        try await enterRawREPL(link)
+        await link.enter(.preparing(.checkingFirmware))
+        let firmware = try await query("import device;print(device.VERSION);del(device)", what: "the firmware version", link)
+        await link.enter(.preparing(.checkingFPGA))
+        fpga = try await query("import fpga;print(fpga.read(2,12));del(fpga)", what: "the FPGA version", link)
+        return firmware
+    }
+
+    /// `update.micropython()`: the app firmware restarts into the bootloader (`DfuTarg`).
+    public func restartIntoBootloader(_ link: GlassesLink, timeout: Duration) async throws {
+        serial.removeAll()
+        try await link.write(RawREPL.command("import update;update.micropython()"), to: .serial)
+        // Success is the link dropping (which ends this wait); an exception comes back as a reply.
+        try await wait(for: "the glasses to restart into their bootloader", timeout: timeout) { RawREPL.reply(in: $0)?.succeeded == false }
+        throw GlassesError.failedOnGlasses(command: "update.micropython()", error: RawREPL.reply(in: serial)?.error ?? "")
+    }
+
+    public func startApp(_ link: GlassesLink, firmware: String?) async throws -> GlassesDeviceInfo? {
+        if let image = options.fpgaImage, fpga != image.version {
+            if link.maximumWriteLength > 100 {
+                try await updateFPGA(image, link)
+                return nil // the glasses restart; the next link continues
+            }
+            await link.notice("the FPGA needs \(image.version) but the link is too small to update it")
+        }
+        await link.enter(.preparing(.checkingApp))
+        let installed = try await execute(DeviceApp.versionQuery, what: "the app version", timeout: options.replyTimeout, link)
+        let uploaded = installed.output.trimmingCharacters(in: .whitespacesAndNewlines) != app.version
+        var uploadTime: Duration?
+        if uploaded {
+            let started = ContinuousClock.now
+            try await upload(link)
+            uploadTime = ContinuousClock.now - started
+        }
+        await link.enter(.starting)
+        serial.removeAll()
+        try await link.write(Data(RawREPL.softReset), to: .serial)
+        running = true
+        return GlassesDeviceInfo(
+            firmware: firmware, fpga: fpga, app: app.version, uploaded: uploaded, maximumWriteLength: link.maximumWriteLength, uploadTime: uploadTime
+        )
+    }
+
+    public func received(_ bytes: Data, on channel: GlassesChannel, link: GlassesLink) async {
+        switch channel {
+        case .serial:
+            serial.append(contentsOf: bytes)
+            if let condition = serialCondition, condition(serial) {
+                serialCondition = nil
+                serialReply.offer(())
+            }
+        case .data:
+            guard running else { return }
+            guard let message = AppMessage(packet: bytes) else {
+                await link.notice("ignored an unknown data message: \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined())")
+                return
+            }
+            if message.command == .audioStart || message.command == .imageStart { await link.transferStarted() }
+            if let request = assembler.consume(message) { await link.deliver(request) }
+        case .frame:
+            break // not Monocle's
+        }
+    }
+
+    public func linkLost(_ reason: String) async {
+        running = false
+        assembler = GlassesRequestAssembler()
+        serialCondition = nil
+        serialReply.fail(GlassesError.disconnected(reason))
+    }
+
+    /// Sends text as `res:` (or `err:`) messages that each fit the link.
+    public func show(_ text: String, isError: Bool, link: GlassesLink) async throws {
+        for message in AppMessage.chunks(of: text, as: isError ? .error : .response, maximumLength: link.maximumWriteLength) {
+            try await send(message, link: link)
+        }
+    }
+
+    /// `pin:`: the app shows that the question is being answered (and echoes `pon:`).
+    public func showThinking(_ link: GlassesLink) async {
+        try? await send(AppMessage(.ping, Data(String(UUID().uuidString.prefix(8)).utf8)), link: link)
+    }
+
+    /// Sends one message to the running app.
+    public func send(_ message: AppMessage, link: GlassesLink) async throws {
+        guard running else { throw GlassesError.appNotRunning }
+        let packet = message.packet
+        guard packet.count <= link.maximumWriteLength else {
+            throw GlassesError.transport("a \(packet.count)-byte message does not fit the \(link.maximumWriteLength)-byte link")
+        }
+        try await link.write(packet, to: .data)
+    }
+
+    // MARK: Waiting for serial bytes
+
+    /// Waits until the serial bytes since the last command satisfy `isSatisfied`.
+    func wait(for what: String, timeout: Duration, until isSatisfied: @escaping @Sendable ([UInt8]) -> Bool) async throws {
+        if isSatisfied(serial) { return }
+        serialCondition = isSatisfied
+        try await serialReply.wait(for: what, timeout: timeout)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import FrameGlasses
+import FrameProtocol
+import Glasses
+import Testing
+
+/// What a tap means to Sibyl's Frame app: the wearer's logic on its own, driven by data and time.
+struct SibylFrameWearerTests {
+    let tap = Data([SibylFrameApp.Flag.tap])
+    let start = ContinuousClock.now
+
+    /// The moment the gesture under way may end, from the actions.
+    func gestureEnd(_ actions: [SibylFrameWearer.Action]) throws -> ContinuousClock.Instant {
+        try #require(actions.compactMap { if case .endGesture(let at) = $0 { at } else { nil } }.first)
+    }
+
+    @Test func oneTapListensAndTheNextEndsTheQuestion() throws {
+        var wearer = SibylFrameWearer()
+        let end = try gestureEnd(wearer.received(tap, at: start))
+        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)])])
+        #expect(wearer.phase == .listening)
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audio, 1, 2]), at: end) == [.transferStarted])
+        #expect(wearer.received(tap, at: end) == [.send([.stop])])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audioEnd, 3]), at: end) == [.request(.spoken(audio: Data([1, 2, 3])))])
+        #expect(wearer.phase == .waiting)
+        // A tap while the answer is prepared cancels it.
+        #expect(wearer.received(tap, at: end) == [.request(.cancel), .send([.status(.idle)])])
+        #expect(wearer.phase == .idle)
+    }
+
+    @Test func twoTapsTakeAPhotoThenListenForItsQuestion() throws {
+        var wearer = SibylFrameWearer()
+        _ = wearer.received(tap, at: start)
+        let end = try gestureEnd(wearer.received(tap, at: start + .milliseconds(100)))
+        #expect(wearer.gestureEnded(at: end) == [.send([.status(.takingPhoto), .photo])])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.jpeg, 0xFF, 0xD8]), at: end).isEmpty)
+        #expect(wearer.received(Data([SibylFrameApp.Flag.jpegEnd, 0xFF, 0xD9]), at: end) == [.send([.status(.listeningForPhoto), .listen(sampleRate: 8000)])])
+        _ = wearer.received(tap, at: end)
+        let asked = wearer.received(Data([SibylFrameApp.Flag.audioEnd, 7]), at: end)
+        #expect(asked == [.request(.photo(jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]), audio: Data([7])))])
+        wearer.answerShown()
+        #expect(wearer.phase == .idle)
+    }
+
+    @Test func aGestureThatHasNotEndedDoesNothingAndAPhotoThatNeverComesIsGivenUp() throws {
+        var wearer = SibylFrameWearer()
+        let end = try gestureEnd(wearer.received(tap, at: start))
+        #expect(wearer.gestureEnded(at: start).isEmpty, "too early: a second tap may come")
+        _ = wearer.received(tap, at: start + .milliseconds(100))
+        _ = wearer.gestureEnded(at: end + .milliseconds(100))
+        #expect(wearer.phase == .takingPhoto)
+        #expect(wearer.received(tap, at: end + .seconds(5)) == [.send([.status(.idle)])])
+        #expect(wearer.phase == .idle)
+        #expect(wearer.received(Data([0x42]), at: end) == [.notice("ignored data 0x42 from the glasses")])
+    }
+}
