@@ -51,6 +51,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "Accounts", targets: ["Accounts"]),
         .library(name: "Assistant", targets: ["Assistant"]),
+        .library(name: "SibylApp", targets: ["SibylApp"]),
         .library(name: "Tokenizers", targets: ["Tokenizers"]),
         .library(name: "TextEmbedding", targets: ["TextEmbedding"]),
         .library(name: "VectorIndex", targets: ["VectorIndex"]),
@@ -249,12 +250,19 @@ let package = Package(
             ],
             swiftSettings: glassesSettings
         ),
-        // The application: the use cases every shell calls, and the owner of a process's services.
+        // The assistant core: the conversation engine, grounding, personas, the glasses assistant and the
+        // wire types; it links no back end, provider or local engine.
         .target(
             name: "Assistant",
+            dependencies: ["SibylCore", "Storage", "SibylConfig", "Knowledge", "Glasses"]
+        ),
+        // The application: composes one runtime per process (providers, local engines, the back
+        // ends and their choice, the shared database) and runs the use cases every shell calls.
+        .target(
+            name: "SibylApp",
             dependencies: [
-                "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex", "Glasses", "Monocle",
-                "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
+                "Assistant", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex",
+                "Glasses", "Monocle", "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -264,7 +272,7 @@ let package = Package(
         .target(
             name: "SibylServer",
             dependencies: [
-                "Accounts", "Assistant", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
+                "Accounts", "Assistant", "SibylApp", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
                 "Glasses", "MonocleEmulator", "GlassesRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -283,7 +291,7 @@ let package = Package(
         .target(
             name: "SibylCLI",
             dependencies: [
-                "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "LocalEngines", "Knowledge", "DocumentExtraction",
+                "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "SibylApp", "LocalEngines", "Knowledge", "DocumentExtraction",
                 "Glasses", "SecureDFU", "Monocle", "MonocleEmulator", "GlassesRelay", "GlassesBluetooth", "SibylServer", "PostgresStorage",
                 "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -315,7 +323,7 @@ let package = Package(
         .executableTarget(
             name: "SibylBenchmarks",
             dependencies: [
-                "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
+                "SibylCore", "OpenAIClient", "Storage", "Assistant", "SibylApp", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
                 "Glasses", "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -346,7 +354,7 @@ let package = Package(
         // scripted model server, and waiting for a condition with a ceiling against hangs.
         .target(
             name: "SibylTestSupport",
-            dependencies: ["Assistant", "OpenAITestServer"],
+            dependencies: ["Assistant", "SibylApp", "OpenAITestServer"],
             path: "Tests/Support/SibylTestSupport"
         ),
 
@@ -408,8 +416,15 @@ let package = Package(
         .testTarget(
             name: "AssistantTests",
             dependencies: [
-                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage", "SibylTestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "Glasses", "OpenAIClient", "OpenAITestServer",
+            ]
+        ),
+        // The application layer driven directly: ask, complete, decline, voice, glasses, the log, the shared database.
+        .testTarget(
+            name: "SibylAppTests",
+            dependencies: [
+                "SibylApp", "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage",
+                "SibylTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -422,7 +437,7 @@ let package = Package(
         .testTarget(
             name: "SibylServerTests",
             dependencies: [
-                "SibylServer", "Accounts", "Assistant", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
+                "SibylServer", "Accounts", "Assistant", "SibylApp", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -450,7 +465,7 @@ let package = Package(
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
-                "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "LocalEngines", "SibylCore",
+                "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "SibylApp", "LocalEngines", "SibylCore",
                 "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,5 +1,4 @@
 import Foundation
-import OpenAIClient
 import SibylCore
 import Storage
 
@@ -62,7 +61,7 @@ extension ConversationEngine {
             if Task.isCancelled || Self.isCancellation(error) {
                 return await finish(&message, as: .cancelled, continuation: continuation)
             }
-            if case .streamInterrupted(let partial, _)? = error as? OpenAIError, partial.count > message.text.count {
+            if let partial = (error as? any AnswerStreamFailure)?.partialAnswer, partial.count > message.text.count {
                 message.text = partial
             }
             message.error = Self.describe(error)
@@ -166,7 +165,7 @@ extension ConversationEngine {
 
     static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
-        if case .cancelled? = error as? OpenAIError { return true }
+        if (error as? any AnswerStreamFailure)?.isCancellation == true { return true }
         return false
     }
 

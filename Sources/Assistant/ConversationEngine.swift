@@ -1,5 +1,4 @@
 import Foundation
-import OpenAIClient
 import SibylCore
 import Storage
 import Synchronization

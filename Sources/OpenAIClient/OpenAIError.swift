@@ -135,3 +135,15 @@ extension OpenAIError: RemedyProviding {
         }
     }
 }
+
+extension OpenAIError: AnswerStreamFailure {
+    public var partialAnswer: String? {
+        if case .streamInterrupted(let partial, _) = self { return partial }
+        return nil
+    }
+
+    public var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+}

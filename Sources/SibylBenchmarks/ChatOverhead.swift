@@ -5,6 +5,7 @@ import LocalEngines
 import NIOCore
 import NIOFoundationCompat
 import OpenAIClient
+import SibylApp
 import SibylCore
 import Storage
 

@@ -6,6 +6,7 @@ import FrameGlasses
 import FrameProtocol
 import Glasses
 import LocalEngines
+import SibylApp
 import SibylCore
 
 /// `SibylBenchmarks glasses`: Sibyl's Frame app upload, a spoken question on the virtual Frame,

@@ -5,6 +5,7 @@ import Glasses
 import LocalEngines
 import Monocle
 import MonocleEmulator
+import SibylApp
 import SibylCore
 
 /// `SibylBenchmarks monocle`: the device-app upload, and where the time of a spoken question goes.

@@ -7,6 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import OpenAITestServer
+import SibylApp
 
 /// `sibyl-bench serve`: what `sibyl serve` costs, each figure beside its reference in the same run.
 struct ServeBenchmark: AsyncParsableCommand {

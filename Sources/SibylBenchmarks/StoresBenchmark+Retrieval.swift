@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Knowledge
 import PostgresStorage
+import SibylApp
 import SibylCore
 import Synchronization
 

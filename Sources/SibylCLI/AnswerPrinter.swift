@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// Shows what asking did: the answer as it streams (or as JSON at the end), its sources, or the

@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// Options that pick or start a conversation.

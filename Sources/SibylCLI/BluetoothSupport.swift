@@ -4,6 +4,7 @@ import FrameProtocol
 import Glasses
 import GlassesBluetooth
 import Monocle
+import SibylApp
 import SibylConfig
 import SibylCore
 import Synchronization

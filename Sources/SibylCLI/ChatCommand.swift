@@ -1,6 +1,7 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import SibylApp
 import SibylCore
 
 /// `sibyl chat`: an interactive conversation.

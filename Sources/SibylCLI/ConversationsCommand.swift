@@ -1,6 +1,7 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import SibylApp
 import SibylCore
 
 /// `sibyl conversations`: list, show, rename, delete, export and import saved conversations.

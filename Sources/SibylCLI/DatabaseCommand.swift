@@ -5,6 +5,7 @@ import Foundation
 import Knowledge
 import Logging
 import PostgresStorage
+import SibylApp
 import SibylConfig
 import Storage
 
@@ -53,17 +54,7 @@ struct DatabaseCommand: AsyncParsableCommand {
 
     /// Runs `body` with the database at `url` opened as an instance opens it, and closes it after.
     static func withShared(url: String, _ body: (SharedDatabase) async throws -> Void) async throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["SIBYL_DATABASE_URL"] = url
-        guard let shared = try SharedDatabase.named(by: environment, paths: SibylPaths(), logger: Logger(label: "sibyl")) else { return }
-        do {
-            try await shared.ready()
-            try await body(shared)
-        } catch {
-            await shared.close()
-            throw error
-        }
-        await shared.close()
+        try await InstallationCopy.withShared(url: try DatabaseURL(url), paths: SibylPaths(), logger: Logger(label: "sibyl"), body)
     }
 
     struct Status: AsyncParsableCommand {
@@ -131,126 +122,58 @@ struct DatabaseCommand: AsyncParsableCommand {
                     }
                 }
                 let paths = SibylPaths()
+                let logger = Logger(label: "sibyl")
                 if to.lowercased() == "home" {
-                    try await connection.with { database in
-                        try await database.migrate()
-                        let lease = InstanceLease(database: database)
-                        var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
-                        for owner in try await PostgresKnowledgeBase.owners(in: database) {
-                            copies.append((Self.name(of: owner), PostgresKnowledgeBase(database: database, owner: owner), try KnowledgeStore(path: paths.dataDirectory(ofOwner: owner).knowledgeDatabase.path)))
-                        }
-                        var conversations: [(String, any ConversationStorage, any ConversationStorage)] = []
-                        for owner in try await PostgresConversationStore.owners(in: database) {
-                            let destination = paths.dataDirectory(ofOwner: owner)
-                            try destination.createHome()
-                            conversations.append((
-                                Self.name(of: owner), PostgresConversationStore(database: database, owner: owner, lease: lease),
-                                QueuedConversationStore(try ConversationStore(path: destination.database.path, attachmentsDirectory: destination.attachments.path))
-                            ))
-                        }
-                        try await Self.copy(copies, conversations: conversations, into: "SIBYL_HOME (\(paths.home.path))") {
-                            let accounts = Self.report(try await AccountCopy.copy(
-                                from: Accounts(storage: PostgresAccountStore(database: database)), to: Accounts(path: paths.accountsDatabase.path)
-                            ))
-                            try await connection.withShared { shared in Self.report(try await SettingsCopy.copy(from: shared.settings, into: paths)) }
-                            return accounts
-                        }
-                    }
+                    let outcome = try await InstallationCopy.fromDatabase(try DatabaseURL(try connection.named()), into: paths, logger: logger, progress: Self.show)
+                    try Self.conclude(outcome, place: "SIBYL_HOME (\(paths.home.path))")
                 } else {
                     let url = try DatabaseURL(to)
-                    try await PostgresDatabase.with(url: url, maximumConnections: 4) { database in
-                        try await database.migrate()
-                        let lease = InstanceLease(database: database)
-                        var copies: [(String, any KnowledgeBase, any KnowledgeBase)] = []
-                        var conversations: [(String, any ConversationStorage, any ConversationStorage)] = []
-                        for (owner, home) in paths.dataDirectories() {
-                            if FileManager.default.fileExists(atPath: home.knowledgeDatabase.path) {
-                                copies.append((Self.name(of: owner), try KnowledgeStore(path: home.knowledgeDatabase.path), PostgresKnowledgeBase(database: database, owner: owner)))
-                            }
-                            if FileManager.default.fileExists(atPath: home.database.path) {
-                                conversations.append((
-                                    Self.name(of: owner), QueuedConversationStore(try ConversationStore(path: home.database.path, attachmentsDirectory: home.attachments.path)),
-                                    PostgresConversationStore(database: database, owner: owner, lease: lease)
-                                ))
-                            }
-                        }
-                        try await Self.copy(copies, conversations: conversations, into: url.description) {
-                            var accounts: [String] = []
-                            if FileManager.default.fileExists(atPath: paths.accountsDatabase.path) {
-                                accounts = Self.report(try await AccountCopy.copy(
-                                    from: Accounts(path: paths.accountsDatabase.path), to: Accounts(storage: PostgresAccountStore(database: database))
-                                ))
-                            }
-                            try await DatabaseCommand.withShared(url: to) { shared in
-                                let report = try await SettingsCopy.copy(from: paths, into: shared.settings)
-                                Self.report(report)
-                                if report.keys > 0, let fingerprint = shared.settings.recordedFingerprint {
-                                    Terminal.print("The API keys there are sealed with the database key \(fingerprint), which this machine holds: give it to each instance with `sibyl db key export FILE` here and `sibyl db key import FILE` there.")
-                                }
-                            }
-                            return accounts
-                        }
-                        Terminal.print("To use it: SIBYL_DATABASE_URL=\(url.description)\(url.password == nil ? "" : " (with its password)") sibyl serve")
+                    let outcome = try await InstallationCopy.fromHome(paths, into: url, logger: logger, progress: Self.show)
+                    try Self.conclude(outcome, place: url.description)
+                    if let fingerprint = outcome.keysSealedWith {
+                        Terminal.print("The API keys there are sealed with the database key \(fingerprint), which this machine holds: give it to each instance with `sibyl db key export FILE` here and `sibyl db key import FILE` there.")
                     }
+                    Terminal.print("To use it: SIBYL_DATABASE_URL=\(url.description)\(url.password == nil ? "" : " (with its password)") sibyl serve")
                 }
             }
         }
 
-        static func name(of owner: String) -> String {
-            owner.isEmpty ? "local user" : owner
-        }
-
-        /// Copies each knowledge base and each owner's conversations, saying how far it is, and
-        /// fails when a copy does not match.
-        static func copy(
-            _ copies: [(owner: String, source: any KnowledgeBase, destination: any KnowledgeBase)],
-            conversations: [(owner: String, source: any ConversationStorage, destination: any ConversationStorage)],
-            into place: String,
-            accountsAndSettings: () async throws -> [String]
-        ) async throws {
-            if copies.isEmpty && conversations.isEmpty { Terminal.print("There are no documents or conversations to copy.") }
-            var mismatches: [String] = []
-            for (owner, source, destination) in copies {
-                let report = try await KnowledgeCopy.copy(from: source, to: destination) { step in
-                    Terminal.error("  \(owner) · \(step.collection) \(step.index)/\(step.of) \(URL(fileURLWithPath: step.path).lastPathComponent)")
-                }
+        /// One line per step of the copy.
+        static func show(_ event: InstallationCopy.Event) {
+            switch event {
+            case .nothingToCopy:
+                Terminal.print("There are no documents or conversations to copy.")
+            case .document(let owner, let step):
+                Terminal.error("  \(owner) · \(step.collection) \(step.index)/\(step.of) \(URL(fileURLWithPath: step.path).lastPathComponent)")
+            case .knowledge(let owner, let report):
                 Terminal.print("\(owner): \(report.collections) collections, \(report.copied) documents copied (\(report.passages) passages), "
                     + "\(report.alreadyThere) already there, \(report.failures) failure records; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
-                mismatches += report.mismatches.map { "\(owner): \($0)" }
-            }
-            for (owner, source, destination) in conversations {
-                let report = try await ConversationCopy.copy(from: source, to: destination) { step in
-                    Terminal.error("  \(owner) · conversation \(step.index)/\(step.of) \(step.title)")
-                }
+            case .conversation(let owner, let step):
+                Terminal.error("  \(owner) · conversation \(step.index)/\(step.of) \(step.title)")
+            case .conversations(let owner, let report):
                 Terminal.print("\(owner): \(report.copied) conversations copied (\(report.messages) messages), \(report.alreadyThere) already there"
                     + (report.changedThere > 0 ? ", \(report.changedThere) changed there since (kept as they are)" : "")
                     + ", \(report.personas) personas; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
-                mismatches += report.mismatches.map { "\(owner): conversation \($0)" }
+            case .accounts(let report):
+                Terminal.print("accounts: \(report.copied) copied with \(report.tokens) API tokens, \(report.alreadyThere) already there (sessions are not copied: browsers sign in again)")
+            case .settings(let report):
+                Terminal.print("settings: \(report.settings) settings and \(report.keys) API keys copied"
+                    + (report.keptThere.isEmpty ? "" : "; kept as they are there: \(report.keptThere.joined(separator: ", "))"))
             }
-            let nameTaken = try await accountsAndSettings()
-            guard mismatches.isEmpty else {
-                throw CLIError("Some copies differ from their originals (the originals are untouched): \(mismatches.prefix(5).joined(separator: ", "))")
+        }
+
+        /// Says how the copy ended; fails when a copy does not match its original.
+        static func conclude(_ outcome: InstallationCopy.Outcome, place: String) throws {
+            guard outcome.mismatches.isEmpty else {
+                throw CLIError("Some copies differ from their originals (the originals are untouched): \(outcome.mismatches.prefix(5).joined(separator: ", "))")
             }
-            if !nameTaken.isEmpty {
-                Terminal.error(Terminal.yellow("note: not copied, their names belong to other accounts there: \(nameTaken.joined(separator: ", ")) (rename one with sibyl users, then run this again)", stderr: true))
+            if !outcome.namesTaken.isEmpty {
+                Terminal.error(Terminal.yellow("note: not copied, their names belong to other accounts there: \(outcome.namesTaken.joined(separator: ", ")) (rename one with sibyl users, then run this again)", stderr: true))
             }
             Terminal.print("Copied into \(place).")
         }
-
-        /// Says what an account copy did; returns the names it could not copy.
-        static func report(_ report: AccountCopy.Report) -> [String] {
-            Terminal.print("accounts: \(report.copied) copied with \(report.tokens) API tokens, \(report.alreadyThere) already there (sessions are not copied: browsers sign in again)")
-            return report.nameTaken
-        }
-
-        /// Says what a settings copy did.
-        static func report(_ report: SettingsCopy.Report) {
-            Terminal.print("settings: \(report.settings) settings and \(report.keys) API keys copied"
-                + (report.keptThere.isEmpty ? "" : "; kept as they are there: \(report.keptThere.joined(separator: ", "))"))
-        }
     }
 }
-
 extension DatabaseCommand {
     /// `sibyl db key`: the key that seals the API keys kept in the shared database.
     struct Key: AsyncParsableCommand {

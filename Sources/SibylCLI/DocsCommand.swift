@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import Knowledge
+import SibylApp
 
 /// `sibyl docs`: the knowledge base of your own documents.
 struct Docs: AsyncParsableCommand {

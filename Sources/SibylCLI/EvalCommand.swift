@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import Knowledge
+import SibylApp
 
 /// `sibyl eval`: retrieval quality on a BEIR-format set, or answers from documents on an answer set.
 struct Eval: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Assistant
 import Foundation
+import SibylApp
 import SibylCore
 
 /// Shared ways of showing values in the terminal.

@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import FrameEmulator
+import SibylApp
 import SibylCore
 
 extension FrameEmulator {

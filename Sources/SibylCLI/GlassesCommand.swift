@@ -7,6 +7,7 @@ import GlassesBluetooth
 import Monocle
 import MonocleEmulator
 import SecureDFU
+import SibylApp
 import SibylCore
 
 /// `sibyl glasses`: Monocle or Frame glasses: link them to Sibyl, update them, and work on their REPL and files.

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Monocle
 import MonocleEmulator
+import SibylApp
 
 /// The terminal side of the virtual glasses: shows the display and takes the wearer's actions.
 final class GlassesConsole: Sendable {

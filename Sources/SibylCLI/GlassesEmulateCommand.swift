@@ -6,6 +6,7 @@ import FrameProtocol
 import Glasses
 import GlassesRelay
 import MonocleEmulator
+import SibylApp
 import SibylCore
 
 extension GlassesCommand {

@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import Glasses
 import GlassesBluetooth
+import SibylApp
 import SibylConfig
 import SibylCore
 

@@ -5,6 +5,7 @@ import Glasses
 import GlassesBluetooth
 import GlassesRelay
 import MonocleEmulator
+import SibylApp
 import SibylConfig
 import SibylCore
 

@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import FrameEmulator
 import MonocleEmulator
+import SibylApp
 
 extension GlassesCommand {
     /// `sibyl glasses screen`.

@@ -8,6 +8,7 @@ import GlassesBluetooth
 import Monocle
 import MonocleEmulator
 import SecureDFU
+import SibylApp
 import SibylCore
 
 extension GlassesCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import LocalEngines
+import SibylApp
 
 /// `sibyl models`: install and manage the local engines and models.
 struct Models: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import SibylApp
 import SibylCore
 
 /// `sibyl personas`: the personas the assistant can take on.

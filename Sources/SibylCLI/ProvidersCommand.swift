@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import OpenAIClient
+import SibylApp
 import SibylConfig
 import SibylCore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Assistant
 import Foundation
+import SibylApp
 import SibylServer
 
 /// `sibyl serve`: the HTTP API, the OpenAI-compatible endpoints and the Monocle relay.

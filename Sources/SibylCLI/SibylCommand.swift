@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import Logging
+import SibylApp
 import SibylCore
 
 /// The `sibyl` command's definition; the executable's `@main` type uses it.

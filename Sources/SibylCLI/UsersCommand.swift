@@ -3,6 +3,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import Logging
+import SibylApp
 import SibylConfig
 
 /// `sibyl users`: the accounts of a shared `sibyl serve`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Assistant
 import Foundation
 import LocalEngines
+import SibylApp
 import SibylCore
 import Synchronization
 

@@ -87,3 +87,12 @@ public enum RecognitionError: Error, LocalizedError, Equatable {
         }
     }
 }
+
+/// What a model provider's failure means to an answer, whatever the provider: the engine reads
+/// this, never an adapter's own error type.
+public protocol AnswerStreamFailure: Error {
+    /// The text that had arrived when a streamed answer broke off; nil when it did not.
+    var partialAnswer: String? { get }
+    /// Whether the request ended because the caller cancelled it.
+    var isCancellation: Bool { get }
+}

@@ -10,6 +10,7 @@ import NIOCore
 import SibylConfig
 import SibylCore
 import ServiceLifecycle
+import SibylApp
 import UnixSignals
 
 /// `sibyl serve`: Sibyl's HTTP API (`/api/v1`), its OpenAI-compatible endpoints (`/v1`), health

@@ -5,6 +5,7 @@ import FrameGlasses
 import Glasses
 import LocalEngines
 import OpenAITestServer
+import SibylApp
 import SibylCore
 import Testing
 

@@ -5,6 +5,7 @@ import Glasses
 import Monocle
 import MonocleEmulator
 import OpenAITestServer
+import SibylApp
 import SibylCore
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import HummingbirdTesting
+import SibylApp
 import Testing
 @testable import SibylServer
 

@@ -9,6 +9,7 @@ import LocalEngines
 import Logging
 import MonocleEmulator
 import NIOCore
+import SibylApp
 import SibylCore
 import Storage
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 import Assistant
+import SibylApp
 @testable import SibylServer
 
 @Suite struct HealthTests {

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import HummingbirdTesting
 import LocalEngines
+import SibylApp
 import SibylCore
 import Testing
 @testable import SibylServer

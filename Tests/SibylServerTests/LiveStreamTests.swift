@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import OpenAITestServer
 import ServiceLifecycle
+import SibylApp
 import Testing
 @testable import SibylServer
 

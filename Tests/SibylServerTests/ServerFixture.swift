@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWebSocket
 import OpenAITestServer
+import SibylApp
 @testable import SibylServer
 
 /// A Sibyl server on its own data directory, its chat provider a scriptable test server, driven

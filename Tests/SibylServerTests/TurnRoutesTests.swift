@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import HummingbirdTesting
 import OpenAITestServer
+import SibylApp
 import Testing
 @testable import SibylServer
 

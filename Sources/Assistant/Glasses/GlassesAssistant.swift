@@ -198,7 +198,7 @@ public actor GlassesAssistant {
     }
 
     /// Whisper marks silence with bracketed tags such as "[BLANK_AUDIO]"; those are not words.
-    static func hasWords(_ text: String) -> Bool {
+    package static func hasWords(_ text: String) -> Bool {
         let stripped = text.replacing(/\[[^\]]*\]|\([^)]*\)/, with: "")
         return stripped.contains { $0.isLetter || $0.isNumber }
     }

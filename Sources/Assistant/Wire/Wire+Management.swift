@@ -1,6 +1,5 @@
 import Foundation
 import Knowledge
-import LocalEngines
 import SibylConfig
 import SibylCore
 import Storage
@@ -108,12 +107,12 @@ extension Wire {
         public var missing: [String]
         public var bytesOnDisk: Int64
 
-        public init(_ status: ComponentStatus) {
-            name = status.name
-            title = status.title
-            installed = status.installed
-            missing = status.missing
-            bytesOnDisk = status.bytesOnDisk
+        public init(name: String, title: String, installed: Bool, missing: [String], bytesOnDisk: Int64) {
+            self.name = name
+            self.title = title
+            self.installed = installed
+            self.missing = missing
+            self.bytesOnDisk = bytesOnDisk
         }
     }
 
@@ -124,14 +123,10 @@ extension Wire {
         public var text: String?
         public var fraction: Double?
 
-        public init(_ event: InstallEvent) {
-            switch event {
-            case .step(let text): type = "step"; self.text = text
-            case .progress(let fraction, let detail): type = "progress"; self.fraction = fraction; text = detail.isEmpty ? nil : detail
-            case .output(let text): type = "output"; self.text = text
-            case .skipped(let text): type = "skipped"; self.text = text
-            case .finished(let text): type = "finished"; self.text = text
-            }
+        public init(type: String, text: String? = nil, fraction: Double? = nil) {
+            self.type = type
+            self.text = text
+            self.fraction = fraction
         }
     }
 
@@ -140,9 +135,9 @@ extension Wire {
         public var installed: [String]
         public var alreadyInstalled: [String]
 
-        public init(_ summary: InstallSummary) {
-            installed = summary.installed
-            alreadyInstalled = summary.alreadyInstalled
+        public init(installed: [String], alreadyInstalled: [String]) {
+            self.installed = installed
+            self.alreadyInstalled = alreadyInstalled
         }
     }
 
@@ -165,18 +160,21 @@ extension Wire {
         public var detail: String
         public var latencyMs: Int?
 
-        public init(_ row: ProviderCheckRow) {
-            capability = row.probe.rawValue
-            provider = row.capability.rawValue
-            using = row.provider.isLocal ? "local" : "remote"
-            why = row.provider.choice
-            localEngine = row.localEngine.map { $0.installed ? "installed" : "missing" } ?? "none"
-            baseUrl = row.provider.baseURL
-            model = row.provider.model
-            key = row.provider.apiKey == nil ? "none" : row.provider.keySource
-            state = row.status.state.rawValue
-            detail = row.status.detail
-            latencyMs = row.status.latency?.milliseconds
+        public init(
+            capability: String, provider: String, using: String, why: String, localEngine: String, baseUrl: String, model: String, key: String,
+            state: String, detail: String, latencyMs: Int?
+        ) {
+            self.capability = capability
+            self.provider = provider
+            self.using = using
+            self.why = why
+            self.localEngine = localEngine
+            self.baseUrl = baseUrl
+            self.model = model
+            self.key = key
+            self.state = state
+            self.detail = detail
+            self.latencyMs = latencyMs
         }
     }
 

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// `POST /v1/chat/completions`: a persona answers the client's messages, whole or streamed in

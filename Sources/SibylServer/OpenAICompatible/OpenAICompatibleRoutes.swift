@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// OpenAI-compatible endpoints under `/v1`, so any OpenAI client can use Sibyl's engines, personas

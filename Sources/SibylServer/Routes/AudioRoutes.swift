@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// Speech: transcription of uploaded audio (any format a browser records), text to speech, a saved

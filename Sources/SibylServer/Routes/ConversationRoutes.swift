@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 import SibylCore
 
 /// Conversations: list (paged, searchable), start, show, rename or re-persona, delete, export, import,

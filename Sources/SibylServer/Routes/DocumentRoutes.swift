@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 
 /// Documents: upload (one or many files, with progress events), list, show with statistics,
 /// remove, re-embed; collections and the files that failed.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import GlassesRelay
 import MonocleEmulator
+import SibylApp
 import SibylCore
 
 /// Glasses: what is linked, the virtual Monocle run by the server (start, stop, its screen, the

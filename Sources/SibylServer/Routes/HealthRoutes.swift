@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 
 /// `/healthz` (the process answers) and `/readyz` (it can answer questions now).
 struct HealthRoutes: Sendable {

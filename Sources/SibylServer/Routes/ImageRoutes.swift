@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 import SibylCore
 
 /// Images: draw from a prompt (kept in a conversation, since provider links expire), the gallery,

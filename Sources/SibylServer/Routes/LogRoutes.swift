@@ -2,6 +2,7 @@ import Accounts
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 import Storage
 
 /// The operations log of the caller's data (the local user's on an open server): filtered by time,

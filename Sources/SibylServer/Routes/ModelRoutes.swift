@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 
 /// The local engines and models (status, install with progress), and the provider check.
 struct ModelRoutes: RouteCollectionAdding {

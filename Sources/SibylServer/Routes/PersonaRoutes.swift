@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 import SibylCore
 
 /// Personas: list, add or replace one of the user's own, remove it.

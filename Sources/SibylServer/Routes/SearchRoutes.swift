@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 
 /// Search: ranked passages from the user's documents.
 struct SearchRoutes: RouteCollectionAdding {

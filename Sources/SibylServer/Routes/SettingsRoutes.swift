@@ -1,6 +1,7 @@
 import Assistant
 import Foundation
 import Hummingbird
+import SibylApp
 
 /// Settings (a change applies at once, without a restart) and API keys (write-only: a key is never
 /// returned). On a server with accounts each account may keep keys of its own, used for its

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Hummingbird
 import Knowledge
+import SibylApp
 import SibylCore
 
 /// Questions and answers: ask in a conversation (the answer streams as server-sent events, or

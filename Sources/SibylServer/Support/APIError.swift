@@ -6,6 +6,7 @@ import Hummingbird
 import Knowledge
 import LocalEngines
 import OpenAIClient
+import SibylApp
 import SibylConfig
 import SibylCore
 import Storage

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SibylApp
 
 /// A server-sent-event stream: `event: NAME` and one `data:` line of JSON per event.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Glasses
 import GlassesRelay
 import MonocleEmulator
+import SibylApp
 import Synchronization
 
 /// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and

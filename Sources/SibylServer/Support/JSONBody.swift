@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SibylApp
 
 /// A response of one wire value as Sibyl's JSON.
 struct JSONBody<Value: Encodable & Sendable>: ResponseGenerator {

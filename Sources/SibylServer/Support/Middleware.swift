@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import SibylApp
 import SibylCore
 
 /// One log line per request: method, path (never the query, which could carry anything),

@@ -2,6 +2,7 @@ import Accounts
 import Assistant
 import Foundation
 import ServiceLifecycle
+import SibylApp
 import SibylConfig
 import SibylCore
 import Synchronization

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import SibylApp
 
 /// What each request carries through Sibyl's router: the client's address (for per-client limits
 /// and the request log) and the WebSocket upgrade hook the relay route uses. Bodies are read by

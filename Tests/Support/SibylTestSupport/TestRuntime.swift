@@ -1,5 +1,6 @@
 import Assistant
 import Foundation
+import SibylApp
 
 /// A fresh data directory for one test, removed afterwards.
 public struct TemporaryHome: Sendable {

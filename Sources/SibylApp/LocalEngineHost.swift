@@ -1,0 +1,69 @@
+import Assistant
+import Foundation
+import LocalEngines
+import Logging
+import SibylCore
+import Synchronization
+
+extension LocalChatModel {
+    /// The model file its component installs.
+    public func file(in layout: EngineLayout) -> URL {
+        switch self {
+        case .standard: layout.chatModel
+        case .fast: layout.fastChatModel
+        }
+    }
+}
+
+/// The local engines one Sibyl process uses, started on first use and shared by everything in it.
+public final class LocalEngineHost: Sendable {
+    /// Context tokens each local chat request gets.
+    public static let chatContextWindow = 8192
+
+    public let layout: EngineLayout
+    public let installer: EngineInstaller
+    let logDirectory: URL
+    let logger: Logger
+    private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
+
+    public init(layout: EngineLayout, logDirectory: URL, logger: Logger) {
+        self.layout = layout
+        self.installer = EngineInstaller(layout: layout)
+        self.logDirectory = logDirectory
+        self.logger = logger
+    }
+
+    /// Fails with the install command when a component is not fully installed.
+    public func requireInstalled(_ component: String) throws {
+        guard let status = installer.status(of: component) else { return }
+        guard status.installed else {
+            throw LocalEngineError.notInstalled(component: component, missing: status.missing.joined(separator: ", "))
+        }
+    }
+
+    /// The local chat server of a model (not yet started: `baseURL()` starts it). Each model
+    /// has one server, started when first asked for.
+    public func chat(_ model: LocalChatModel = .standard) throws -> LlamaServer {
+        try requireInstalled(model.component)
+        return chatServers.withLock { servers in
+            if let server = servers[model] { return server }
+            let created = LlamaServer(
+                configuration: .init(
+                    executable: layout.llamaServer,
+                    model: model.file(in: layout),
+                    alias: model.name,
+                    contextPerSlot: Self.chatContextWindow,
+                    logFile: logDirectory.appendingPathComponent(model == .standard ? "llama-server.log" : "llama-server-\(model.rawValue).log")
+                ),
+                logger: logger
+            )
+            servers[model] = created
+            return created
+        }
+    }
+
+    /// Stops every engine this process started.
+    public func shutdown() async {
+        for server in chatServers.withLock({ Array($0.values) }) { await server.stop() }
+    }
+}

@@ -1,0 +1,32 @@
+import Assistant
+/// What an entry of the operations log is about; `sibyl logs --operation` and the Logs page
+/// filter by it (`docs` takes every `docs.…` entry).
+public enum LogCategory: String, Sendable, Hashable, CaseIterable {
+    /// A question answered (or failed, or stopped) in a conversation.
+    case ask
+    /// A question answered from the documents, or declined because none was relevant.
+    case askDocs = "ask.docs"
+    /// A chat the client keeps (`/v1/chat/completions`).
+    case completions
+    /// A spoken question.
+    case voice
+    case glassesRelay = "glasses.relay"
+    case glassesEmulator = "glasses.emulator"
+    case docsAdd = "docs.add"
+    case docsRemove = "docs.remove"
+    case docsReindex = "docs.reindex"
+    case conversationsDelete = "conversations.delete"
+    case conversationsImport = "conversations.import"
+    case personasSave = "personas.save"
+    case personasRemove = "personas.remove"
+    case configSet = "config.set"
+    case configUnset = "config.unset"
+    case keysSet = "keys.set"
+    case keysRemove = "keys.remove"
+    case modelsInstall = "models.install"
+    case modelsRemove = "models.remove"
+    /// A retrieval, answer or translation evaluation.
+    case eval
+    /// Images drawn.
+    case imagine
+}

@@ -1,0 +1,253 @@
+import Assistant
+import Foundation
+import LocalEngines
+import Logging
+import OpenAIClient
+import SibylConfig
+import SibylCore
+import Synchronization
+import TextEmbedding
+import Tokenizers
+
+/// Resolves each capability to its provider, from the settings as they are now: the local engine,
+/// or a remote OpenAI-compatible API. What is slow to make (a loaded model, a tokenizer, a model
+/// name asked of a server) is made once and kept.
+///
+/// On a shared server each account has its own `Providers` over the same settings, engines and
+/// caches, with the account's own stored keys (`personal`) tried before the shared ones.
+public final class Providers: Sendable {
+    let settings: LiveSettings
+    let local: LocalEngineHost
+    let logger: Logger
+    /// An account's own keys, on a shared server; nil for the local user.
+    let personal: (any SecretReading)?
+    private let caches: Caches
+
+    /// What is slow to make and the same for everyone: kept once per process.
+    private final class Caches: Sendable {
+        let modelNames = Mutex<[ProviderSettings: String]>([:])
+        let tokenizers = Mutex<[String: BPETokenizer]>([:])
+        let miniLM = Mutex<MiniLMEmbedder?>(nil)
+    }
+
+    convenience init(settings: LiveSettings, local: LocalEngineHost, logger: Logger) {
+        self.init(settings: settings, local: local, logger: logger, personal: nil, caches: Caches())
+    }
+
+    private init(settings: LiveSettings, local: LocalEngineHost, logger: Logger, personal: (any SecretReading)?, caches: Caches) {
+        self.settings = settings
+        self.local = local
+        self.logger = logger
+        self.personal = personal
+        self.caches = caches
+    }
+
+    /// The same providers, with an account's own keys tried first.
+    func withOwnKeys(_ secrets: any SecretReading) -> Providers {
+        Providers(settings: settings, local: local, logger: logger, personal: secrets, caches: caches)
+    }
+
+    /// Provider settings for a capability.
+    public func provider(for capability: CapabilityKind) throws -> ProviderSettings {
+        let current = settings.current
+        return try current.provider(for: capability, secrets: current.secrets, personal: personal)
+    }
+
+    /// A client for a capability's remote provider; fails plainly when OpenAI is the provider and no key is set.
+    public func remoteClient(for capability: CapabilityKind) throws -> (OpenAIClient, ProviderSettings) {
+        let provider = try provider(for: capability)
+        if provider.isOpenAI, provider.apiKey == nil {
+            throw AssistantError.missingAPIKey(capability: capability.title)
+        }
+        return (OpenAIClient(configuration: configuration(for: provider), logger: logger), provider)
+    }
+
+    /// Where chat goes: a client, the model name and, when known, the context size.
+    public struct ChatEndpoint: Sendable {
+        public var client: OpenAIClient
+        public var model: String
+        public var contextWindow: Int?
+        public var provider: ProviderSettings
+    }
+
+    /// The chat endpoint: the local llama-server (started now if needed) or the remote provider.
+    public func chatEndpoint(model override: String? = nil) async throws -> ChatEndpoint {
+        let provider = try provider(for: .chat)
+        if provider.isLocal {
+            let model = try localChatModel(override)
+            let server = try local.chat(model)
+            var remote = provider
+            remote.baseURL = try await server.baseURL()
+            remote.apiKey = nil
+            let client = OpenAIClient(configuration: configuration(for: remote), logger: logger)
+            return ChatEndpoint(client: client, model: model.name, contextWindow: LocalEngineHost.chatContextWindow, provider: provider)
+        }
+        let (client, _) = try remoteClient(for: .chat)
+        let model = try await override.asyncOr { try await chatModelName(client: client, provider: provider) }
+        return ChatEndpoint(client: client, model: model, contextWindow: nil, provider: provider)
+    }
+
+    /// The local chat model a turn asks for by name, else the configured one (`chat.local_model`).
+    public func localChatModel(_ name: String? = nil) throws -> LocalChatModel {
+        if let name {
+            guard let model = LocalChatModel.named(name) else { throw AssistantError.unknownLocalModel(name, known: LocalChatModel.choices) }
+            return model
+        }
+        return settings.current[.chatLocalModel]
+    }
+
+    /// The chat model to use: the configured one, or, for a server other than OpenAI with no model
+    /// configured, the first model that server lists (llama.cpp and Ollama name theirs differently).
+    public func chatModelName(client: OpenAIClient, provider: ProviderSettings) async throws -> String {
+        if provider.modelSource != .defaultValue || provider.isOpenAI { return provider.model }
+        if let known = caches.modelNames.withLock({ $0[provider] }) { return known }
+        guard let listed = try? await client.models(), let first = listed.first else { return provider.model }
+        caches.modelNames.withLock { $0[provider] = first.id }
+        return first.id
+    }
+
+    /// Speech-to-text: whisper.cpp locally, or the remote provider.
+    public func transcriber() throws -> any Transcriber {
+        let provider = try provider(for: .stt)
+        if provider.isLocal {
+            try local.requireInstalled("stt")
+            return WhisperTranscriber(layout: local.layout)
+        }
+        return try remoteClient(for: .stt).0
+    }
+
+    /// Whether answers come from the local chat engine.
+    public var chatsLocally: Bool { (try? provider(for: .chat).isLocal) == true }
+
+    /// Whether speech-to-text runs on the local engine (which reads WAV only).
+    public var transcribesLocally: Bool { (try? provider(for: .stt).isLocal) ?? true }
+
+    /// Text-to-speech: espeak-ng locally, or the remote provider.
+    public func speechSynthesizer() throws -> any SpeechSynthesizer {
+        let provider = try provider(for: .tts)
+        if provider.isLocal {
+            let espeak = EspeakSynthesizer()
+            guard espeak.isAvailable else { throw LocalEngineError.notInstalled(component: "tts", missing: "espeak-ng") }
+            return espeak
+        }
+        return try remoteClient(for: .tts).0
+    }
+
+    /// Whether text-to-speech runs on the local engine.
+    public var speaksLocally: Bool { (try? provider(for: .tts).isLocal) ?? true }
+
+    /// Embeddings: all-MiniLM-L6-v2 in Swift locally (loaded once), or the remote provider.
+    public func embedder() throws -> any Embedder {
+        try embeddingSetup().embedder
+    }
+
+    /// The embedder documents and questions are embedded with, its model name and token counter.
+    public func embeddingSetup() throws -> EmbeddingSetup {
+        let provider = try provider(for: .embeddings)
+        if provider.isLocal {
+            let embedder = try localMiniLM()
+            // [CLS] and [SEP] take two of the model's 256 positions.
+            return EmbeddingSetup(embedder: embedder, model: MiniLMEmbedder.modelName, counter: embedder.tokenizer, limit: MiniLMEmbedder.maxTokens - 2)
+        }
+        let (client, _) = try remoteClient(for: .embeddings)
+        let model = provider.model.isEmpty ? client.configuration.defaultModels.embeddings : provider.model
+        // OpenAI's embedding models read up to 8,191 tokens of cl100k_base.
+        let counter: any TokenCounter = tokenizer(.cl100kBase) ?? EstimatingTokenCounter()
+        return EmbeddingSetup(embedder: client, model: model, counter: counter, limit: 8191)
+    }
+
+    private func localMiniLM() throws -> MiniLMEmbedder {
+        try local.requireInstalled("embeddings")
+        if let loaded = caches.miniLM.withLock({ $0 }) { return loaded }
+        let loaded = try MiniLMEmbedder(modelDirectory: local.layout.miniLMDirectory)
+        return caches.miniLM.withLock { kept in
+            if let kept { return kept }
+            kept = loaded
+            return loaded
+        }
+    }
+
+    /// Image generation (remote only: there is no local image model).
+    public func imageGenerator() throws -> any ImageGenerator {
+        try remoteClient(for: .images).0
+    }
+
+    /// The OpenAI client configuration for resolved provider settings.
+    public func configuration(for provider: ProviderSettings) -> OpenAIConfiguration {
+        let settings = settings.current
+        var models = DefaultModels()
+        switch provider.capability {
+        case .chat: models.chat = provider.model
+        case .embeddings: models.embeddings = provider.model
+        case .stt: models.transcription = provider.model
+        case .tts: models.speech = provider.model
+        case .images: models.images = provider.model
+        }
+        models.voice = settings[.ttsVoice]
+        return OpenAIConfiguration(
+            baseURL: provider.baseURL,
+            apiKey: provider.apiKey,
+            organization: settings[.organization],
+            project: settings[.project],
+            connectTimeout: .seconds(settings[.connectTimeout]),
+            readTimeout: .seconds(settings[.timeout]),
+            retryPolicy: RetryPolicy(maxRetries: settings[.retries]),
+            defaultModels: models
+        )
+    }
+
+    /// OpenAI's own tokenizer for its models when its ranks are installed (`models install tokenizers`),
+    /// otherwise the documented estimate.
+    public func tokenCounter(for model: String) -> any TokenCounter {
+        guard let encoding = BPETokenizer.encoding(forModel: model), let tokenizer = tokenizer(encoding) else {
+            return EstimatingTokenCounter()
+        }
+        return tokenizer
+    }
+
+    private func tokenizer(_ encoding: BPETokenizer.Encoding) -> BPETokenizer? {
+        if let loaded = caches.tokenizers.withLock({ $0[encoding.rawValue] }) { return loaded }
+        guard let loaded = try? BPETokenizer.load(encoding: encoding, directory: local.layout.root.appendingPathComponent("tokenizers")) else { return nil }
+        caches.tokenizers.withLock { $0[encoding.rawValue] = loaded }
+        return loaded
+    }
+}
+
+/// The embedding side of the knowledge base: the embedder, its model name, and how it counts tokens.
+public struct EmbeddingSetup: Sendable {
+    public var embedder: any Embedder
+    /// The name recorded per collection, so vectors from different models never mix.
+    public var model: String
+    /// The embedder's own token counter, for chunk sizes.
+    public var counter: any TokenCounter
+    /// The most tokens one text may have (special tokens excluded).
+    public var limit: Int
+}
+
+/// The chat backend of a running Sibyl: the provider the settings name now, for every answer.
+struct SettingsChatBackend: ChatBackend {
+    let providers: Providers
+
+    func chat(for turn: TurnOptions) async throws -> ChatSetup {
+        let endpoint = try await providers.chatEndpoint(model: turn.model)
+        let settings = providers.settings.current
+        let options = EngineOptions(
+            model: endpoint.model,
+            temperature: settings[.chatTemperature],
+            maxTokens: settings[.chatMaxTokens],
+            contextWindow: settings[.chatContextWindow] ?? endpoint.contextWindow,
+            reserve: settings[.chatReserve],
+            titles: settings[.titles]
+        )
+        return ChatSetup(model: endpoint.client, options: options, counter: providers.tokenCounter(for: endpoint.model))
+    }
+}
+
+extension Providers {
+    /// OCR for scanned pages and images: tesseract, when it is installed (without it, documents
+    /// say which pages could not be read, and how to install it).
+    public func textRecognizer() -> (any TextRecognizer)? {
+        let tesseract = TesseractRecognizer()
+        return tesseract.isAvailable ? tesseract : nil
+    }
+}

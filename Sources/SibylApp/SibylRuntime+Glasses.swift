@@ -1,0 +1,113 @@
+import Assistant
+import Foundation
+import FrameGlasses
+import Glasses
+import Monocle
+import SibylConfig
+import SibylCore
+
+/// How a glasses session answers: the settings' choices unless given here.
+public struct GlassesSessionOptions: Sendable {
+    /// The persona; nil means `glasses.persona` (normally `concise`).
+    public var persona: String?
+    /// Translate whatever the wearer says into this language.
+    public var translateTo: String?
+    /// The language the wearer speaks; nil means `glasses.language`.
+    public var language: String?
+    /// Answer from the wearer's documents.
+    public var documents: DocumentScope?
+    /// The vision model for photo questions; nil means `glasses.vision_model`.
+    public var visionModel: String?
+    /// How the connection reconnects, and a firmware package to install.
+    public var connection: GlassesConnection.Options
+    /// Monocle's driver: an FPGA image to write, timeouts, the expected firmware.
+    public var monocle: MonocleDriver.Options
+    /// Frame's driver: timeouts, the expected firmware.
+    public var frame: FrameDriver.Options
+    /// The Monocle app to keep on the glasses instead of Sibyl's (an author's, with `--scripts`).
+    public var monocleApp: DeviceApp?
+
+    public init(
+        persona: String? = nil, translateTo: String? = nil, language: String? = nil, documents: DocumentScope? = nil, visionModel: String? = nil,
+        connection: GlassesConnection.Options = GlassesConnection.Options(), monocle: MonocleDriver.Options = MonocleDriver.Options(),
+        frame: FrameDriver.Options = FrameDriver.Options(), monocleApp: DeviceApp? = nil
+    ) {
+        self.persona = persona
+        self.translateTo = translateTo
+        self.language = language
+        self.documents = documents
+        self.visionModel = visionModel
+        self.connection = connection
+        self.monocle = monocle
+        self.frame = frame
+        self.monocleApp = monocleApp
+    }
+}
+
+extension GlassesConnection {
+    /// A connection that keeps Sibyl's app (on Monocle, `options.monocleApp` when given) on
+    /// glasses of `kind` reached through `transport`.
+    public static func sibyl(kind: GlassesKind, transport: any GlassesTransport, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesConnection {
+        let driver: any GlassesDriver = switch kind {
+        case .monocle: MonocleDriver(app: try options.monocleApp ?? DeviceApp.sibyl(), options: options.monocle)
+        case .frame: FrameDriver(app: .sibyl(), options: options.frame)
+        }
+        return GlassesConnection(transport: transport, driver: driver, options: options.connection)
+    }
+}
+
+/// Glasses linked to Sibyl: the connection that keeps their app running, and the assistant that
+/// answers what the wearer asks. The same for Monocle and Frame, virtual, over Bluetooth or
+/// through the Web Bluetooth relay.
+public final class GlassesSession: Sendable {
+    /// The glasses' connection.
+    public let connection: GlassesConnection
+    /// What answers the wearer.
+    public let assistant: GlassesAssistant
+
+    init(connection: GlassesConnection, assistant: GlassesAssistant) {
+        self.connection = connection
+        self.assistant = assistant
+    }
+
+    /// Serves the glasses until `stop()` (or the connection's end), reporting what happens.
+    public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.connection.run() }
+            group.addTask { await self.assistant.run(observer: observer) }
+        }
+    }
+
+    /// Disconnects and ends `run()`.
+    public func stop() async {
+        await connection.stop()
+    }
+
+    /// The conversation the exchanges are saved in, once the wearer asked something.
+    public var conversation: UUID? {
+        get async { await assistant.conversation }
+    }
+}
+
+extension SibylRuntime {
+    /// A glasses session over any transport: a connection keeps Sibyl's app on glasses of `kind`
+    /// (Monocle: tap to speak, hold for a photo question; Frame: tap to speak, double-tap for a photo
+    /// question), and questions are answered with vision and grounding as everywhere else, every
+    /// exchange saved in one conversation with source `glasses`.
+    public func glassesSession(transport: any GlassesTransport, kind: GlassesKind, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        try glassesSession(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
+    }
+
+    /// A session over a connection of any kind.
+    public func glassesSession(connection: GlassesConnection, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        let settings = settings
+        var assistantOptions = GlassesAssistant.Options()
+        assistantOptions.persona = options.persona ?? settings[.glassesPersona]
+        assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
+        assistantOptions.language = options.language ?? settings[.glassesLanguage]
+        assistantOptions.documents = options.documents
+        assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
+        let assistant = GlassesAssistant(connection: connection, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
+        return GlassesSession(connection: connection, assistant: assistant)
+    }
+}

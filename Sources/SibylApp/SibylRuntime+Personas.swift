@@ -1,0 +1,35 @@
+import Assistant
+import Foundation
+import SibylCore
+
+extension SibylRuntime {
+    /// Every persona, built-in first.
+    public func personas() async throws -> [Persona] {
+        try await engine.personas.all()
+    }
+
+    /// A persona by name.
+    public func persona(named name: String) async throws -> Persona {
+        try await engine.personas.persona(named: name)
+    }
+
+    /// Adds or replaces a persona of the user's own.
+    @discardableResult
+    public func savePersona(_ persona: Persona) async throws -> Persona {
+        let prompt = persona.systemPrompt.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !prompt.isEmpty else { throw AssistantError.emptyPersonaPrompt }
+        if let temperature = persona.temperature, !(0...2).contains(temperature) { throw AssistantError.invalidTemperature(temperature) }
+        var saved = persona
+        saved.systemPrompt = prompt
+        saved.isBuiltIn = false
+        try await engine.personas.save(saved)
+        await log(.info, .personasSave, "saved persona \(saved.name)")
+        return try await engine.personas.persona(named: saved.name)
+    }
+
+    /// Removes a persona of the user's own (built-ins cannot be removed).
+    public func removePersona(named name: String) async throws {
+        try await engine.personas.remove(named: name)
+        await log(.info, .personasRemove, "removed persona \(name)")
+    }
+}

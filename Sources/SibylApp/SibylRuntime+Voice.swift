@@ -1,0 +1,58 @@
+import Assistant
+import Foundation
+import LocalEngines
+import SibylConfig
+import SibylCore
+
+extension SibylRuntime {
+    /// The voice-activity detector's settings (`voice.*`).
+    public var voiceDetection: VoiceActivityDetector.Configuration {
+        let settings = settings
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.thresholdDB = settings[.voiceThresholdDB]
+        configuration.marginDB = settings[.voiceMarginDB]
+        configuration.onset = .milliseconds(settings[.voiceOnsetMilliseconds])
+        configuration.hangover = .milliseconds(settings[.voiceHangoverMilliseconds])
+        configuration.waitForSpeech = .seconds(settings[.voiceWaitSeconds])
+        configuration.maximumSpeech = .seconds(settings[.voiceMaxSeconds])
+        return configuration
+    }
+
+    /// Answers a spoken question: the recording (any format a browser or phone records) is
+    /// trimmed to where someone speaks, transcribed, and asked as `request` asks (its question
+    /// text is replaced by what was heard). Speak the answer with `speak(message:in:)`.
+    public func voiceTurn(_ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions()) async throws -> VoiceTurn {
+        guard !audio.data.isEmpty else { throw AssistantError.emptyAudio }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let speech = try await speechOnly(audio)
+        let decoded = clock.now
+        let heard = try await transcribe(speech, options: transcription)
+        let transcribed = clock.now
+        let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard GlassesAssistant.hasWords(text) else {
+            await log(.info, .voice, "speech-to-text heard no words")
+            throw AssistantError.noSpeech
+        }
+        var request = request
+        request.question = text
+        return VoiceTurn(transcript: heard, ask: try await ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
+    }
+
+    /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.
+    /// Without ffmpeg, audio other than WAV goes to a remote transcriber as it is.
+    func speechOnly(_ audio: AudioFile) async throws -> AudioFile {
+        let converter = AudioConverter()
+        let isWAV = (AudioFormat(sniffing: audio.data) ?? audio.format) == .wav
+        guard isWAV || converter.isAvailable || providers.transcribesLocally else { return audio }
+        let wav = try await converter.speechWAV(from: audio)
+        let samples = try AudioResampling.speechPCM16(fromWAV: wav.data)
+        guard let range = VoiceActivityDetector.speechRange(in: samples, configuration: voiceDetection) else {
+            throw AssistantError.noSpeech
+        }
+        // A little of the quiet around the words helps speech-to-text with the first and last ones.
+        let margin = AudioResampling.speechSampleRate / 4
+        let kept = Array(samples[max(0, range.lowerBound - margin)..<min(samples.count, range.upperBound + margin)])
+        return AudioFile(data: AudioResampling.wav(pcm16: kept, sampleRate: AudioResampling.speechSampleRate).encoded(), format: .wav)
+    }
+}
