@@ -26,14 +26,14 @@ extension SibylRuntime {
     public var defaultCollection: String { settings[.docsCollection] }
 
     /// The embedder documents and questions are embedded with (a local model is loaded once).
-    public func embeddingSetup() throws -> EmbeddingSetup {
+    func embeddingSetup() throws -> EmbeddingSetup {
         try providers.embeddingSetup()
     }
 
     /// Retrieval over the knowledge base with the current embedder and settings. Kept while they
     /// stay the same, so its vector index is loaded once; the index follows every change to the
     /// knowledge base, from this process or another.
-    public func retriever() async throws -> Retriever {
+    func retriever() async throws -> Retriever {
         let setup = try embeddingSetup()
         let options = settings.retrieval
         let key = RetrieverKey(embeddingModel: setup.model, options: options)
@@ -47,7 +47,7 @@ extension SibylRuntime {
     }
 
     /// What grounded answers rest on: retrieval, and how relevant a passage must be.
-    public func grounder() async throws -> DocumentGrounder {
+    func grounder() async throws -> DocumentGrounder {
         let settings = settings
         return DocumentGrounder(
             retriever: try await retriever(),
@@ -57,7 +57,7 @@ extension SibylRuntime {
     }
 
     /// Chunk sizes from the settings, capped at the embedder's limit.
-    public func chunker(for setup: EmbeddingSetup) -> Chunker {
+    func chunker(for setup: EmbeddingSetup) -> Chunker {
         let settings = settings
         return Chunker(
             counter: setup.counter,
@@ -68,7 +68,7 @@ extension SibylRuntime {
     }
 
     /// Ingestion into the knowledge base with the current embedder, OCR and chunk sizes.
-    public func ingestor() async throws -> Ingestor {
+    func ingestor() async throws -> Ingestor {
         let setup = try embeddingSetup()
         return Ingestor(
             store: try await knowledgeBase(),

@@ -21,19 +21,19 @@ import Synchronization
 /// render output.
 public final class SibylRuntime: Sendable {
     /// The settings, current whenever they are read.
-    public let liveSettings: LiveSettings
+    let liveSettings: LiveSettings
     /// Conversations, messages, attachments, personas and the operations log: in the data
     /// directory, or in the shared database when one is named.
-    public let store: any ConversationStorage
+    let store: any ConversationStorage
     public let logger: Logger
     /// The local engines (installed under `SIBYL_ENGINES`).
-    public let local: LocalEngineHost
+    let local: LocalEngineHost
     /// Which provider serves each capability, as the settings say now.
-    public let providers: Providers
+    let providers: Providers
     /// The conversation engine every answer of this process goes through.
-    public let engine: ConversationEngine
+    let engine: ConversationEngine
     /// Answers under way.
-    public let turns: TurnRegistry
+    let turns: TurnRegistry
     /// The knowledge base, opened (and migrated) once, by whichever request comes first.
     private let knowledge = SingleFlight<any KnowledgeBase>()
     /// The PostgreSQL `SIBYL_DATABASE_URL` names, shared with every account's runtime; nil when
@@ -106,7 +106,7 @@ public final class SibylRuntime: Sendable {
 
     /// The knowledge base of this data directory (its part of the shared database, when one is
     /// named), opened once.
-    public func knowledgeBase() async throws -> any KnowledgeBase {
+    func knowledgeBase() async throws -> any KnowledgeBase {
         try await knowledge.value { [self] in
             let stored: any KnowledgeBase = if let sharedDatabase {
                 try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)

@@ -81,7 +81,7 @@ struct GlassesBenchmark: AsyncParsableCommand {
         let samples = try AudioResampling.speechPCM16(fromWAV: speech)
         var timings: [GlassesTimings] = []
         try await Self.withFrame { emulator in
-            let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator, mtu: mtu), kind: .frame)
+            let session = try runtime.glasses.session(transport: EmulatorFrameTransport(emulator: emulator, mtu: mtu), kind: .frame)
             let (events, sink) = AsyncStream<GlassesEvent>.makeStream()
             let serving = Task { await session.run { sink.yield($0) } }
             var iterator = events.makeAsyncIterator()

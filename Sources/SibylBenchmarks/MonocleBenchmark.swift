@@ -67,7 +67,7 @@ struct MonocleBenchmark: AsyncParsableCommand {
         let speech = try await EspeakSynthesizer().synthesize(question, options: SpeechOptions(format: .wav, speed: 0.8)).data
         var samples: [GlassesTimings] = []
         try await Self.withGlasses(interpreter: interpreter, writeLength: writeLength) { glasses in
-            let session = try runtime.glassesSession(
+            let session = try runtime.glasses.session(
                 transport: EmulatorTransport(emulator: glasses, maximumWriteLength: writeLength), kind: .monocle,
                 options: GlassesSessionOptions(connection: Self.options(), monocleApp: app)
             )

@@ -19,9 +19,9 @@ extension StoresBenchmark {
         environment["SIBYL_HOME"] = home.path
         environment["SIBYL_DATABASE_URL"] = nil
         let runtime = try SibylRuntime(environment: environment)
-        let setup = try runtime.embeddingSetup()
+        let setup = try runtime.documents.embedder()
         let evaluator = RetrievalEvaluator(
-            embedder: RememberingEmbedder(wrapping: setup.embedder), embeddingModel: setup.model, options: try await runtime.retriever().options
+            embedder: RememberingEmbedder(wrapping: setup.embedder), embeddingModel: setup.model, options: runtime.documents.retrievalOptions
         )
         say("\nretrieval quality on \(setDirectory): \(set.corpus.count) passages, \(set.queries.count) questions, \(setup.model)")
         let clock = ContinuousClock()

@@ -92,8 +92,8 @@ struct Ask: AsyncParsableCommand {
         try await global.withRuntime { runtime in
             let result: AskResult
             if retry {
-                let conversation = try await runtime.conversation(for: options.choice)
-                result = try await runtime.retry(in: conversation.id, documents: documents.scope, options: try options.turnOptions)
+                let conversation = try await runtime.conversations.conversation(for: options.choice)
+                result = try await runtime.conversations.retry(in: conversation.id, documents: documents.scope, options: try options.turnOptions)
             } else if voice.voice {
                 guard let turn = try await VoiceConsole(runtime: runtime, options: voice).listen(
                     request: AskRequest("", conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
@@ -101,7 +101,7 @@ struct Ask: AsyncParsableCommand {
                 result = turn.ask
             } else {
                 let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
-                result = try await runtime.ask(request)
+                result = try await runtime.conversations.ask(request)
             }
             let outcome = await AnswerPrinter(json: json).print(result)
             if voice.voice, voice.speak, case .finished(let message) = outcome {

@@ -61,8 +61,8 @@ enum BluetoothSupport {
                 hint: "Hold \(kind == nil ? "them" : "it") next to the computer and try again; `sibyl glasses scan` shows what is in reach."
             )
         }
-        try await runtime.setSetting(.glassesDevice, to: address)
-        try await runtime.setSetting(.glassesKind, to: found)
+        try await runtime.admin.set(.glassesDevice, to: address)
+        try await runtime.admin.set(.glassesKind, to: found)
         Terminal.print("Paired with the \(found.displayName) \(address). Connect with: sibyl glasses connect")
     }
 }

@@ -22,7 +22,7 @@ struct Chat: AsyncParsableCommand {
 
     func run() async throws {
         try await global.withRuntime { runtime in
-            let conversation = try await runtime.conversation(for: options.choice)
+            let conversation = try await runtime.conversations.conversation(for: options.choice)
             var session = ChatSession(runtime: runtime, conversation: conversation, turnOptions: try options.turnOptions, documents: documents.scope, voice: voice)
             try await session.printBanner()
             if voice.voice {
@@ -47,11 +47,11 @@ struct ChatSession {
     private var answerPrefix: String { Terminal.stdoutStyled ? Terminal.bold(Terminal.cyan("sibyl › ")) : "" }
 
     func printBanner() async throws {
-        let model = (try? await runtime.engine.currentModel(options: turnOptions)) ?? "the chat model"
+        let model = (try? await runtime.conversations.currentModel(options: turnOptions)) ?? "the chat model"
         let mode = conversation.mode == .chat ? "persona \(conversation.persona)" : conversation.mode.description
         Terminal.print(Terminal.dim("Sibyl chat · \(model) · \(mode) · conversation \(Format.shortID(conversation.id))"))
         Terminal.print(Terminal.dim(voice.voice ? "Speak after the beep of each turn; Ctrl-C stops · Ctrl-D leaves" : "/help lists commands · Ctrl-C stops an answer · /exit or Ctrl-D leaves"))
-        let earlier = await (try? runtime.messages(in: conversation.id)) ?? []
+        let earlier = await (try? runtime.conversations.messages(in: conversation.id)) ?? []
         if !earlier.isEmpty {
             Terminal.print(Terminal.dim("(continuing: \(earlier.count) earlier messages; /history shows them)"))
         }
@@ -112,7 +112,7 @@ struct ChatSession {
 
     /// Asks a question, from the documents when /docs is on.
     private func ask(_ text: String) async throws {
-        let result = try await runtime.ask(AskRequest(text, conversation: .id(conversation.id), documents: documents, options: turnOptions))
+        let result = try await runtime.conversations.ask(AskRequest(text, conversation: .id(conversation.id), documents: documents, options: turnOptions))
         _ = await printer.print(result)
     }
 
@@ -137,14 +137,14 @@ struct ChatSession {
             /exit                   leave (Ctrl-D works too)
             """)
         case "/new":
-            conversation = try await runtime.startConversation(NewConversation(persona: conversation.persona, mode: conversation.mode, source: .cli))
+            conversation = try await runtime.conversations.start(NewConversation(persona: conversation.persona, mode: conversation.mode, source: .cli))
             Terminal.print(Terminal.dim("New conversation \(Format.shortID(conversation.id))."))
         case "/persona":
             if argument.isEmpty {
-                let names = try await runtime.personas().map { $0.name == conversation.persona ? Terminal.bold("\($0.name)*") : $0.name }
+                let names = try await runtime.conversations.personas().map { $0.name == conversation.persona ? Terminal.bold("\($0.name)*") : $0.name }
                 Terminal.print("Persona: \(conversation.persona). Available: \(names.joined(separator: ", "))")
             } else {
-                conversation = try await runtime.updateConversation(conversation.id, persona: argument)
+                conversation = try await runtime.conversations.update(conversation.id, persona: argument)
                 Terminal.print(Terminal.dim("Persona is now \(conversation.persona)."))
             }
         case "/mode":
@@ -157,7 +157,7 @@ struct ChatSession {
                 Terminal.print("Mode: \(conversation.mode). Use /mode translator [LANG] or /mode chat.")
                 return .next
             }
-            conversation = try await runtime.updateConversation(conversation.id, mode: mode)
+            conversation = try await runtime.conversations.update(conversation.id, mode: mode)
             Terminal.print(Terminal.dim("Mode is now \(conversation.mode)."))
         case "/docs":
             let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
@@ -172,11 +172,11 @@ struct ChatSession {
                 Terminal.print("Documents are \(documents == nil ? "off" : "on"). Use /docs on [COLLECTION] or /docs off.")
             }
         case "/history":
-            let messages = try await runtime.messages(in: conversation.id)
+            let messages = try await runtime.conversations.messages(in: conversation.id)
             if messages.isEmpty { Terminal.print(Terminal.dim("(no messages yet)")) }
             for message in messages { Terminal.print(Transcript.render(message)) }
         case "/retry":
-            _ = await printer.print(try await runtime.retry(in: conversation.id, documents: documents, options: turnOptions))
+            _ = await printer.print(try await runtime.conversations.retry(in: conversation.id, documents: documents, options: turnOptions))
         case "/voice":
             let console = VoiceConsole(runtime: runtime, options: voice)
             let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)

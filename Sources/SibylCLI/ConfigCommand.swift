@@ -22,7 +22,7 @@ struct Config: AsyncParsableCommand {
         func run() async throws {
             try await global.withRuntime { runtime in
                 if let key {
-                    let setting = try runtime.setting(key)
+                    let setting = try runtime.admin.setting(key)
                     if json { Terminal.print(Format.json(Wire.Setting(setting))); return }
                     guard let value = setting.value else {
                         Terminal.error(Terminal.dim("(\(key) is not set)", stderr: true))
@@ -31,7 +31,7 @@ struct Config: AsyncParsableCommand {
                     Terminal.print(value)
                     return
                 }
-                let settings = runtime.settingsList()
+                let settings = runtime.admin.settings()
                 if json { Terminal.print(Format.json(settings.map(Wire.Setting.init))); return }
                 Terminal.print(Format.table(["SETTING", "VALUE", "FROM", "MEANING"], settings.map { [$0.key.name, $0.value ?? "-", $0.source.description, $0.key.summary] }))
                 let place = runtime.sharedDatabase.map { "Shared settings: the database \($0.database.url); this machine's own: \(runtime.paths.configFile.path)" } ?? "Config file: \(runtime.paths.configFile.path)"
@@ -48,7 +48,7 @@ struct Config: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let setting = try await runtime.setSetting(key, to: value)
+                let setting = try await runtime.admin.set(key, to: value)
                 let stored = (try? ConfigKey.named(key)?.validate(value).get()) ?? value
                 let shared = runtime.sharedDatabase != nil && ConfigKey.named(key)?.scope == .shared
                 Terminal.print("\(key) = \(stored)" + (shared ? " (in the database: every instance uses it)" : ""))
@@ -66,7 +66,7 @@ struct Config: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let setting = try await runtime.unsetSetting(key)
+                let setting = try await runtime.admin.unset(key)
                 Terminal.print("\(key) is back to \(setting.value ?? "unset").")
             }
         }
@@ -110,7 +110,7 @@ struct Keys: AsyncParsableCommand {
                 guard let key = Terminal.readSecretLine(prompt: "API key for \(name): ")?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
                     throw CLIError("No key was given.", hint: "Paste the key when asked, or pipe it in: `printenv MY_KEY | sibyl keys set \(name)`.")
                 }
-                let stored = try await runtime.setKey(name, to: key)
+                let stored = try await runtime.admin.setKey(name, to: key)
                 if let shared = runtime.sharedDatabase {
                     let fingerprint = shared.settings.recordedFingerprint ?? "?"
                     Terminal.print("Stored key '\(name)' (\(stored.masked)) in the database, sealed with the database key \(fingerprint); every instance holding that key uses it (`sibyl db key export FILE` gives it to others).")
@@ -128,7 +128,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let keys = try runtime.keys()
+                let keys = try runtime.admin.keys()
                 if json { Terminal.print(Format.json(keys.map(Wire.Key.init))); return }
                 guard !keys.isEmpty else {
                     Terminal.print("No keys stored. Add one with `sibyl keys set openai`.")
@@ -146,7 +146,7 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                try await runtime.removeKey(name)
+                try await runtime.admin.removeKey(name)
                 Terminal.print("Removed key '\(name)'.")
             }
         }

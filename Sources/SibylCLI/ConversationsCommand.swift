@@ -23,7 +23,7 @@ struct Conversations: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let page = try await runtime.conversations(limit: limit, offset: offset, source: source, matching: search)
+                let page = try await runtime.conversations.list(limit: limit, offset: offset, source: source, matching: search)
                 if json {
                     Terminal.print(Format.json(Wire.ConversationPage(items: page.items.map { Wire.Conversation($0) }, total: page.total, offset: page.offset, limit: page.limit)))
                     return
@@ -56,8 +56,8 @@ struct Conversations: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let conversation = try await runtime.conversation(for: .reference(id))
-                let messages = try await runtime.messages(in: conversation.id)
+                let conversation = try await runtime.conversations.conversation(for: .reference(id))
+                let messages = try await runtime.conversations.messages(in: conversation.id)
                 if json {
                     Terminal.print(Format.json(Wire.ConversationDetail(conversation: Wire.Conversation(conversation, messageCount: messages.count), messages: messages.map { Wire.Message($0) })))
                     return
@@ -79,8 +79,8 @@ struct Conversations: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let conversation = try await runtime.conversation(for: .reference(id))
-                let renamed = try await runtime.updateConversation(conversation.id, title: .some(title.joined(separator: " ")))
+                let conversation = try await runtime.conversations.conversation(for: .reference(id))
+                let renamed = try await runtime.conversations.update(conversation.id, title: .some(title.joined(separator: " ")))
                 Terminal.print("Renamed \(Format.shortID(renamed.id)): \(renamed.title ?? "(no title)").")
             }
         }
@@ -93,8 +93,8 @@ struct Conversations: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let conversation = try await runtime.conversation(for: .reference(id))
-                try await runtime.deleteConversation(conversation.id)
+                let conversation = try await runtime.conversations.conversation(for: .reference(id))
+                try await runtime.conversations.delete(conversation.id)
                 Terminal.print("Deleted \(Format.shortID(conversation.id)) \(conversation.title.map { "(\($0))" } ?? "").")
             }
         }
@@ -110,9 +110,9 @@ struct Conversations: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let conversation = try await runtime.conversation(for: .reference(id))
+                let conversation = try await runtime.conversations.conversation(for: .reference(id))
                 let chosen = format ?? (output.map { $0.hasSuffix(".md") || $0.hasSuffix(".markdown") } == true ? .markdown : .json)
-                let data = try await runtime.export(conversation: conversation.id, as: chosen == .json ? .json : .markdown)
+                let data = try await runtime.conversations.export(conversation: conversation.id, as: chosen == .json ? .json : .markdown)
                 if let output {
                     try data.write(to: URL(fileURLWithPath: output), options: .atomic)
                     Terminal.error("Wrote \(output) (\(data.count) bytes).")
@@ -140,7 +140,7 @@ struct Conversations: AsyncParsableCommand {
                     }
                     data = contents
                 }
-                let conversation = try await runtime.importConversation(data)
+                let conversation = try await runtime.conversations.importArchive(data)
                 Terminal.print("Imported \(Format.shortID(conversation.id)) \(conversation.title.map { "(\($0))" } ?? "").")
             }
         }

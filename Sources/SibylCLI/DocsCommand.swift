@@ -29,7 +29,7 @@ struct Docs: AsyncParsableCommand {
                 let observer = display.observer
                 let addition: DocumentAddition
                 do {
-                    addition = try await runtime.addDocuments(paths: paths, collection: collection) { event in
+                    addition = try await runtime.documents.add(paths: paths, collection: collection) { event in
                         switch event {
                         case .started: break
                         case .file(let url, let index, let total): observer(.step("[\(index)/\(total)] \(url.lastPathComponent)"))
@@ -48,7 +48,7 @@ struct Docs: AsyncParsableCommand {
                 if json {
                     Terminal.print(Format.json(Wire.IngestReport(addition)))
                 } else {
-                    Terminal.print(SibylRuntime.describe(summary, collection: addition.collection))
+                    Terminal.print(SibylRuntime.Documents.describe(summary, collection: addition.collection))
                     let timings = summary.timings
                     if !(summary.added + summary.replaced).isEmpty {
                         Terminal.print(Terminal.dim("extract \(Format.seconds(timings.extract)) · chunk \(Format.seconds(timings.chunk)) · embed \(Format.seconds(timings.embed)) · index \(Format.seconds(timings.index)) · \(summary.pages) pages, \(summary.chunks) passages"))
@@ -68,7 +68,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let documents = try await runtime.documents(in: collection)
+                let documents = try await runtime.documents.list(in: collection)
                 if json {
                     Terminal.print(Format.json(documents.map { Wire.Document($0.document, collection: $0.collection) }))
                     return
@@ -82,7 +82,7 @@ struct Docs: AsyncParsableCommand {
                     return [String(document.id), listing.collection, document.displayName, document.format.rawValue,
                             document.pageCount.map(String.init) ?? "-", String(document.tokenCount), String(document.chunkCount), Format.date(document.addedAt)]
                 }))
-                let failures = try await runtime.documentFailures(in: collection)
+                let failures = try await runtime.documents.failures(in: collection)
                 if !failures.isEmpty {
                     Terminal.print("\n" + Terminal.red("Failed files:"))
                     for failure in failures { Terminal.print("  \(failure.path): \(failure.error)") }
@@ -100,7 +100,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let details = try await runtime.documentDetails(document)
+                let details = try await runtime.documents.details(document)
                 if json {
                     Terminal.print(Format.json(Wire.DocumentDetails(details, includePassages: passages)))
                     return
@@ -135,7 +135,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let statistics = try await runtime.collectionStatistics()
+                let statistics = try await runtime.documents.statistics()
                 if json { Terminal.print(Format.json(statistics.map(Wire.CollectionStatistics.init))); return }
                 guard !statistics.isEmpty else { Terminal.print("No collections yet. Add documents with `sibyl docs add PATH…`."); return }
                 Terminal.print(Format.table(["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"], statistics.map { row in
@@ -154,7 +154,7 @@ struct Docs: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let removed = try await runtime.removeDocument(document)
+                let removed = try await runtime.documents.remove(document)
                 Terminal.print("Removed \(removed.displayName) (\(removed.chunkCount) passages).")
             }
         }
@@ -170,7 +170,7 @@ struct Docs: AsyncParsableCommand {
                 let display = ProgressDisplay()
                 let observer = display.observer
                 observer(.step("Re-embedding '\(collection ?? runtime.defaultCollection)'"))
-                let done = try await runtime.reindex(collection: collection) { done, total in
+                let done = try await runtime.documents.reindex(collection: collection) { done, total in
                     observer(.progress(Double(done) / Double(max(total, 1)), detail: "\(done)/\(total) documents"))
                 }
                 display.finish()

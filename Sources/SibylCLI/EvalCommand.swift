@@ -43,7 +43,7 @@ struct Eval: AsyncParsableCommand {
         if answers { return try await runAnswers() }
         if translations { return try await runTranslations() }
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateRetrieval(directory: URL(fileURLWithPath: directory), progress: Self.showStep)
+            let evaluation = try await runtime.documents.evaluateRetrieval(directory: URL(fileURLWithPath: directory), progress: Self.showStep)
             if json {
                 Terminal.print(Format.json(Wire.RetrievalEvaluation(evaluation)))
                 return
@@ -59,7 +59,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runAnswers() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
+            let evaluation = try await runtime.documents.evaluateAnswers(directory: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
             let report = Wire.AnswerEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))
@@ -91,7 +91,7 @@ struct Eval: AsyncParsableCommand {
 
     private func runTranslations() async throws {
         try await global.withRuntime { runtime in
-            let evaluation = try await runtime.evaluateTranslations(file: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
+            let evaluation = try await runtime.admin.evaluateTranslations(file: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
             let report = Wire.TranslationEvaluation(evaluation)
             if json {
                 Terminal.print(Format.json(report))

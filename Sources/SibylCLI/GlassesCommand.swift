@@ -85,7 +85,7 @@ struct GlassesCommand: AsyncParsableCommand {
 
         /// The virtual Monocle, its files kept in SIBYL_HOME/monocle/NAME.
         func emulator(runtime: SibylRuntime, name: String) throws -> MonocleEmulator {
-            let module = runtime.local.layout.microPythonModule
+            let module = runtime.glasses.emulatorInterpreter
             guard FileManager.default.fileExists(atPath: module.path) else {
                 throw CLIError("The Monocle emulator's MicroPython interpreter is not installed.", hint: "Run: sibyl models install emulator")
             }

@@ -82,8 +82,8 @@ extension GlassesCommand {
             try await global.withRuntime { runtime in
                 let previous = runtime.settings[.glassesDevice]
                 let kind = GlassesLinking.pairedKind(runtime)
-                try await runtime.unsetSetting(.glassesDevice)
-                try await runtime.unsetSetting(.glassesKind)
+                try await runtime.admin.unset(.glassesDevice)
+                try await runtime.admin.unset(.glassesKind)
                 Terminal.print(previous.map { "Forgot the \(kind.displayName) \($0)." } ?? "No glasses were paired.")
             }
         }

@@ -34,7 +34,7 @@ enum GlassesLinking {
         let glasses = try emulatorOptions.emulator(runtime: runtime, name: GlassesCommand.Target.emulatorName)
         try await glasses.powerOn()
         let transport = EmulatorTransport(emulator: glasses, maximumWriteLength: emulatorOptions.writeLength)
-        let session = try runtime.glassesSession(transport: transport, kind: .monocle, options: options)
+        let session = try runtime.glasses.session(transport: transport, kind: .monocle, options: options)
         let console = GlassesConsole(emulator: glasses)
         let serving = Task { await session.run { console.report($0) } }
         let watching = Task { await console.watchDisplay(showSerial: verbose) }
@@ -51,7 +51,7 @@ enum GlassesLinking {
     static func frameEmulator(_ runtime: SibylRuntime, emulatorOptions: GlassesCommand.EmulatorOptions, options: GlassesSessionOptions) async throws {
         let emulator = try emulatorOptions.frameEmulator(runtime: runtime, name: GlassesCommand.Target.emulatorName)
         try await emulator.powerOn()
-        let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
+        let session = try runtime.glasses.session(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
         let console = FrameConsole(emulator: emulator)
         let serving = Task { await session.run { console.report($0) } }
         let watching = Task { await console.watchDisplay() }
@@ -69,7 +69,7 @@ enum GlassesLinking {
         let bus = try BluetoothSupport.bus()
         defer { bus.close() }
         let transport = BlueZTransport(bus: bus, address: address, services: BluetoothSupport.services(kind), adapter: BluetoothSupport.adapter(runtime))
-        let session = try runtime.glassesSession(transport: transport, kind: kind, options: options)
+        let session = try runtime.glasses.session(transport: transport, kind: kind, options: options)
         Terminal.print("Connecting to the \(kind.displayName) \(address) (type quit to stop)")
         let serving = Task { await session.run { GlassesConsole.describe($0) } }
         await waitForQuit()
@@ -84,7 +84,7 @@ enum GlassesLinking {
         let server = try await GlassesRelayServer.start(port: port) { transport in
             Terminal.print(Terminal.dim("[relay] a browser connected (\(transport.kind.displayName))"))
             do {
-                let session = try runtime.glassesSession(transport: transport, kind: transport.kind, options: options)
+                let session = try runtime.glasses.session(transport: transport, kind: transport.kind, options: options)
                 await session.run { GlassesConsole.describe($0) }
             } catch {
                 Terminal.report(error)

@@ -27,10 +27,10 @@ struct Logs: AsyncParsableCommand {
                 operation: operation, matching: grep, limit: limit
             )
             if let export {
-                await Terminal.write(try runtime.exportLogs(query, as: export))
+                await Terminal.write(try runtime.admin.exportLogs(query, as: export))
                 return
             }
-            let entries = try await runtime.logs(query)
+            let entries = try await runtime.admin.logs(query)
             guard !entries.isEmpty else {
                 Terminal.print("No log entries match.")
                 return

@@ -26,7 +26,7 @@ struct Transcribe: AsyncParsableCommand {
             guard let audioFormat = AudioFormat(sniffing: data) ?? AudioFormat(fileExtension: url.pathExtension) else {
                 throw CLIError("\(file) does not look like audio (.wav, .mp3, .m4a, .flac, .ogg, .webm).")
             }
-            let result = try await runtime.transcribe(
+            let result = try await runtime.voice.transcribe(
                 AudioFile(data: data, format: audioFormat),
                 options: TranscriptionOptions(translate: translate, language: language, prompt: prompt, model: model, format: format)
             )
@@ -61,7 +61,7 @@ struct Speak: AsyncParsableCommand {
             guard let format = AudioFormat(fileExtension: ext.isEmpty ? "wav" : ext) else {
                 throw CLIError("Cannot write .\(ext) audio.", hint: "Use a .wav, .mp3, .flac, .opus, .aac or .pcm file name.")
             }
-            let audio = try await runtime.speak(input, options: SpeechOptions(model: model, voice: voice, format: format, speed: speed))
+            let audio = try await runtime.voice.speak(input, options: SpeechOptions(model: model, voice: voice, format: format, speed: speed))
             try audio.data.write(to: URL(fileURLWithPath: output), options: .atomic)
             Terminal.error("Wrote \(output) (\(audio.data.count) bytes).")
         }
@@ -86,7 +86,7 @@ struct Imagine: AsyncParsableCommand {
     func run() async throws {
         try await global.withRuntime { runtime in
             let text = prompt.joined(separator: " ")
-            let result = try await runtime.imagine(
+            let result = try await runtime.conversations.imagine(
                 text, options: ImageOptions(model: model, size: size, quality: quality, count: count),
                 conversation: .new(NewConversation(source: .cli))
             )

@@ -25,7 +25,7 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let installer = runtime.local.installer
+                let installer = runtime.admin.installer
                 let manifest = installer.manifest
                 let rows = installer.status().map { [$0.name, $0.installed ? "installed" : "not installed", $0.title] }
                 Terminal.print(Format.table(["COMPONENT", "STATE", "WHAT"], rows))
@@ -49,12 +49,12 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let statuses = runtime.modelStatus()
+                let statuses = runtime.admin.models()
                 if json, !verify {
                     Terminal.print(Format.json(statuses.map(Wire.ModelComponent.init)))
                     return
                 }
-                Terminal.print(Terminal.dim("Engines directory: \(runtime.local.layout.root.path)"))
+                Terminal.print(Terminal.dim("Engines directory: \(runtime.admin.installer.layout.root.path)"))
                 let rows = statuses.map { status -> [String] in
                     let state = status.installed ? Terminal.green("installed") : Terminal.yellow("missing")
                     let size = status.bytesOnDisk > 0 ? String(format: "%.0f MB", Double(status.bytesOnDisk) / 1_000_000) : "-"
@@ -64,7 +64,7 @@ struct Models: AsyncParsableCommand {
                 Terminal.print(Format.table(["COMPONENT", "STATE", "SIZE", "DETAIL"], rows))
                 if verify {
                     let display = ProgressDisplay()
-                    let problems = try runtime.verifyModels(progress: display.observer)
+                    let problems = try runtime.admin.verifyModels(progress: display.observer)
                     display.finish()
                     if problems.isEmpty {
                         Terminal.print(Terminal.green("All installed files match their pins."))
@@ -96,10 +96,10 @@ struct Models: AsyncParsableCommand {
                 let display = ProgressDisplay()
                 let source = from.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath, isDirectory: true) }
                 let started = ContinuousClock.now
-                Self.describe(components, installer: runtime.local.installer)
+                Self.describe(components, installer: runtime.admin.installer)
                 let summary: InstallSummary
                 do {
-                    summary = try await runtime.installModels(components, from: source, progress: display.observer)
+                    summary = try await runtime.admin.installModels(components, from: source, progress: display.observer)
                 } catch {
                     display.finish()
                     throw error
@@ -135,7 +135,7 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let removed = try await runtime.removeModels(components, purge: purge)
+                let removed = try await runtime.admin.removeModels(components, purge: purge)
                 Terminal.print(removed.isEmpty ? "Nothing to remove." : "Removed \(removed.joined(separator: ", ")).")
             }
         }

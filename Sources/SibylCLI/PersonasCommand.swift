@@ -20,7 +20,7 @@ struct Personas: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let personas = try await runtime.personas()
+                let personas = try await runtime.conversations.personas()
                 if json {
                     Terminal.print(Format.json(personas.map(Wire.Persona.init)))
                     return
@@ -71,7 +71,7 @@ struct Personas: AsyncParsableCommand {
                     guard let data = FileManager.default.contents(atPath: promptFile) else { throw CLIError("Cannot read \(promptFile).") }
                     text = String(decoding: data, as: UTF8.self)
                 }
-                try await runtime.savePersona(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
+                try await runtime.conversations.savePersona(Persona(name: name, systemPrompt: text, model: model, temperature: temperature, summary: summary))
                 Terminal.print("Saved persona \(name). Use it with `sibyl chat --persona \(name)` or /persona \(name).")
             }
         }
@@ -84,7 +84,7 @@ struct Personas: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                try await runtime.removePersona(named: name)
+                try await runtime.conversations.removePersona(named: name)
                 Terminal.print("Removed persona \(name).")
             }
         }

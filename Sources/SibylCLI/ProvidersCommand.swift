@@ -24,7 +24,7 @@ struct Providers: AsyncParsableCommand {
 
         func run() async throws {
             try await global.withRuntime { runtime in
-                let rows = await runtime.checkProviders()
+                let rows = await runtime.admin.checkProviders()
                 if json {
                     Terminal.print(Format.json(rows.map(Wire.ProviderCheck.init)))
                     return
@@ -37,7 +37,7 @@ struct Providers: AsyncParsableCommand {
                         return [row.probe.rawValue, row.provider.isLocal ? "local" : "remote", localEngine, remote, Self.paint(row.status.state), row.status.detail]
                     }
                 ))
-                for note in runtime.providerNotes(for: rows) { Terminal.print("\n" + note) }
+                for note in runtime.admin.providerNotes(for: rows) { Terminal.print("\n" + note) }
                 if rows.contains(where: { ![.available, .present].contains($0.status.state) }) {
                     Terminal.print(Terminal.dim("\nChoose per capability with `sibyl config set <chat|embeddings|stt|tts>.provider local|remote|auto`, and set a remote one with `<capability>.base_url` and `<capability>.model`."))
                 }

@@ -20,7 +20,7 @@ struct Search: AsyncParsableCommand {
 
     func run() async throws {
         try await global.withRuntime { runtime in
-            let results = try await runtime.search(query.joined(separator: " "), collection: collection, document: document, mode: mode, limit: limit)
+            let results = try await runtime.documents.search(query.joined(separator: " "), collection: collection, document: document, mode: mode, limit: limit)
             if json {
                 Terminal.print(Format.json(results.enumerated().map { Wire.Passage($0.element, rank: $0.offset + 1) }))
                 return

@@ -30,7 +30,7 @@ struct Serve: AsyncParsableCommand {
                 // The schema is brought up to date before the first request (once between instances starting together).
                 try await shared.ready()
                 Terminal.error("Documents, conversations, accounts, settings and API keys are in the database \(shared.database.url)")
-                for line in runtime.sharedSettingsWarnings() { Terminal.error(Terminal.yellow("note: \(line)", stderr: true)) }
+                for line in runtime.admin.sharedSettingsWarnings() { Terminal.error(Terminal.yellow("note: \(line)", stderr: true)) }
             }
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }

@@ -36,7 +36,7 @@ struct VoiceConsole {
             return nil
         }
         Terminal.error(Terminal.dim("transcribing…", stderr: true))
-        let turn = try await runtime.voiceTurn(AudioFile(data: recording.encoded(), format: .wav), request: request)
+        let turn = try await runtime.voice.ask(AudioFile(data: recording.encoded(), format: .wav), request: request)
         Terminal.print(Terminal.bold("you said › ") + turn.transcript.text.trimmingCharacters(in: .whitespacesAndNewlines))
         return turn
     }
@@ -45,7 +45,7 @@ struct VoiceConsole {
     /// nil when nobody spoke in time. Ctrl-C stops the recording early and keeps what was said.
     func record() async throws -> WAVAudio? {
         let microphone = Microphone(backend: options.audio)
-        let configuration = runtime.voiceDetection
+        let configuration = runtime.voice.detection
         let recording = Recording(detector: VoiceActivityDetector(sampleRate: Microphone.sampleRate, configuration: configuration))
         Interrupts.shared.onInterrupt { recording.stop() }
         defer { Interrupts.shared.onInterrupt(nil) }
@@ -85,7 +85,7 @@ struct VoiceConsole {
     /// Speaks text on the default speaker; problems are reported, not thrown.
     func speak(_ text: String) async {
         do {
-            let audio = try await runtime.speak(GlassesText.plain(text), options: SpeechOptions(voice: options.voiceName, format: .wav))
+            let audio = try await runtime.voice.speak(GlassesText.plain(text), options: SpeechOptions(voice: options.voiceName, format: .wav))
             try await Speaker(backend: options.audio).play(audio)
         } catch {
             Terminal.report(error)

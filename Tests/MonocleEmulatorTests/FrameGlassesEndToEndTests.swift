@@ -5,7 +5,7 @@ import FrameGlasses
 import Glasses
 import LocalEngines
 import OpenAITestServer
-import SibylApp
+@testable import SibylApp
 import SibylCore
 import Testing
 
@@ -26,7 +26,7 @@ extension GlassesEndToEndTests {
             var options = GlassesSessionOptions(visionModel: visionModel, frame: .fast)
             configure(&options)
             try await prepare(runtime)
-            let session = try runtime.glassesSession(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
+            let session = try runtime.glasses.session(transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options)
             let events = Events()
             let serving = Task { await session.run { events.record($0) } }
             do {
@@ -153,7 +153,7 @@ extension GlassesEndToEndTests {
             environment: environment.merging(["SIBYL_EMBEDDINGS_PROVIDER": "local"]) { $1 },
             configure: { $0.documents = DocumentScope() },
             prepare: { runtime in
-                let added = try await runtime.addDocuments([note])
+                let added = try await runtime.documents.add([note])
                 #expect(added.summary.failed.isEmpty)
             }
         ) { emulator, events, runtime in

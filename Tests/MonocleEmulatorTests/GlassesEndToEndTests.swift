@@ -5,7 +5,7 @@ import Glasses
 import Monocle
 import MonocleEmulator
 import OpenAITestServer
-import SibylApp
+@testable import SibylApp
 import SibylCore
 import Synchronization
 import Testing
@@ -78,7 +78,7 @@ struct GlassesEndToEndTests {
                 let connection = try MonocleConnectionTests.connection(EmulatorTransport(emulator: glasses))
                 var options = options
                 options.visionModel = visionModel
-                let assistant = GlassesAssistant(connection: connection, asker: runtime, transcriber: try runtime.providers.transcriber(), options: options)
+                let assistant = GlassesAssistant(connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(), options: options)
                 let events = Events()
                 let serving = Task { await connection.run() }
                 let answering = Task { await assistant.run { events.record($0) } }

@@ -23,7 +23,7 @@ struct AnswerPathTests {
         The lighthouse keeper climbs the spiral staircase every evening to light the lamp.
         The lamp of the lighthouse burns paraffin and turns once every ten seconds.
         """.utf8).write(to: file)
-        let addition = try await runtime.addDocuments([file])
+        let addition = try await runtime.documents.add([file])
         #expect(addition.summary.added.count == 1, "\(addition.summary.failed)")
     }
 
@@ -31,14 +31,14 @@ struct AnswerPathTests {
     /// entry is written as it ends).
     static func entries(_ runtime: SibylRuntime, _ category: LogCategory, count: Int = 1) async throws -> [LogEntry] {
         try await eventually("\(count) \(category.rawValue) log entries") {
-            let found = try await runtime.logs(LogQuery(operation: category.rawValue)).filter { $0.category == category.rawValue }
+            let found = try await runtime.admin.logs(LogQuery(operation: category.rawValue)).filter { $0.category == category.rawValue }
             return found.count >= count ? found : nil
         }
     }
 
     @Test func aQuestionIsAnsweredSavedAndLogged() async throws {
         try await withTestRuntime(answer: ["Paris is ", "the capital."]) { runtime, model in
-            let result = try await runtime.ask(AskRequest("What is the capital of France?", conversation: .new(NewConversation(source: .web))))
+            let result = try await runtime.conversations.ask(AskRequest("What is the capital of France?", conversation: .new(NewConversation(source: .web))))
             guard case .answering(let turn) = result.outcome else { Issue.record("no answer under way"); return }
             await turn.waitUntilEnded()
             guard case .finished(let message) = turn.outcome else { Issue.record("the answer did not finish: \(String(describing: turn.outcome))"); return }
@@ -54,7 +54,7 @@ struct AnswerPathTests {
             try await Self.addLighthouseNotes(to: runtime)
             let scope = DocumentScope()
             // A conversation's turn: the saved answer keeps the cited passage.
-            let asked = try await runtime.ask(AskRequest("When does the lighthouse keeper light the lamp?", conversation: .new(NewConversation(source: .web)), documents: scope))
+            let asked = try await runtime.conversations.ask(AskRequest("When does the lighthouse keeper light the lamp?", conversation: .new(NewConversation(source: .web)), documents: scope))
             guard case .answering(let turn) = asked.outcome else { Issue.record("the question was declined"); return }
             await turn.waitUntilEnded()
             guard case .finished(let message) = turn.outcome else { Issue.record("the answer did not finish"); return }
@@ -62,7 +62,7 @@ struct AnswerPathTests {
             #expect(message.citations.first?.documentTitle == "The lighthouse")
             #expect(model.lastSystemPrompt?.contains("spiral staircase") == true, "the passage is given to the model")
             // A chat the client keeps: the last event carries the same decision's citations.
-            let completed = try await runtime.complete(CompletionRequest(messages: [.user("When does the lighthouse keeper light the lamp?")], persona: "assistant", documents: scope))
+            let completed = try await runtime.conversations.complete(CompletionRequest(messages: [.user("When does the lighthouse keeper light the lamp?")], persona: "assistant", documents: scope))
             guard case .answering(let answer) = completed else { Issue.record("the completion was declined"); return }
             #expect(answer.sources.count >= 1)
             let ending = try await answer.whole()
@@ -80,10 +80,10 @@ struct AnswerPathTests {
             let decision = try await runtime.ground(question, scope: DocumentScope(), loggingAs: .askDocs)
             guard case .declined(let reply, _, let threshold) = decision else { Issue.record("not declined: \(decision)"); return }
             #expect(threshold > 0)
-            let asked = try await runtime.ask(AskRequest(question, conversation: .new(NewConversation(source: .web)), documents: DocumentScope()))
+            let asked = try await runtime.conversations.ask(AskRequest(question, conversation: .new(NewConversation(source: .web)), documents: DocumentScope()))
             guard case .declined(let declined) = asked.outcome else { Issue.record("the turn was answered"); return }
             #expect(declined.reply.text == reply, "the saved reply is the decision's")
-            guard case .declined(let completionReply, _) = try await runtime.complete(CompletionRequest(messages: [.user(question)], persona: "assistant", documents: DocumentScope())) else {
+            guard case .declined(let completionReply, _) = try await runtime.conversations.complete(CompletionRequest(messages: [.user(question)], persona: "assistant", documents: DocumentScope())) else {
                 Issue.record("the completion was answered"); return
             }
             #expect(completionReply == reply)

@@ -1,7 +1,7 @@
 import Assistant
 import Foundation
 import Knowledge
-import SibylApp
+@testable import SibylApp
 import SibylCore
 import SibylTestSupport
 import Synchronization

@@ -122,7 +122,7 @@ struct AccessControlTests {
             // The accounts' data are apart on disk too, and the local user's data directory holds none of it.
             let homes = try FileManager.default.contentsOfDirectory(atPath: fixture.runtime.paths.accountHomes.path)
             #expect(Set(homes) == [ada.id, bo.id])
-            await #expect(try fixture.runtime.conversations(limit: 10).items.isEmpty)
+            await #expect(try fixture.runtime.conversations.list(limit: 10).items.isEmpty)
         }
     }
     /// Upload and collection names that try to leave their folder land inside it.

@@ -76,14 +76,14 @@ struct ConversationRoutesTests {
                 #expect(response.status == .ok)
             }
             // A change made through any use case shows at once, with a new ETag.
-            let second = try await fixture.runtime.startConversation(NewConversation(source: .cli), title: "Second")
+            let second = try await fixture.runtime.conversations.start(NewConversation(source: .cli), title: "Second")
             try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.ifNoneMatch: etag]) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["total"] as? Int == 2)
                 #expect(response.headers[.eTag] != etag)
                 etag = response.headers[.eTag] ?? ""
             }
-            _ = try await fixture.runtime.updateConversation(second.id, title: "Renamed")
+            _ = try await fixture.runtime.conversations.update(second.id, title: "Renamed")
             try await client.execute(uri: "/api/v1/conversations", method: .get, headers: [.ifNoneMatch: etag]) { response in
                 #expect(response.status == .ok)
                 let titles = (response.object["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String }

@@ -188,7 +188,7 @@ struct GlassesRoutesTests {
             }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asAda) { #expect($0.object["total"] as? Int == 1) }
             try await client.execute(uri: "/api/v1/conversations?source=glasses", method: .get, headers: asBo) { #expect($0.object["total"] as? Int == 0) }
-            let localGlasses = try await fixture.runtime.store.conversations(ConversationQuery(source: .glasses), limit: 10, offset: 0)
+            let localGlasses = try await fixture.runtime.conversations.list(source: .glasses).items
             #expect(localGlasses.isEmpty, "nothing went to the local user's data")
             // Bo's own virtual Monocle runs beside Ada's; removing Bo's account stops it.
             try await client.execute(uri: "/api/v1/glasses/emulator", method: .post, headers: asBo, body: jsonBody([:])) { #expect($0.status == .created, "\($0.text)") }

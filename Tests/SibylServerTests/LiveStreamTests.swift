@@ -83,8 +83,8 @@ struct LiveStreamTests {
             #expect(try await reading.value.contains("event: started"))
             reading.cancel()
             // The answer went on without the client and was saved whole.
-            try await waitUntil { try await runtime.messages(in: conversation).last?.status == .complete }
-            let saved = try await #require(try runtime.messages(in: conversation).last)
+            try await waitUntil { try await runtime.conversations.messages(in: conversation).last?.status == .complete }
+            let saved = try await #require(try runtime.conversations.messages(in: conversation).last)
             #expect(saved.text == String(repeating: "word ", count: 60))
         }
     }
@@ -99,11 +99,11 @@ struct LiveStreamTests {
                 for try await chunk in response.body { received += String(buffer: chunk) }
                 return received
             }
-            try await waitUntil { try await runtime.messages(in: conversation).last?.text.hasPrefix("la la") == true }
+            try await waitUntil { try await runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             await group.triggerGracefulShutdown()
             let received = try await reading.value
             #expect(events(in: received).last?.name == "cancelled", "the client is told, and its stream ends")
-            let saved = try await #require(try runtime.messages(in: conversation).last)
+            let saved = try await #require(try runtime.conversations.messages(in: conversation).last)
             #expect(saved.status == .cancelled)
             #expect(saved.text.hasPrefix("la la"))
         }

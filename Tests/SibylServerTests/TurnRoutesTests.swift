@@ -78,7 +78,7 @@ struct TurnRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .notFound)
             }
-            await #expect(try fixture.runtime.messages(in: UUID(uuidString: id)!).isEmpty, "nothing half-written")
+            await #expect(try fixture.runtime.conversations.messages(in: UUID(uuidString: id)!).isEmpty, "nothing half-written")
         }
     }
 
@@ -90,14 +90,14 @@ struct TurnRoutesTests {
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "Sing"]).text
             let conversation = UUID(uuidString: id)!
             // Cancel once some of the answer has been written (and saved: every second).
-            try await waitUntil { try await fixture.runtime.messages(in: conversation).last?.text.hasPrefix("la la") == true }
+            try await waitUntil { try await fixture.runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["status"] as? String == "cancelled")
             }
             let all = events(in: try await streamed)
             #expect(all.last?.name == "cancelled")
-            let saved = try await #require(try fixture.runtime.messages(in: conversation).last)
+            let saved = try await #require(try fixture.runtime.conversations.messages(in: conversation).last)
             #expect(saved.status == .cancelled)
             #expect(saved.text.hasPrefix("la la"))
             #expect(saved.text.count < 600)
@@ -111,7 +111,7 @@ struct TurnRoutesTests {
             let second = try await Self.conversation(fixture.client)
             let port = try #require(fixture.client.port)
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(first)/turns", json: ["text": "one"]).text
-            try await waitUntil { !fixture.runtime.turns.all.isEmpty }
+            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) != nil }
             // These requests, too, go on connections of their own with a long ceiling: the test
             // framework's client gives up after 20 s, and a stalled machine took longer.
             let refused = try await request(port: port, "POST", "/api/v1/conversations/\(second)/turns", json: ["text": "two"])
@@ -120,7 +120,7 @@ struct TurnRoutesTests {
             #expect(refused.headers["retry-after"] != nil)
             #expect(events(in: try await streamed).contains { $0.name == "finished" })
             // The slot is free again once the answer has ended.
-            try await waitUntil { fixture.runtime.turns.all.isEmpty }
+            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) == nil }
             let answered = try await request(port: port, "POST", "/api/v1/conversations/\(second)/turns", json: ["text": "two", "stream": false])
             let object = (try? JSONSerialization.jsonObject(with: Data(answered.text.utf8))) as? [String: Any]
             #expect(object?["status"] as? String == "complete")
@@ -133,7 +133,7 @@ struct TurnRoutesTests {
             let id = try await Self.conversation(fixture.client)
             let port = try #require(fixture.client.port)
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "one"]).text
-            try await waitUntil { !fixture.runtime.turns.all.isEmpty }
+            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: id)!) != nil }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "two"])) { response in
                 #expect(response.status == .conflict)
                 #expect(response.errorCode == "busy")

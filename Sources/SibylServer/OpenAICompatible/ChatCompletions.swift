@@ -29,7 +29,7 @@ struct ChatCompletions: Sendable {
         }
         let messages = try body.messages.enumerated().map { try Self.message($0.element, index: $0.offset) }
         let request = CompletionRequest(messages: messages, persona: choice.persona, documents: choice.documents, options: try Self.options(body))
-        let (outcome, slot) = try await state.withTurnSlot(for: client) { try await runtime.complete(request) }
+        let (outcome, slot) = try await state.withTurnSlot(for: client) { try await runtime.conversations.complete(request) }
         let identity = Identity(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())", created: Int(Date().timeIntervalSince1970), model: body.model)
         if body.stream == true {
             return stream(outcome, identity: identity, includeUsage: body.streamOptions?.includeUsage == true, slot: slot)
@@ -64,7 +64,7 @@ struct ChatCompletions: Sendable {
             name = String(name.dropLast("-docs".count))
             documents = DocumentScope()
         }
-        guard let persona = try? await runtime.persona(named: name) else { throw OpenAICompatibleRoutes.unknownModel(model) }
+        guard let persona = try? await runtime.conversations.persona(named: name) else { throw OpenAICompatibleRoutes.unknownModel(model) }
         return Choice(persona: persona.name, documents: documents)
     }
 

@@ -41,7 +41,7 @@ struct OpenAICompatibleRoutes: Sendable {
             guard Self.speechModels.contains(body.model) else { throw Self.unknownModel(body.model) }
             guard body.input.count <= 4096 else { throw APIError(.badRequest, code: "string_above_max_length", "'input' is longer than 4,096 characters.", parameter: "input") }
             let options = try AudioRoutes.speechOptions(voice: body.voice, format: body.responseFormat ?? "mp3", speed: body.speed)
-            let audio = try await runtime.speak(body.input, options: options)
+            let audio = try await runtime.voice.speak(body.input, options: options)
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
     }
@@ -49,7 +49,7 @@ struct OpenAICompatibleRoutes: Sendable {
     /// Every persona as a model (and its `-docs` twin), then the models of the other endpoints.
     func models(of runtime: SibylRuntime) async throws -> [OpenAIWire.Model] {
         let created = 1_735_689_600
-        var ids = try await runtime.personas().flatMap { ["sibyl-\($0.name)", "sibyl-\($0.name)-docs"] }
+        var ids = try await runtime.conversations.personas().flatMap { ["sibyl-\($0.name)", "sibyl-\($0.name)-docs"] }
         ids += ["sibyl-embeddings", "sibyl-transcribe", "sibyl-speech"]
         return ids.map { OpenAIWire.Model(id: $0, created: created) }
     }
@@ -60,7 +60,7 @@ struct OpenAICompatibleRoutes: Sendable {
     }
 
     private func embeddings(_ body: OpenAIWire.EmbeddingRequest, runtime: SibylRuntime) async throws -> OpenAIWire.EmbeddingList {
-        let setup = try runtime.embeddingSetup()
+        let setup = try runtime.documents.embedder()
         guard Self.embeddingModels.contains(body.model) || body.model == setup.model else { throw Self.unknownModel(body.model) }
         guard case .texts(let texts) = body.input else {
             throw APIError(.badRequest, code: "invalid_input", "'input' must be a string or an array of strings; token arrays are not supported.", parameter: "input")
@@ -73,7 +73,7 @@ struct OpenAICompatibleRoutes: Sendable {
         case "base64": base64 = true
         default: throw APIError(.badRequest, code: "invalid_value", "'encoding_format' is float or base64.", parameter: "encoding_format")
         }
-        let outcome = try await runtime.embed(texts)
+        let outcome = try await runtime.documents.embed(texts)
         if let dimensions = body.dimensions, dimensions != outcome.vectors.first?.count {
             throw APIError(.badRequest, code: "invalid_value", "This embedding model has \(outcome.vectors.first?.count ?? 0) fixed dimensions; leave 'dimensions' out.", parameter: "dimensions")
         }
@@ -104,7 +104,7 @@ struct OpenAICompatibleRoutes: Sendable {
         default: throw APIError(.badRequest, code: "invalid_value", "'response_format' is json, text, srt, verbose_json or vtt.", parameter: "response_format")
         }
         let options = TranscriptionOptions(language: form.field("language"), prompt: form.field("prompt"), temperature: form.field("temperature").flatMap(Double.init), format: subtitles)
-        let result = try await runtime.transcribe(audio, options: options)
+        let result = try await runtime.voice.transcribe(audio, options: options)
         switch format {
         case "json": return JSONBody(OpenAIWire.Transcription(text: result.text))
         case "verbose_json": return JSONBody(OpenAIWire.VerboseTranscription(language: result.language ?? "unknown", duration: result.duration ?? 0, text: result.text))

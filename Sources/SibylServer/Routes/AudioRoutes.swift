@@ -33,24 +33,24 @@ struct AudioRoutes: RouteCollectionAdding {
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let audio = try Self.audio(in: form)
             let options = TranscriptionOptions(translate: form.field("translate") == "true", language: form.field("language"), prompt: form.field("prompt"))
-            return JSONBody(Wire.Transcription(try await runtime.transcribe(audio, options: options)))
+            return JSONBody(Wire.Transcription(try await runtime.voice.transcribe(audio, options: options)))
         }
         group.post("speech") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(SpeechRequest.self, limit: state.limits.jsonBodyBytes)
-            let audio = try await runtime.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
+            let audio = try await runtime.voice.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.get("conversations/:conversationId/messages/:messageId/speech") { request, context in
             let runtime = try await state.runtime(for: context)
             let options = try Self.speechOptions(voice: request.query("voice"), format: request.query("format"), speed: request.query("speed").flatMap(Double.init))
-            let audio = try await runtime.speak(message: try context.uuid("messageId"), in: try context.uuid("conversationId"), options: options)
+            let audio = try await runtime.voice.speak(message: try context.uuid("messageId"), in: try context.uuid("conversationId"), options: options)
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
         group.post("conversations/:conversationId/voice") { request, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try await runtime.conversation(id: id)
+            _ = try await runtime.conversations.conversation(id: id)
             let receiving = ContinuousClock.now
             let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 1)
             let received = ContinuousClock.now - receiving
@@ -61,7 +61,7 @@ struct AudioRoutes: RouteCollectionAdding {
             }
             let request = AskRequest("", conversation: .id(id), documents: documents, options: try TurnOptions(model: form.field("model"), answerLanguage: form.field("answerLanguage")))
             let transcription = TranscriptionOptions(language: form.field("language"))
-            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voiceTurn(audio, request: request, transcription: transcription) }
+            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voice.ask(audio, request: request, transcription: transcription) }
             let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
             if form.field("stream") == "false" {
                 let answer = await TurnRoutes(state: state).respondWhole(turn.ask, slot: slot, runtime: runtime)

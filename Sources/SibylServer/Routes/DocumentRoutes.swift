@@ -25,7 +25,7 @@ struct DocumentRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("documents") { request, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(try await runtime.documents(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
+            return JSONBody(try await runtime.documents.list(in: request.query("collection")).map { Wire.Document($0.document, collection: $0.collection) })
         }
         group.post("documents") { request, context in
             let runtime = try await state.runtime(for: context)
@@ -34,15 +34,15 @@ struct DocumentRoutes: RouteCollectionAdding {
             guard !uploads.isEmpty else { throw APIError.badRequest("The upload holds no file: send each as a multipart part with a filename.") }
             let collection = form.field("collection")
             // Fail before streaming when nothing could be added at all (no embedder installed, say).
-            _ = try runtime.embeddingSetup()
+            _ = try runtime.documents.embedder()
             let wantsJSON = request.headers[.accept]?.contains("application/json") == true && request.headers[.accept]?.contains("text/event-stream") != true
             if wantsJSON {
-                let addition = try await runtime.addUploadedDocuments(uploads, collection: collection)
+                let addition = try await runtime.documents.addUploads(uploads, collection: collection)
                 return try JSONBody(Wire.IngestReport(addition)).response(status: .ok)
             }
             return EventStream.response { writer in
                 do {
-                    let addition = try await runtime.addUploadedDocuments(uploads, collection: collection) { event in
+                    let addition = try await runtime.documents.addUploads(uploads, collection: collection) { event in
                         writer.send("progress", Wire.IngestProgress(event))
                     }
                     writer.send("done", Wire.IngestReport(addition))
@@ -54,29 +54,29 @@ struct DocumentRoutes: RouteCollectionAdding {
         }
         group.get("documents/failures") { request, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(try await runtime.documentFailures(in: request.query("collection")).map(Wire.DocumentFailure.init))
+            return JSONBody(try await runtime.documents.failures(in: request.query("collection")).map(Wire.DocumentFailure.init))
         }
         group.post("documents/reindex") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(ReindexRequest.self, limit: state.limits.jsonBodyBytes)
-            let done = try await runtime.reindex(collection: body.collection)
+            let done = try await runtime.documents.reindex(collection: body.collection)
             return JSONBody(ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
         }
         group.get("documents/:documentId") { request, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
-            let details = try await runtime.documentDetails(id: id)
+            let details = try await runtime.documents.details(id: id)
             return JSONBody(Wire.DocumentDetails(details, includePassages: request.query("passages") == "true"))
         }
         group.delete("documents/:documentId") { _, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.parameters.require("documentId", as: Int64.self)
-            try await runtime.removeDocument(id: id)
+            try await runtime.documents.remove(id: id)
             return Response(status: .noContent)
         }
         group.get("collections") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(try await runtime.collectionStatistics().map(Wire.CollectionStatistics.init))
+            return JSONBody(try await runtime.documents.statistics().map(Wire.CollectionStatistics.init))
         }
     }
 }

@@ -29,7 +29,7 @@ struct HealthRoutes: Sendable {
         var checks: [String: String] = [:]
         var ready = true
         do {
-            _ = try await state.runtime.conversations(limit: 1)
+            _ = try await state.runtime.conversations.list(limit: 1)
             checks["database"] = "ok"
         } catch {
             checks["database"] = ConversationEngine.describe(error)

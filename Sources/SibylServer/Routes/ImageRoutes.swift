@@ -36,7 +36,7 @@ struct ImageRoutes: RouteCollectionAdding {
                 guard let id = UUID(uuidString: text) else { throw APIError.notFound("There is no conversation '\(text)'.") }
                 choice = .id(id)
             }
-            let result = try await runtime.imagine(
+            let result = try await runtime.conversations.imagine(
                 body.prompt, options: ImageOptions(model: body.model, size: body.size, quality: body.quality, count: body.count ?? 1), conversation: choice
             )
             let stored = result.message.attachments.map { attachment in
@@ -52,12 +52,12 @@ struct ImageRoutes: RouteCollectionAdding {
         }
         group.get("images") { request, context in
             let runtime = try await state.runtime(for: context)
-            let images = try await runtime.images(limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)))
+            let images = try await runtime.conversations.images(limit: try request.integerQuery("limit", default: 50, in: 1...500), offset: try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max)))
             return JSONBody(images.map { Wire.Image($0, url: Self.url($0.id)) })
         }
         group.get("images/:imageId") { request, context in
             let runtime = try await state.runtime(for: context)
-            let attachment = try await runtime.attachment(try context.uuid("imageId"))
+            let attachment = try await runtime.conversations.attachment(try context.uuid("imageId"))
             guard attachment.kind == .image else { throw APIError.notFound("There is no image '\(attachment.id.wireString)'.") }
             return try BytesBody(data: attachment.data, contentType: attachment.mimeType, filename: attachment.filename).response(from: request, context: context)
         }

@@ -16,10 +16,10 @@ struct LogRoutes: RouteCollectionAdding {
             let runtime = try await runtime(for: request, context: context)
             switch request.query("format") {
             case nil:
-                return try await JSONBody(try runtime.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
+                return try await JSONBody(try runtime.admin.logs(query).map(Wire.LogEntry.init)).response(from: request, context: context)
             case let name?:
                 guard let format = LogExportFormat(rawValue: name) else { throw APIError.badRequest("'format' is json, jsonl or csv.") }
-                let data = try await runtime.exportLogs(query, as: format)
+                let data = try await runtime.admin.exportLogs(query, as: format)
                 let type = switch format {
                 case .json: "application/json"
                 case .jsonl: "application/x-ndjson"

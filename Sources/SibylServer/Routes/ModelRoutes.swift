@@ -15,17 +15,17 @@ struct ModelRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("models") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(runtime.modelStatus().map(Wire.ModelComponent.init))
+            return JSONBody(runtime.admin.models().map(Wire.ModelComponent.init))
         }
         group.post("models/install") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(InstallRequest.self, limit: state.limits.jsonBodyBytes)
             let components = body.components ?? []
             // Unknown names are refused before anything streams.
-            _ = try runtime.local.installer.componentNames(components)
+            _ = try runtime.admin.installer.componentNames(components)
             return EventStream.response { writer in
                 do {
-                    let summary = try await runtime.installModels(components) { event in
+                    let summary = try await runtime.admin.installModels(components) { event in
                         writer.send("progress", Wire.InstallProgress(event))
                     }
                     writer.send("done", Wire.InstallReport(summary))
@@ -37,7 +37,7 @@ struct ModelRoutes: RouteCollectionAdding {
         }
         group.get("providers/check") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(await runtime.checkProviders().map(Wire.ProviderCheck.init))
+            return JSONBody(await runtime.admin.checkProviders().map(Wire.ProviderCheck.init))
         }
     }
 }

@@ -19,22 +19,22 @@ struct PersonaRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("personas") { _, context in
             let runtime = try await state.runtime(for: context)
-            return await JSONBody(try runtime.personas().map(Wire.Persona.init))
+            return await JSONBody(try runtime.conversations.personas().map(Wire.Persona.init))
         }
         group.get("personas/:name") { _, context in
             let runtime = try await state.runtime(for: context)
-            return await JSONBody(Wire.Persona(try runtime.persona(named: try context.parameters.require("name"))))
+            return await JSONBody(Wire.Persona(try runtime.conversations.persona(named: try context.parameters.require("name"))))
         }
         group.put("personas/:name") { request, context in
             let runtime = try await state.runtime(for: context)
             let name = try context.parameters.require("name")
             let body = try await request.json(PersonaBody.self, limit: state.limits.jsonBodyBytes)
-            let saved = try await runtime.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
+            let saved = try await runtime.conversations.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
             return JSONBody(Wire.Persona(saved))
         }
         group.delete("personas/:name") { _, context in
             let runtime = try await state.runtime(for: context)
-            try await runtime.removePersona(named: try context.parameters.require("name"))
+            try await runtime.conversations.removePersona(named: try context.parameters.require("name"))
             return Response(status: .noContent)
         }
     }

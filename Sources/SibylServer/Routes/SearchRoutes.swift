@@ -15,7 +15,7 @@ struct SearchRoutes: RouteCollectionAdding {
                 guard let mode = SearchMode(rawValue: text) else { throw APIError.badRequest("'mode' is hybrid, vector or lexical.") }
                 return mode
             } ?? .hybrid
-            let results = try await state.runtime(for: context).search(
+            let results = try await state.runtime(for: context).documents.search(
                 query, collection: request.query("collection"), document: request.query("document"), mode: mode,
                 limit: try request.integerQuery("limit", default: 5, in: 1...100)
             )

@@ -20,24 +20,24 @@ struct SettingsRoutes: RouteCollectionAdding {
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("settings") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(runtime.settingsList().map(Wire.Setting.init))
+            return JSONBody(runtime.admin.settings().map(Wire.Setting.init))
         }
         group.get("settings/:key") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(Wire.Setting(try runtime.setting(try context.parameters.require("key"))))
+            return JSONBody(Wire.Setting(try runtime.admin.setting(try context.parameters.require("key"))))
         }
         group.put("settings/:key") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(SettingValue.self, limit: state.limits.jsonBodyBytes)
-            return await JSONBody(Wire.Setting(try runtime.setSetting(try context.parameters.require("key"), to: body.value)))
+            return await JSONBody(Wire.Setting(try runtime.admin.set(try context.parameters.require("key"), to: body.value)))
         }
         group.delete("settings/:key") { _, context in
             let runtime = try await state.runtime(for: context)
-            return await JSONBody(Wire.Setting(try runtime.unsetSetting(try context.parameters.require("key"))))
+            return await JSONBody(Wire.Setting(try runtime.admin.unset(try context.parameters.require("key"))))
         }
         group.get("keys") { _, context in
             let runtime = try await state.runtime(for: context)
-            return JSONBody(try runtime.keys().map { info in
+            return JSONBody(try runtime.admin.keys().map { info in
                 var key = Wire.Key(info)
                 // Others learn that a shared key is set, not which.
                 if info.scope != .own, !context.isAdministrator { key.masked = "•••" }
@@ -48,11 +48,11 @@ struct SettingsRoutes: RouteCollectionAdding {
             let runtime = try await state.runtime(for: context)
             let scope = try Self.scope(request, context)
             let body = try await request.json(KeyValue.self, limit: state.limits.jsonBodyBytes)
-            return await JSONBody(Wire.Key(try runtime.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
+            return await JSONBody(Wire.Key(try runtime.admin.setKey(try context.parameters.require("name"), to: body.key, scope: scope)))
         }
         group.delete("keys/:name") { request, context in
             let runtime = try await state.runtime(for: context)
-            try await runtime.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
+            try await runtime.admin.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
             return Response(status: .noContent)
         }
     }

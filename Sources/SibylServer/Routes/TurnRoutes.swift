@@ -73,7 +73,7 @@ struct TurnRoutes: RouteCollectionAdding {
             let images = try body.images(limit: state.limits.uploadBytes)
             guard !text.isEmpty || !images.isEmpty else { throw APIError.badRequest("'text' is empty.") }
             let request = AskRequest(text, attachments: images, conversation: .id(id), documents: try body.documents?.scope(), options: try body.options())
-            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.ask(request) }
+            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.conversations.ask(request) }
             return await respond(result, streaming: body.stream ?? true, slot: slot, runtime: runtime)
         }
         group.post("conversations/:conversationId/retry") { request, context in
@@ -81,14 +81,14 @@ struct TurnRoutes: RouteCollectionAdding {
             let id = try context.uuid("conversationId")
             let body = try await request.json(TurnRequest.self, limit: state.limits.jsonBodyBytes)
             let (documents, options) = (try body.documents?.scope(), try body.options())
-            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.retry(in: id, documents: documents, options: options) }
+            let (result, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.conversations.retry(in: id, documents: documents, options: options) }
             return await respond(result, streaming: body.stream ?? true, slot: slot, runtime: runtime)
         }
         group.get("conversations/:conversationId/turns/current") { _, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try await runtime.conversation(id: id)
-            guard let turn = runtime.turns.turn(inConversation: id) else {
+            _ = try await runtime.conversations.conversation(id: id)
+            guard let turn = runtime.conversations.answerUnderWay(in: id) else {
                 throw APIError.notFound("No answer is being written in this conversation now; its messages hold the results.")
             }
             return Self.stream(turn)
@@ -96,8 +96,8 @@ struct TurnRoutes: RouteCollectionAdding {
         group.delete("conversations/:conversationId/turns/current") { _, context in
             let runtime = try await state.runtime(for: context)
             let id = try context.uuid("conversationId")
-            _ = try await runtime.conversation(id: id)
-            guard let turn = runtime.turns.turn(inConversation: id) else {
+            _ = try await runtime.conversations.conversation(id: id)
+            guard let turn = runtime.conversations.answerUnderWay(in: id) else {
                 throw APIError.notFound("No answer is being written in this conversation now.")
             }
             turn.cancel()
@@ -146,7 +146,7 @@ struct TurnRoutes: RouteCollectionAdding {
     }
 
     private static func title(of turn: LiveTurn, in runtime: SibylRuntime) async -> String? {
-        guard let conversation = try? await runtime.conversation(id: turn.conversationID) else { return nil }
+        guard let conversation = try? await runtime.conversations.conversation(id: turn.conversationID) else { return nil }
         return conversation.title
     }
 }

@@ -73,7 +73,7 @@ final class GlassesHub: Sendable {
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
-            let session = try runtime.glassesSession(transport: transport, kind: transport.kind, options: options)
+            let session = try runtime.glasses.session(transport: transport, kind: transport.kind, options: options)
             relayed.withLock { $0[id] = session }
             await session.run { [weak self] event in self?.record(event, for: id) }
         } catch {
@@ -84,7 +84,7 @@ final class GlassesHub: Sendable {
     /// Starts an owner's virtual Monocle with Sibyl's app on it; fails when theirs already runs or
     /// the server runs as many as it may.
     func startEmulator(runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async throws -> Link {
-        let module = runtime.local.layout.microPythonModule
+        let module = runtime.glasses.emulatorInterpreter
         guard FileManager.default.fileExists(atPath: module.path) else {
             throw APIError(.serviceUnavailable, code: "engine_not_installed", "The virtual Monocle's MicroPython interpreter is not installed.", remedy: .install(component: "emulator"))
         }
@@ -108,7 +108,7 @@ final class GlassesHub: Sendable {
             try await emulator.powerOn()
             let session: GlassesSession
             do {
-                session = try runtime.glassesSession(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), kind: .monocle, options: options)
+                session = try runtime.glasses.session(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), kind: .monocle, options: options)
             } catch {
                 await emulator.powerOff()
                 throw error

@@ -146,14 +146,14 @@ final class ServerState: Sendable {
 
     /// Starts the local chat engine now, so the first question does not wait for the model to load.
     func warmUpChat() async {
-        guard runtime.providers.chatsLocally else {
+        guard runtime.admin.chatsLocally else {
             warmUp.withLock { $0 = .notNeeded }
             return
         }
         warmUp.withLock { $0 = .starting }
         do {
-            _ = try await runtime.providers.chatEndpoint()
-            warmUp.withLock { $0 = .ready }
+            let started = try await runtime.admin.warmUpLocalChat()
+            warmUp.withLock { $0 = started ? .ready : .notNeeded }
         } catch {
             warmUp.withLock { $0 = .failed(ConversationEngine.describe(error)) }
         }

@@ -4,7 +4,7 @@ import Knowledge
 import SibylCore
 import Storage
 
-extension SibylRuntime: Asking {
+extension SibylRuntime.Conversations: Asking {
     /// Asks a question in a conversation, from the documents when `request.documents` is set.
     ///
     /// With documents, the passages that answer the question are found first; when none is
@@ -21,14 +21,14 @@ extension SibylRuntime: Asking {
     /// `ask` when `documents` is set.
     public func retry(in conversationID: UUID, documents: DocumentScope? = nil, options: TurnOptions = TurnOptions()) async throws -> AskResult {
         let conversation = try await conversation(id: conversationID)
-        let question = try await engine.lastQuestion(in: conversationID)
+        let question = try await runtime.engine.lastQuestion(in: conversationID)
         return try await answer(question.text, attachments: question.attachments, in: conversation, documents: documents, options: options, retrying: true)
     }
 
     /// Stops the answer being written in a conversation; false when none is.
     @discardableResult
     public func cancelAnswer(inConversation conversationID: UUID) -> Bool {
-        guard let turn = turns.turn(inConversation: conversationID) else { return false }
+        guard let turn = runtime.turns.turn(inConversation: conversationID) else { return false }
         turn.cancel()
         return true
     }
@@ -36,18 +36,18 @@ extension SibylRuntime: Asking {
     private func answer(
         _ question: String, attachments: [Attachment], in conversation: Conversation, documents: DocumentScope?, options: TurnOptions, retrying: Bool
     ) async throws -> AskResult {
-        let decision = try await ground(question, scope: documents, loggingAs: .askDocs, conversation: conversation.id)
+        let decision = try await runtime.ground(question, scope: documents, loggingAs: .askDocs, conversation: conversation.id)
         if case .declined(let text, let closest, let threshold) = decision {
-            let reply = try await engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
+            let reply = try await runtime.engine.record(question: question, answer: text, in: conversation.id, replacingLastAnswer: retrying)
             return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
         }
         let grounding = decision.grounding
         let turn = retrying
-            ? try await engine.retry(in: conversation.id, grounding: grounding, options: options)
-            : try await engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)
+            ? try await runtime.engine.retry(in: conversation.id, grounding: grounding, options: options)
+            : try await runtime.engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)
         let grounded = grounding != nil
-        let live = turns.register(turn) { [weak self] _, last in
-            await self?.logAnswer(last, conversation: conversation.id, grounded: grounded)
+        let live = runtime.turns.register(turn) { [weak runtime = self.runtime] _, last in
+            await runtime?.conversations.logAnswer(last, conversation: conversation.id, grounded: grounded)
         }
         return AskResult(conversation: conversation, outcome: .answering(live))
     }
@@ -65,7 +65,7 @@ extension SibylRuntime: Asking {
         default:
             return
         }
-        await log(entry.0, category, entry.1, details: entry.2)
+        await runtime.log(entry.0, category, entry.1, details: entry.2)
     }
 }
 

@@ -3,12 +3,12 @@ import Foundation
 import SibylConfig
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Admin {
     /// Every setting, in the order of `ConfigKey.all`.
-    public func settingsList() -> [SettingInfo] {
-        let settings = settings
+    public func settings() -> [SettingInfo] {
+        let settings = runtime.settings
         return ConfigKey.all.map { key in
-            let resolved = settings.resolve(key)
+            let resolved = runtime.settings.resolve(key)
             return SettingInfo(key: key, value: resolved.value, source: resolved.source)
         }
     }
@@ -16,46 +16,46 @@ extension SibylRuntime {
     /// One setting.
     public func setting(_ name: String) throws -> SettingInfo {
         guard let key = ConfigKey.named(name) else { throw ConfigError.unknownKey(name) }
-        let resolved = settings.resolve(name)
+        let resolved = runtime.settings.resolve(name)
         return SettingInfo(key: key, value: resolved.value, source: resolved.source)
     }
 
     /// Sets a setting in the config file; it applies to what happens next, without a restart.
     @discardableResult
-    public func setSetting(_ name: String, to value: String) async throws -> SettingInfo {
-        try await liveSettings.set(name, to: value)
-        await log(.info, .configSet, "\(name) set")
+    public func set(_ name: String, to value: String) async throws -> SettingInfo {
+        try await runtime.liveSettings.set(name, to: value)
+        await runtime.log(.info, .configSet, "\(name) set")
         return try setting(name)
     }
 
     /// Sets a declared setting to a value of its type.
     @discardableResult
-    public func setSetting<Value>(_ setting: Setting<Value>, to value: Value) async throws -> SettingInfo {
-        try await setSetting(setting.name, to: value.settingText)
+    public func set<Value>(_ setting: Setting<Value>, to value: Value) async throws -> SettingInfo {
+        try await set(setting.name, to: value.settingText)
     }
 
     /// Removes a declared setting from the config file.
     @discardableResult
-    public func unsetSetting<Value>(_ setting: Setting<Value>) async throws -> SettingInfo {
-        try await unsetSetting(setting.name)
+    public func unset<Value>(_ setting: Setting<Value>) async throws -> SettingInfo {
+        try await unset(setting.name)
     }
 
     /// Removes a setting from the config file: its default (or the environment) applies again.
     @discardableResult
-    public func unsetSetting(_ name: String) async throws -> SettingInfo {
-        try await liveSettings.unset(name)
-        await log(.info, .configUnset, "\(name) unset")
+    public func unset(_ name: String) async throws -> SettingInfo {
+        try await runtime.liveSettings.unset(name)
+        await runtime.log(.info, .configUnset, "\(name) unset")
         return try setting(name)
     }
 
     /// Whether this runtime is an account's on a shared server, with keys of its own.
-    public var hasOwnKeys: Bool { dataPaths.home.standardizedFileURL != paths.home.standardizedFileURL }
+    public var hasOwnKeys: Bool { runtime.dataPaths.home.standardizedFileURL != runtime.paths.home.standardizedFileURL }
 
     /// Where the keys of a scope are kept: the shared database when there is one (sealed), else
     /// the owner-only secrets file of the account's or the server's data directory.
     private func keyPlace(_ scope: KeyScope) -> KeyPlace {
-        if let shared = liveSettings.shared { return .database(shared, owner: scope == .own ? knowledgeOwner : "") }
-        return .file(scope == .own ? SecretStore(file: dataPaths.secretsFile) : SecretStore(file: paths.secretsFile))
+        if let shared = runtime.liveSettings.shared { return .database(shared, owner: scope == .own ? runtime.knowledgeOwner : "") }
+        return .file(scope == .own ? SecretStore(file: runtime.dataPaths.secretsFile) : SecretStore(file: runtime.paths.secretsFile))
     }
 
     /// The keys this runtime's requests may use, masked: its own (an account's), the shared stored
@@ -72,7 +72,7 @@ extension SibylRuntime {
             }
         }
         for variable in ["OPENAI_API_KEY"] + CapabilityKind.allCases.map({ "SIBYL_\($0.rawValue.uppercased())_API_KEY" }) {
-            if let value = liveSettings.environment[variable], !value.isEmpty {
+            if let value = runtime.liveSettings.environment[variable], !value.isEmpty {
                 keys.append(KeyInfo(name: variable, source: "environment", masked: Redaction.mask(value), scope: nil))
             }
         }
@@ -89,7 +89,7 @@ extension SibylRuntime {
         let scope = hasOwnKeys ? scope : .shared
         let place = keyPlace(scope)
         try await place.set(trimmed, named: name)
-        await log(.info, .keysSet, "stored \(scope == .own ? "your " : "")key '\(name)'")
+        await runtime.log(.info, .keysSet, "stored \(scope == .own ? "your " : "")key '\(name)'")
         return KeyInfo(name: name, source: (scope == .own ? "your " : "") + place.description, masked: Redaction.mask(trimmed), scope: scope)
     }
 
@@ -97,7 +97,28 @@ extension SibylRuntime {
     public func removeKey(_ name: String, scope: KeyScope = .own) async throws {
         let scope = hasOwnKeys ? scope : .shared
         guard name != DatabaseKey.secretName, try await keyPlace(scope).remove(named: name) else { throw AssistantError.unknownKey(name) }
-        await log(.info, .keysRemove, "removed \(scope == .own ? "your " : "")key '\(name)'")
+        await runtime.log(.info, .keysRemove, "removed \(scope == .own ? "your " : "")key '\(name)'")
+    }
+
+    /// What the operator of an instance on a shared database should know at start: settings and
+    /// keys of the data directory that the database now stands in for, and API keys this instance
+    /// cannot open.
+    public func sharedSettingsWarnings() -> [String] {
+        guard let shared = runtime.liveSettings.shared else { return [] }
+        var lines: [String] = []
+        let inDatabase = shared.configuration.values
+        let shadowed = runtime.settings.sharedFileValues.keys.filter { inDatabase[$0] == nil }.sorted()
+        if !shadowed.isEmpty {
+            lines.append("\(runtime.paths.configFile.path) sets \(shadowed.joined(separator: ", ")), which every instance now reads from the database instead; copy them there with `sibyl db migrate --to URL` or `sibyl config set`.")
+        }
+        let fileKeys = ((try? SecretStore(file: runtime.paths.secretsFile).names()) ?? []).filter { $0 != DatabaseKey.secretName }
+        let storedKeys = Set((try? shared.keys(owner: "").names()) ?? [])
+        let unshared = fileKeys.filter { !storedKeys.contains($0) }
+        if !unshared.isEmpty {
+            lines.append("\(runtime.paths.secretsFile.path) holds the keys \(unshared.joined(separator: ", ")), which the database does not; copy them there with `sibyl db migrate --to URL` or `sibyl keys set`.")
+        }
+        if let problem = shared.keyProblem() { lines.append(problem) }
+        return lines
     }
 }
 
@@ -134,28 +155,5 @@ enum KeyPlace {
         case .file(let store): try store.remove(named: name)
         case .database(let shared, let owner): try await shared.setKey(nil, named: name, owner: owner)
         }
-    }
-}
-
-extension SibylRuntime {
-    /// What the operator of an instance on a shared database should know at start: settings and
-    /// keys of the data directory that the database now stands in for, and API keys this instance
-    /// cannot open.
-    public func sharedSettingsWarnings() -> [String] {
-        guard let shared = liveSettings.shared else { return [] }
-        var lines: [String] = []
-        let inDatabase = shared.configuration.values
-        let shadowed = settings.sharedFileValues.keys.filter { inDatabase[$0] == nil }.sorted()
-        if !shadowed.isEmpty {
-            lines.append("\(paths.configFile.path) sets \(shadowed.joined(separator: ", ")), which every instance now reads from the database instead; copy them there with `sibyl db migrate --to URL` or `sibyl config set`.")
-        }
-        let fileKeys = ((try? SecretStore(file: paths.secretsFile).names()) ?? []).filter { $0 != DatabaseKey.secretName }
-        let storedKeys = Set((try? shared.keys(owner: "").names()) ?? [])
-        let unshared = fileKeys.filter { !storedKeys.contains($0) }
-        if !unshared.isEmpty {
-            lines.append("\(paths.secretsFile.path) holds the keys \(unshared.joined(separator: ", ")), which the database does not; copy them there with `sibyl db migrate --to URL` or `sibyl keys set`.")
-        }
-        if let problem = shared.keyProblem() { lines.append(problem) }
-        return lines
     }
 }

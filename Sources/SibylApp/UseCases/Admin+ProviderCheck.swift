@@ -5,7 +5,7 @@ import OpenAIClient
 import SibylConfig
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Admin {
     /// The server capabilities probed for each configured capability.
     static let probes: [CapabilityKind: [ServerCapability]] = [
         .chat: [.chat, .stream], .embeddings: [.embeddings], .stt: [.transcription, .translation], .tts: [.speech], .images: [.images],
@@ -13,11 +13,11 @@ extension SibylRuntime {
 
     /// Checks every capability on the provider it resolves to, with tiny real requests.
     public func checkProviders() async -> [ProviderCheckRow] {
-        let engines = local.installer.status()
+        let engines = runtime.local.installer.status()
         var rows: [ProviderCheckRow] = []
         for capability in CapabilityKind.allCases {
             let probes = Self.probes[capability, default: []]
-            guard let provider = try? providers.provider(for: capability) else { continue }
+            guard let provider = try? runtime.providers.provider(for: capability) else { continue }
             let engine = engines.first { $0.name == capability.rawValue }
             let statuses: [CapabilityStatus]
             if provider.isLocal {
@@ -34,7 +34,7 @@ extension SibylRuntime {
     /// when chat runs locally.
     public func providerNotes(for rows: [ProviderCheckRow]) -> [String] {
         guard let chat = rows.first(where: { $0.capability == .chat }), chat.provider.isLocal,
-              let model = try? providers.localChatModel(), let note = model.translationNote else { return [] }
+              let model = try? runtime.providers.localChatModel(), let note = model.translationNote else { return [] }
         return [note]
     }
 
@@ -42,10 +42,10 @@ extension SibylRuntime {
         if provider.isOpenAI, provider.apiKey == nil {
             return probes.map { CapabilityStatus(capability: $0, state: .unauthorized, detail: "no API key: store the key 'openai' or set OPENAI_API_KEY") }
         }
-        let client = OpenAIClient(configuration: providers.configuration(for: provider), logger: logger)
+        let client = OpenAIClient(configuration: runtime.providers.configuration(for: provider), logger: runtime.logger)
         var models = ProbeModels()
         switch capability {
-        case .chat: models.chat = try? await providers.chatModelName(client: client, provider: provider)
+        case .chat: models.chat = try? await runtime.providers.chatModelName(client: client, provider: provider)
         case .embeddings: models.embeddings = provider.model
         case .stt: models.transcription = provider.model
         case .tts: models.speech = provider.model
@@ -64,10 +64,10 @@ extension SibylRuntime {
         do {
             switch capability {
             case .chat:
-                let endpoint = try await providers.chatEndpoint()
+                let endpoint = try await runtime.providers.chatEndpoint()
                 return await endpoint.client.probe(probes, models: ProbeModels(chat: endpoint.model)).statuses
             case .embeddings:
-                let result = try await providers.embedder().embed(["Sibyl checks its embedder."], options: EmbeddingOptions())
+                let result = try await runtime.providers.embedder().embed(["Sibyl checks its embedder."], options: EmbeddingOptions())
                 return [CapabilityStatus(capability: .embeddings, state: .available, detail: "\(result.model) in Swift, \(result.vectors.first?.count ?? 0) dimensions", latency: ContinuousClock.now - started)]
             case .stt:
                 // Two seconds of a spoken sentence would be better, but silence proves the engine runs.
@@ -75,12 +75,12 @@ extension SibylRuntime {
                 var statuses: [CapabilityStatus] = []
                 for probe in probes {
                     let begun = ContinuousClock.now
-                    _ = try await providers.transcriber().transcribe(AudioFile(data: silence.encoded(), format: .wav), options: TranscriptionOptions(translate: probe == .translation))
+                    _ = try await runtime.providers.transcriber().transcribe(AudioFile(data: silence.encoded(), format: .wav), options: TranscriptionOptions(translate: probe == .translation))
                     statuses.append(CapabilityStatus(capability: probe, state: .available, detail: "whisper.cpp, Whisper base", latency: ContinuousClock.now - begun))
                 }
                 return statuses
             case .tts:
-                let audio = try await providers.speechSynthesizer().synthesize("OK.", options: SpeechOptions(format: .wav))
+                let audio = try await runtime.providers.speechSynthesizer().synthesize("OK.", options: SpeechOptions(format: .wav))
                 return [CapabilityStatus(capability: .speech, state: .available, detail: "espeak-ng, \(audio.data.count) bytes", latency: ContinuousClock.now - started)]
             default:
                 return probes.map { CapabilityStatus(capability: $0, state: .unavailable, detail: "no local engine: configure a remote provider (the \(capability.rawValue).base_url setting)") }

@@ -89,25 +89,3 @@ public final class GlassesSession: Sendable {
     }
 }
 
-extension SibylRuntime {
-    /// A glasses session over any transport: a connection keeps Sibyl's app on glasses of `kind`
-    /// (Monocle: tap to speak, hold for a photo question; Frame: tap to speak, double-tap for a photo
-    /// question), and questions are answered with vision and grounding as everywhere else, every
-    /// exchange saved in one conversation with source `glasses`.
-    public func glassesSession(transport: any GlassesTransport, kind: GlassesKind, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
-        try glassesSession(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
-    }
-
-    /// A session over a connection of any kind.
-    public func glassesSession(connection: GlassesConnection, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
-        let settings = settings
-        var assistantOptions = GlassesAssistant.Options()
-        assistantOptions.persona = options.persona ?? settings[.glassesPersona]
-        assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
-        assistantOptions.language = options.language ?? settings[.glassesLanguage]
-        assistantOptions.documents = options.documents
-        assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
-        let assistant = GlassesAssistant(connection: connection, asker: self, transcriber: try providers.transcriber(), options: assistantOptions)
-        return GlassesSession(connection: connection, assistant: assistant)
-    }
-}

@@ -4,10 +4,10 @@ import LocalEngines
 import SibylConfig
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Voice {
     /// The voice-activity detector's settings (`voice.*`).
-    public var voiceDetection: VoiceActivityDetector.Configuration {
-        let settings = settings
+    public var detection: VoiceActivityDetector.Configuration {
+        let settings = runtime.settings
         var configuration = VoiceActivityDetector.Configuration()
         configuration.thresholdDB = settings[.voiceThresholdDB]
         configuration.marginDB = settings[.voiceMarginDB]
@@ -21,7 +21,7 @@ extension SibylRuntime {
     /// Answers a spoken question: the recording (any format a browser or phone records) is
     /// trimmed to where someone speaks, transcribed, and asked as `request` asks (its question
     /// text is replaced by what was heard). Speak the answer with `speak(message:in:)`.
-    public func voiceTurn(_ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions()) async throws -> VoiceTurn {
+    public func ask(_ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions()) async throws -> VoiceTurn {
         guard !audio.data.isEmpty else { throw AssistantError.emptyAudio }
         let clock = ContinuousClock()
         let started = clock.now
@@ -31,12 +31,12 @@ extension SibylRuntime {
         let transcribed = clock.now
         let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard GlassesAssistant.hasWords(text) else {
-            await log(.info, .voice, "speech-to-text heard no words")
+            await runtime.log(.info, .voice, "speech-to-text heard no words")
             throw AssistantError.noSpeech
         }
         var request = request
         request.question = text
-        return VoiceTurn(transcript: heard, ask: try await ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
+        return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
     }
 
     /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.
@@ -44,10 +44,10 @@ extension SibylRuntime {
     func speechOnly(_ audio: AudioFile) async throws -> AudioFile {
         let converter = AudioConverter()
         let isWAV = (AudioFormat(sniffing: audio.data) ?? audio.format) == .wav
-        guard isWAV || converter.isAvailable || providers.transcribesLocally else { return audio }
+        guard isWAV || converter.isAvailable || runtime.providers.transcribesLocally else { return audio }
         let wav = try await converter.speechWAV(from: audio)
         let samples = try AudioResampling.speechPCM16(fromWAV: wav.data)
-        guard let range = VoiceActivityDetector.speechRange(in: samples, configuration: voiceDetection) else {
+        guard let range = VoiceActivityDetector.speechRange(in: samples, configuration: detection) else {
             throw AssistantError.noSpeech
         }
         // A little of the quiet around the words helps speech-to-text with the first and last ones.

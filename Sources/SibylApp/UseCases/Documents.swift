@@ -3,33 +3,33 @@ import Foundation
 import Knowledge
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Documents {
     /// Adds files, folders (recursively) or glob patterns to a collection; unchanged files are
     /// skipped, changed ones replaced, and a file that fails does not stop the others.
-    public func addDocuments(
+    public func add(
         paths: [String], collection: String? = nil, relativeTo base: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         progress: @Sendable (IngestEvent) -> Void = { _ in }
     ) async throws -> DocumentAddition {
         let found = FileDiscovery.files(from: paths, relativeTo: base)
         guard !found.files.isEmpty else { throw AssistantError.noDocumentsFound(paths) }
-        var addition = try await addDocuments(found.files, collection: collection, progress: progress)
+        var addition = try await add(found.files, collection: collection, progress: progress)
         addition.problems = found.problems
         return addition
     }
 
     /// Adds files to a collection.
-    public func addDocuments(_ files: [URL], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
-        let name = collection ?? defaultCollection
-        let summary = try await ingestor().ingest(files, collection: name, observer: progress)
-        await log(summary.failed.isEmpty ? .info : .warning, .docsAdd, Self.describe(summary, collection: name), details: IngestLogDetails(summary))
+    public func add(_ files: [URL], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
+        let name = collection ?? runtime.defaultCollection
+        let summary = try await runtime.ingestor().ingest(files, collection: name, observer: progress)
+        await runtime.log(summary.failed.isEmpty ? .info : .warning, .docsAdd, Self.describe(summary, collection: name), details: IngestLogDetails(summary))
         return DocumentAddition(collection: name, summary: summary, problems: [])
     }
 
     /// Adds uploaded files: each is kept under the data directory (`documents/COLLECTION/NAME`),
     /// so uploading a file of the same name again replaces the document when it changed.
-    public func addUploadedDocuments(_ uploads: [UploadedFile], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
-        let name = collection ?? defaultCollection
-        let directory = dataPaths.uploadedDocuments.appendingPathComponent(UploadedFile.safeName(name), isDirectory: true)
+    public func addUploads(_ uploads: [UploadedFile], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
+        let name = collection ?? runtime.defaultCollection
+        let directory = runtime.dataPaths.uploadedDocuments.appendingPathComponent(UploadedFile.safeName(name), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var files: [URL] = []
         for upload in uploads {
@@ -37,17 +37,17 @@ extension SibylRuntime {
             try upload.data.write(to: file, options: .atomic)
             files.append(file)
         }
-        return try await addDocuments(files, collection: name, progress: progress)
+        return try await add(files, collection: name, progress: progress)
     }
 
     /// The collections, by name.
     public func collections() async throws -> [KnowledgeCollection] {
-        try await knowledgeBase().collections()
+        try await runtime.knowledgeBase().collections()
     }
 
     /// Documents, in one collection or all.
-    public func documents(in collection: String? = nil) async throws -> [DocumentListing] {
-        let store = try await knowledgeBase()
+    public func list(in collection: String? = nil) async throws -> [DocumentListing] {
+        let store = try await runtime.knowledgeBase()
         let collections = try await store.collections()
         let names = Dictionary(uniqueKeysWithValues: collections.map { ($0.id, $0.name) })
         var chosen: Int64?
@@ -59,8 +59,8 @@ extension SibylRuntime {
     }
 
     /// Files that could not be added, in one collection or all.
-    public func documentFailures(in collection: String? = nil) async throws -> [IngestFailure] {
-        let store = try await knowledgeBase()
+    public func failures(in collection: String? = nil) async throws -> [IngestFailure] {
+        let store = try await runtime.knowledgeBase()
         var id: Int64?
         if let collection {
             guard let found = try await store.collection(named: collection) else { throw KnowledgeError.unknownCollection(collection) }
@@ -71,7 +71,7 @@ extension SibylRuntime {
 
     /// The document a user named: its id, or a piece of its file name or title matching one document.
     public func document(_ reference: String) async throws -> StoredDocument {
-        let store = try await knowledgeBase()
+        let store = try await runtime.knowledgeBase()
         if let id = Int64(reference), let document = try await store.document(id: id) { return document }
         let matches = try await store.documents().filter {
             $0.path.localizedCaseInsensitiveContains(reference) || ($0.title?.localizedCaseInsensitiveContains(reference) ?? false)
@@ -85,26 +85,26 @@ extension SibylRuntime {
 
     /// The document with this id.
     public func document(id: Int64) async throws -> StoredDocument {
-        guard let document = try await knowledgeBase().document(id: id) else { throw KnowledgeError.unknownDocument(String(id)) }
+        guard let document = try await runtime.knowledgeBase().document(id: id) else { throw KnowledgeError.unknownDocument(String(id)) }
         return document
     }
 
     /// A document with its passages, by what the user named.
-    public func documentDetails(_ reference: String) async throws -> DocumentDetails {
-        try await documentDetails(id: try await document(reference).id)
+    public func details(_ reference: String) async throws -> DocumentDetails {
+        try await details(id: try await document(reference).id)
     }
 
     /// A document with its passages.
-    public func documentDetails(id: Int64) async throws -> DocumentDetails {
-        let store = try await knowledgeBase()
+    public func details(id: Int64) async throws -> DocumentDetails {
+        let store = try await runtime.knowledgeBase()
         let document = try await document(id: id)
         let collection = try await store.collections().first { $0.id == document.collectionID }?.name ?? ""
         return DocumentDetails(document: document, collection: collection, passages: try await store.chunks(of: document.id))
     }
 
     /// Totals per collection.
-    public func collectionStatistics() async throws -> [CollectionStatistics] {
-        let store = try await knowledgeBase()
+    public func statistics() async throws -> [CollectionStatistics] {
+        let store = try await runtime.knowledgeBase()
         var statistics: [CollectionStatistics] = []
         for collection in try await store.collections() {
             let documents = try await store.documents(in: collection.id)
@@ -123,25 +123,25 @@ extension SibylRuntime {
 
     /// Removes a document and everything made from it, by what the user named.
     @discardableResult
-    public func removeDocument(_ reference: String) async throws -> StoredDocument {
-        try await removeDocument(id: try await document(reference).id)
+    public func remove(_ reference: String) async throws -> StoredDocument {
+        try await remove(id: try await document(reference).id)
     }
 
     /// Removes a document and everything made from it.
     @discardableResult
-    public func removeDocument(id: Int64) async throws -> StoredDocument {
+    public func remove(id: Int64) async throws -> StoredDocument {
         let document = try await document(id: id)
-        try await knowledgeBase().removeDocument(document.id)
-        await log(.info, .docsRemove, "removed \(document.path)")
+        try await runtime.knowledgeBase().removeDocument(document.id)
+        await runtime.log(.info, .docsRemove, "removed \(document.path)")
         return document
     }
 
     /// Re-embeds a collection with the current embedding model (after changing it).
     public func reindex(collection: String? = nil, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> (collection: String, model: String, documents: Int, passages: Int) {
-        let name = collection ?? defaultCollection
-        let ingestor = try await ingestor()
+        let name = collection ?? runtime.defaultCollection
+        let ingestor = try await runtime.ingestor()
         let (documents, passages) = try await ingestor.reindex(collection: name, progress: progress)
-        await log(.info, .docsReindex, "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
+        await runtime.log(.info, .docsReindex, "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
         return (name, ingestor.embeddingModel, documents, passages)
     }
 
@@ -151,7 +151,7 @@ extension SibylRuntime {
         guard !text.isEmpty else { throw AssistantError.emptyQuery }
         var documentID: Int64?
         if let document { documentID = try await self.document(document).id }
-        return try await retriever().search(text, mode: mode, collection: collection, documentID: documentID, limit: min(max(limit, 1), 100))
+        return try await runtime.retriever().search(text, mode: mode, collection: collection, documentID: documentID, limit: min(max(limit, 1), 100))
     }
 
     /// A summary line of an ingest run.

@@ -2,15 +2,15 @@ import Assistant
 import Foundation
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Conversations {
     /// Every persona, built-in first.
     public func personas() async throws -> [Persona] {
-        try await engine.personas.all()
+        try await runtime.engine.personas.all()
     }
 
     /// A persona by name.
     public func persona(named name: String) async throws -> Persona {
-        try await engine.personas.persona(named: name)
+        try await runtime.engine.personas.persona(named: name)
     }
 
     /// Adds or replaces a persona of the user's own.
@@ -22,14 +22,14 @@ extension SibylRuntime {
         var saved = persona
         saved.systemPrompt = prompt
         saved.isBuiltIn = false
-        try await engine.personas.save(saved)
-        await log(.info, .personasSave, "saved persona \(saved.name)")
-        return try await engine.personas.persona(named: saved.name)
+        try await runtime.engine.personas.save(saved)
+        await runtime.log(.info, .personasSave, "saved persona \(saved.name)")
+        return try await runtime.engine.personas.persona(named: saved.name)
     }
 
     /// Removes a persona of the user's own (built-ins cannot be removed).
     public func removePersona(named name: String) async throws {
-        try await engine.personas.remove(named: name)
-        await log(.info, .personasRemove, "removed persona \(name)")
+        try await runtime.engine.personas.remove(named: name)
+        await runtime.log(.info, .personasRemove, "removed persona \(name)")
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Knowledge
 import SibylCore
 
-extension SibylRuntime {
+extension SibylRuntime.Conversations {
     /// Answers a chat the client keeps, with the same persona prompts, grounding decision and
     /// context fitting as a conversation; the answer goes to the operations log when it ends.
     public func complete(_ request: CompletionRequest) async throws -> CompletionOutcome {
@@ -19,14 +19,14 @@ extension SibylRuntime {
         guard let question = history.last(where: { $0.role == .user }), !question.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || question.hasImages else {
             throw AssistantError.emptyQuestion
         }
-        let decision = try await ground(question.text, scope: request.documents, loggingAs: category ?? .completions)
+        let decision = try await runtime.ground(question.text, scope: request.documents, loggingAs: category ?? .completions)
         if case .declined(let reply, let closest, _) = decision { return .declined(reply: reply, closest: closest) }
         let grounding = decision.grounding
-        let answer = try await engine.answer(history, persona: persona, grounding: grounding, options: request.options)
+        let answer = try await runtime.engine.answer(history, persona: persona, grounding: grounding, options: request.options)
         let sources = grounding?.citations ?? []
-        let events = Self.ending(answer, sources: sources) { [weak self] result in
-            guard let self, let category else { return }
-            await self.logCompletion(result, model: answer.request.model, category: category)
+        let events = Self.ending(answer, sources: sources) { [weak runtime = self.runtime] result in
+            guard let runtime, let category else { return }
+            await runtime.conversations.logCompletion(result, model: answer.request.model, category: category)
         }
         return .answering(CompletionAnswer(model: answer.request.model, sources: sources, events: events))
     }
@@ -84,20 +84,12 @@ extension SibylRuntime {
     private func logCompletion(_ result: Result<CompletionEnding, any Error>, model: String, category: LogCategory) async {
         switch result {
         case .success(let ending):
-            await log(.info, category, "answered with \(ending.model)", details: CompletionLogDetails(ending))
+            await runtime.log(.info, category, "answered with \(ending.model)", details: CompletionLogDetails(ending))
         case .failure(let error) where error is CancellationError:
-            await log(.info, category, "answer stopped (the client went away)", details: ["model": model])
+            await runtime.log(.info, category, "answer stopped (the client went away)", details: ["model": model])
         case .failure(let error):
-            await log(.error, category, ConversationEngine.describe(error), details: ["model": model])
+            await runtime.log(.error, category, ConversationEngine.describe(error), details: ["model": model])
         }
-    }
-
-    /// Embeds texts with the configured embedder.
-    public func embed(_ texts: [String]) async throws -> EmbeddingOutcome {
-        guard !texts.isEmpty else { throw AssistantError.emptyQuery }
-        let setup = try embeddingSetup()
-        let result = try await setup.embedder.embed(texts, options: EmbeddingOptions())
-        return EmbeddingOutcome(vectors: result.vectors, model: setup.model, tokens: texts.reduce(0) { $0 + setup.counter.count($1) })
     }
 }
 

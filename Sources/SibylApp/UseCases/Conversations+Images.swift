@@ -1,0 +1,46 @@
+import Assistant
+import Foundation
+import LocalEngines
+import SibylConfig
+import SibylCore
+import Storage
+
+extension SibylRuntime.Conversations {
+    /// Draws images for a prompt and keeps them, in the given conversation or a new one titled
+    /// with the prompt: provider links expire, so the bytes are stored at once.
+    public func imagine(_ prompt: String, options: ImageOptions = ImageOptions(), conversation choice: ConversationChoice) async throws -> ImagineResult {
+        let text = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw AssistantError.emptyPrompt }
+        guard (1...10).contains(options.count) else { throw AssistantError.invalidImageCount(options.count) }
+        let images: [GeneratedImage]
+        do {
+            images = try await runtime.providers.imageGenerator().generateImages(text, options: options)
+        } catch {
+            await runtime.log(.error, .imagine, ConversationEngine.describe(error))
+            throw error
+        }
+        let conversation = try await conversation(for: choice)
+        let attachments = images.enumerated().map { index, image in
+            Attachment(kind: .image, mimeType: image.mimeType, filename: "image-\(index + 1).\(image.fileExtension)", data: image.data)
+        }
+        let reply = try await runtime.engine.record(question: text, answer: images.compactMap(\.revisedPrompt).first ?? "", attachments: attachments, in: conversation.id)
+        await runtime.log(.info, .imagine, "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
+        return ImagineResult(conversation: conversation, message: reply, images: images)
+    }
+
+    /// Images Sibyl drew, newest first.
+    public func images(limit: Int = 50, offset: Int = 0) async throws -> [StoredImage] {
+        try await runtime.store.generatedImages(limit: min(max(limit, 1), 500), offset: max(offset, 0)).map { found in
+            StoredImage(
+                id: found.attachment.id, conversationID: found.conversationID, messageID: found.messageID, mimeType: found.attachment.mimeType,
+                filename: found.attachment.filename, byteCount: found.byteCount, prompt: found.prompt, createdAt: found.createdAt
+            )
+        }
+    }
+
+    /// An attachment's bytes (an image drawn or shown, a recording).
+    public func attachment(_ id: UUID) async throws -> Attachment {
+        guard let attachment = try await runtime.store.attachment(id: id) else { throw AssistantError.attachmentNotFound(id) }
+        return attachment
+    }
+}

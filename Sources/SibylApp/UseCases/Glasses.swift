@@ -1,0 +1,35 @@
+import Assistant
+import Foundation
+import FrameGlasses
+import Glasses
+import Monocle
+import SibylConfig
+import SibylCore
+
+extension SibylRuntime.Glasses {
+    /// A glasses session over any transport: a connection keeps Sibyl's app on glasses of `kind`
+    /// (Monocle: tap to speak, hold for a photo question; Frame: tap to speak, double-tap for a photo
+    /// question), and questions are answered with vision and grounding as everywhere else, every
+    /// exchange saved in one conversation with source `glasses`.
+    public func session(transport: any GlassesTransport, kind: GlassesKind, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        try session(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
+    }
+
+    /// A session over a connection of any kind.
+    public func session(connection: GlassesConnection, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
+        let settings = runtime.settings
+        var assistantOptions = GlassesAssistant.Options()
+        assistantOptions.persona = options.persona ?? settings[.glassesPersona]
+        assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
+        assistantOptions.language = options.language ?? settings[.glassesLanguage]
+        assistantOptions.documents = options.documents
+        assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
+        let assistant = GlassesAssistant(connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(), options: assistantOptions)
+        return GlassesSession(connection: connection, assistant: assistant)
+    }
+}
+
+extension SibylRuntime.Glasses {
+    /// The MicroPython interpreter the virtual Monocle runs (the `emulator` component).
+    public var emulatorInterpreter: URL { runtime.local.layout.microPythonModule }
+}
