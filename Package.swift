@@ -424,7 +424,7 @@ let package = Package(
             name: "SibylAppTests",
             dependencies: [
                 "SibylApp", "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage",
-                "SibylTestSupport", .product(name: "Logging", package: "swift-log"),
+                "SibylTestSupport", "Glasses", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

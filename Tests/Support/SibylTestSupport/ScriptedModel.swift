@@ -55,6 +55,19 @@ public struct ScriptedModel: Sendable {
         ["SIBYL_CHAT_BASE_URL": server.baseURL, "SIBYL_CHAT_MODEL": "test-model", "SIBYL_MAX_RETRIES": "0"]
     }
 
+    /// The speech-to-text endpoint's path.
+    public static let transcriptionPath = "/v1/audio/transcriptions"
+
+    /// Makes the server's speech-to-text hear `text` in any recording.
+    public func hear(_ text: String) {
+        server.handle(Self.transcriptionPath) { _ in .json(object: ["text": text, "language": "en", "duration": 2.0]) }
+    }
+
+    /// The settings that point Sibyl's speech-to-text at this server.
+    public var speechEnvironment: [String: String] {
+        ["SIBYL_STT_BASE_URL": server.baseURL, "SIBYL_STT_MODEL": "whisper-test"]
+    }
+
     /// The settings that point Sibyl's chat and its embeddings at this server.
     public var environmentWithEmbeddings: [String: String] {
         environment.merging(["SIBYL_EMBEDDINGS_BASE_URL": server.baseURL, "SIBYL_EMBEDDINGS_MODEL": "word-vectors"]) { $1 }

@@ -26,17 +26,23 @@ public func testEnvironment(home: URL, _ extra: [String: String] = [:]) -> [Stri
 }
 
 /// Runs `body` with a runtime on a fresh data directory whose chat model is a scripted server
-/// (`ScriptedModel`; with `embeddings`, the embedder too); the runtime is shut down, the server stopped and the directory removed
+/// (`ScriptedModel`; with `embeddings`, the embedder too; with `hearing`, speech-to-text, which
+/// hears that text in any recording); the runtime is shut down, the server stopped and the directory removed
 /// afterwards, whatever happens.
 public func withTestRuntime(
-    answer: [String] = ["Hello."], title: String = "A title", embeddings: Bool = false, environment extra: [String: String] = [:],
+    answer: [String] = ["Hello."], title: String = "A title", embeddings: Bool = false, hearing heard: String? = nil, environment extra: [String: String] = [:],
     _ body: (SibylRuntime, ScriptedModel) async throws -> Void
 ) async throws {
     let home = try TemporaryHome("runtime")
     defer { home.remove() }
     let model = try await ScriptedModel.start(answer: answer, title: title)
     do {
-        let runtime = try SibylRuntime(environment: testEnvironment(home: home.url, (embeddings ? model.environmentWithEmbeddings : model.environment).merging(extra) { $1 }))
+        var environment = embeddings ? model.environmentWithEmbeddings : model.environment
+        if let heard {
+            model.hear(heard)
+            environment.merge(model.speechEnvironment) { $1 }
+        }
+        let runtime = try SibylRuntime(environment: testEnvironment(home: home.url, environment.merging(extra) { $1 }))
         do {
             try await body(runtime, model)
         } catch {
