@@ -5,6 +5,8 @@ source "$(dirname "$0")/common.sh"
 
 ensure_system_packages "${BROWSER_TEST_PACKAGES[@]}"
 build --build-tests
+say "Checking docs/ARCHITECTURE.md against Package.swift and the layers"
+python3 "$ROOT/scripts/architecture/generate.py" --check
 say "Installing the local engines and models (cached in ${SIBYL_ENGINES:-$HOME/.cache/sibyl/engines})"
 "$(sibyl_binary debug)" models install all
 say "Starting a virtual microphone and speaker (PulseAudio with a pipe source)"
