@@ -22,9 +22,10 @@ let avx512Settings: [SwiftSetting] = optimizedInDebug
 let avx2Settings: [SwiftSetting] = optimizedInDebug
 #endif
 
-/// The glasses targets' language settings: existentials spelled `any`, and imports internal unless
-/// written `public import` (where a module's types appear in the public API).
-let glassesSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+/// The language settings of the targets brought up to date (Hummingbird's): existentials spelled
+/// `any`, and imports internal unless written `public import` (where a module's types appear in
+/// the public API).
+let modernSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
 
 /// Sibyl's own Monocle app, compiled into Sibyl and uploaded to the glasses.
 let deviceAppFiles = ["main.py"]
@@ -104,7 +105,8 @@ let package = Package(
         ),
         .target(
             name: "Storage",
-            dependencies: ["SibylCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SibylCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: modernSettings
         ),
         // Accounts of a shared `sibyl serve`: bcrypt passwords, sessions, API tokens, sign-in throttling.
         .target(
@@ -114,7 +116,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: modernSettings
         ),
         .target(name: "Tokenizers", dependencies: ["SibylCore"]),
         // OpenBLAS through its CBLAS interface (Linux; macOS uses Accelerate).
@@ -152,7 +155,8 @@ let package = Package(
         ),
         .target(
             name: "SibylConfig",
-            dependencies: ["SibylCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SibylCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: modernSettings
         ),
 
         .target(name: "VectorIndexLayout", swiftSettings: optimizedInDebug),
@@ -171,7 +175,8 @@ let package = Package(
             dependencies: [
                 "SibylCore", "CPoppler",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ]
+            ],
+            swiftSettings: modernSettings
         ),
 
         // Capabilities.
@@ -190,17 +195,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
         // What every kind of glasses shares (no I/O): one connection (reconnects, state, firmware
         // hand-off, the request loop) driven by a driver per kind, one transport protocol, the relay's messages.
-        .target(name: "Glasses", dependencies: ["SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
+        .target(name: "Glasses", dependencies: ["SecureDFU", "SibylCore"], swiftSettings: modernSettings),
         // Monocle glasses: their driver (raw REPL, versions, FPGA, app upload, data messages) and Sibyl's MicroPython app.
         .target(
             name: "Monocle",
             dependencies: ["Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
             resources: deviceAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
         // A virtual Monocle: device apps under the real MicroPython interpreter, emulated firmware modules.
         .target(
@@ -225,7 +230,7 @@ let package = Package(
             name: "FrameGlasses",
             dependencies: ["FrameProtocol", "Glasses", "SibylCore", .product(name: "Crypto", package: "swift-crypto")],
             resources: frameAppFiles.map { .embedInCode("Resources/DeviceApp/\($0)") },
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
         // A virtual Frame: device apps under Lua 5.4 with the firmware's routing, REPL and frame.* API.
         .target(name: "FrameEmulator", dependencies: ["FrameProtocol", "Glasses", "SecureDFU", "CFrameLua", "SibylCore"]),
@@ -234,7 +239,7 @@ let package = Package(
         .target(
             name: "GlassesBluetooth",
             dependencies: ["Glasses", "SecureDFU", "SibylCore", .target(name: "CDBus", condition: .when(platforms: [.linux]))],
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
         // The WebSocket relay a browser with Web Bluetooth connects to, for both kinds of glasses.
         .target(
@@ -248,13 +253,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
         // The assistant core: the conversation engine, grounding, personas, the glasses assistant and the
         // wire types; it links no back end, provider or local engine.
         .target(
             name: "Assistant",
-            dependencies: ["SibylCore", "Storage", "SibylConfig", "Knowledge", "Glasses"]
+            dependencies: ["SibylCore", "Storage", "SibylConfig", "Knowledge", "Glasses"],
+            swiftSettings: modernSettings
         ),
         // The application: composes one runtime per process (providers, local engines, the back
         // ends and their choice, the shared database) and runs the use cases every shell calls.
@@ -264,7 +270,8 @@ let package = Package(
                 "Assistant", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex",
                 "Glasses", "Monocle", "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: modernSettings
         ),
 
         // Shells.
@@ -286,7 +293,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            resources: [.embedInCode("Resources/openapi.yaml")] + webFiles.map { .embedInCode("Resources/Web/\($0)") }
+            resources: [.embedInCode("Resources/openapi.yaml")] + webFiles.map { .embedInCode("Resources/Web/\($0)") },
+            swiftSettings: modernSettings
         ),
         .target(
             name: "SibylCLI",
@@ -296,7 +304,8 @@ let package = Package(
                 "FrameProtocol", "FrameGlasses", "FrameEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: modernSettings
         ),
         // PostgreSQL (postgres-nio): the store several `sibyl serve` instances share.
         .target(
@@ -306,7 +315,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: modernSettings
         ),
         // Pinecone (its HTTP API, version 2025-10) for a knowledge base's vectors.
         .target(
@@ -445,7 +455,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
-        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore"], swiftSettings: glassesSettings),
+        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore"], swiftSettings: modernSettings),
         .testTarget(
             name: "SecureDFUTests",
             dependencies: [
@@ -454,12 +464,12 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             exclude: ["Fixtures"],
-            swiftSettings: glassesSettings
+            swiftSettings: modernSettings
         ),
-        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: glassesSettings),
-        .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: glassesSettings),
+        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: modernSettings),
+        .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: modernSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
-        .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: glassesSettings),
+        .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: modernSettings),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
         .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses"]),
         .testTarget(

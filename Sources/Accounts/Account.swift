@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A person who may use a shared `sibyl serve`.
 public struct Account: Sendable, Hashable, Codable {

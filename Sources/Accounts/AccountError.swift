@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why an account operation failed, in words that say what to do. Sign-in failures are one
 /// case with one message whether or not the account exists.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where the accounts of a shared Sibyl are kept, with their password hashes, browser sessions and
 /// API tokens (secrets only as SHA-256 hashes). Two back ends: `accounts.sqlite` in the data

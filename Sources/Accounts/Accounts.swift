@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// The accounts of a shared Sibyl: who may sign in, their browser sessions and API tokens.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Counts failed sign-ins and refuses more once there have been too many: `LoginThrottle` in this

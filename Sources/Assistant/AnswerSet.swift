@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Knowledge
-import SibylCore
+public import SibylCore
 
 /// A test set for answers from documents: a `documents/` folder and `questions.jsonl`, one
 /// question per line:

@@ -1,5 +1,5 @@
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 
 /// Problems the application reports in words a user can act on, on any surface.
 public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {

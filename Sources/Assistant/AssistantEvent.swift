@@ -1,5 +1,5 @@
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 
 /// What happens during one answer, in the order it happens. The CLI, the server and the glasses all consume these.
 public enum AssistantEvent: Sendable {

@@ -1,4 +1,4 @@
-import SibylCore
+public import SibylCore
 
 /// The chat model an answer goes to, with how the engine should use it.
 public struct ChatSetup: Sendable {

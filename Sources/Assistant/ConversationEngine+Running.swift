@@ -1,5 +1,5 @@
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 import Storage
 
 extension ConversationEngine {
@@ -172,7 +172,7 @@ extension ConversationEngine {
     /// An error in words, with what to do next when known; secrets redacted.
     public static func describe(_ error: any Error) -> String {
         var text = error.localizedDescription
-        if let suggestion = (error as? LocalizedError)?.recoverySuggestion { text += " \(suggestion)" }
+        if let suggestion = (error as? any LocalizedError)?.recoverySuggestion { text += " \(suggestion)" }
         return Redaction.redact(text)
     }
 }

@@ -1,6 +1,6 @@
-import Foundation
-import SibylCore
-import Storage
+public import Foundation
+public import SibylCore
+public import Storage
 import Synchronization
 
 /// Runs conversations: keeps history, fits it to the model's context, streams answers and saves everything.

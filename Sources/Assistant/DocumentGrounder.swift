@@ -1,6 +1,6 @@
 import Foundation
-import Knowledge
-import SibylCore
+public import Knowledge
+public import SibylCore
 
 /// Finds the passages a question should be answered from, or says there are none good enough.
 public struct DocumentGrounder: Sendable {

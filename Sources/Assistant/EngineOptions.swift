@@ -1,4 +1,4 @@
-import SibylCore
+public import SibylCore
 
 /// How the conversation engine asks the model.
 public struct EngineOptions: Sendable {

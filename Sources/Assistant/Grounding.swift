@@ -1,6 +1,6 @@
 import Foundation
-import Knowledge
-import SibylCore
+public import Knowledge
+public import SibylCore
 
 /// The sources a grounded answer must rest on: instructions with the numbered passages, and the citations they become.
 public struct Grounding: Sendable, Hashable {

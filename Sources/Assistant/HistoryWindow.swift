@@ -1,4 +1,4 @@
-import SibylCore
+public import SibylCore
 
 /// The part of a conversation's history that fits the model's context.
 public struct HistoryWindow: Sendable {

@@ -1,5 +1,5 @@
-import SibylCore
-import Storage
+public import SibylCore
+public import Storage
 
 /// The personas Sibyl ships with and those the user defined.
 public struct PersonaCatalog: Sendable {

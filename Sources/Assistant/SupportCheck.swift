@@ -1,5 +1,5 @@
 import Foundation
-import SibylCore
+public import SibylCore
 
 /// Checks that an answer from documents rests on a passage it was given, by the words it uses.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Knowledge
 
 /// A test set for the translator: `translations.jsonl`, one sentence per line in several

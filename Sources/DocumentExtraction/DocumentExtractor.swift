@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SibylCore
 
 /// Reads the text and structure of a document: plain text, Markdown, HTML, PDF, DOCX, or an image (OCR).

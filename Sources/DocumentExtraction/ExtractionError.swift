@@ -1,5 +1,5 @@
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 
 /// Why a file could not be read; each message says what was wrong and what to do about it.
 public enum ExtractionError: Error, LocalizedError, Equatable, Sendable {

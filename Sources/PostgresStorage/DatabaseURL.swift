@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where Sibyl's PostgreSQL is, from `SIBYL_DATABASE_URL`:
 /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]` over TCP, or

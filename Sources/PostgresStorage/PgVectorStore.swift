@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
-import SibylCore
+public import SibylCore
 
 /// A knowledge base's vectors in pgvector: cosine distance over an HNSW index, collections as
 /// namespaces. An HNSW index needs a fixed dimension, so each dimension has a table of its own

@@ -1,5 +1,5 @@
-import Accounts
-import Foundation
+public import Accounts
+public import Foundation
 import Logging
 import PostgresNIO
 

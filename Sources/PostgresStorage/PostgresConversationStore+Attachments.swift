@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
-import SibylCore
-import Storage
+public import SibylCore
+public import Storage
 
 extension PostgresConversationStore {
     public func generatedImages(limit: Int, offset: Int) async throws -> [StoredImageRecord] {

@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
 import SibylCore
-import Storage
+public import Storage
 
 extension PostgresConversationStore {
     public func log(_ level: LogEntry.Level, _ category: String, _ message: String, detailsJSON: String?) async throws {

@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
-import SibylCore
+public import SibylCore
 import Storage
 
 extension PostgresConversationStore {

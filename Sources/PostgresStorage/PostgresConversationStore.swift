@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Logging
 import PostgresNIO
-import SibylCore
-import Storage
+public import SibylCore
+public import Storage
 
 /// One owner's conversations in PostgreSQL: what `ConversationStore` keeps in a SQLite file, in
 /// tables every `sibyl serve` instance on the database shares (see `conversationSchema`), so that

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
+public import Logging
 import SibylCore
 import NIOSSL
-import PostgresNIO
+public import PostgresNIO
 import Synchronization
 
 /// Sibyl's PostgreSQL: a connection pool (postgres-nio's `PostgresClient`) running for the life of

@@ -1,5 +1,5 @@
 import Foundation
-import Knowledge
+public import Knowledge
 import Logging
 import PostgresNIO
 import SibylCore

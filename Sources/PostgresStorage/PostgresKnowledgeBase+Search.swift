@@ -2,9 +2,9 @@ import Foundation
 import Knowledge
 import Logging
 import PostgresNIO
-import SibylCore
+public import SibylCore
 import Synchronization
-import VectorIndex
+public import VectorIndex
 
 extension PostgresKnowledgeBase {
     /// BM25 exactly as FTS5 computes it: per scored term, idf = ln((N − n + 0.5) / (n + 0.5)) (a

@@ -1,4 +1,4 @@
-import Accounts
+public import Accounts
 import Foundation
 import PostgresNIO
 

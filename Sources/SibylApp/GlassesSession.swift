@@ -1,10 +1,10 @@
-import Assistant
-import Foundation
-import FrameGlasses
-import Glasses
-import Monocle
+public import Assistant
+public import Foundation
+public import FrameGlasses
+public import Glasses
+public import Monocle
 import SibylConfig
-import SibylCore
+public import SibylCore
 
 /// How a glasses session answers: the settings' choices unless given here.
 public struct GlassesSessionOptions: Sendable {

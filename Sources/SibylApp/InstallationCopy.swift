@@ -1,10 +1,10 @@
-import Accounts
+public import Accounts
 import Foundation
-import Knowledge
-import Logging
-import PostgresStorage
-import SibylConfig
-import Storage
+public import Knowledge
+public import Logging
+public import PostgresStorage
+public import SibylConfig
+public import Storage
 
 /// Copies a whole installation between a data directory (`SIBYL_HOME` and every account's
 /// directory under it) and a PostgreSQL that several instances share: the knowledge bases, the

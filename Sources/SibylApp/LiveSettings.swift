@@ -1,6 +1,6 @@
 import Assistant
 import Foundation
-import SibylConfig
+public import SibylConfig
 import Synchronization
 
 /// The settings of a running Sibyl, always current: a change made through any shell (the API, or

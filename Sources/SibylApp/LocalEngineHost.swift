@@ -1,8 +1,8 @@
 import Assistant
-import Foundation
-import LocalEngines
-import Logging
-import SibylCore
+public import Foundation
+public import LocalEngines
+public import Logging
+public import SibylCore
 import Synchronization
 
 extension LocalChatModel {

@@ -1,8 +1,8 @@
 import Assistant
 import Foundation
-import LocalEngines
-import OpenAIClient
-import SibylConfig
+public import LocalEngines
+public import OpenAIClient
+public import SibylConfig
 import SibylCore
 
 /// One line of `sibyl providers check`: what a capability uses and whether it works.

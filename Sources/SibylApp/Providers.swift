@@ -2,9 +2,9 @@ import Assistant
 import Foundation
 import LocalEngines
 import Logging
-import OpenAIClient
-import SibylConfig
-import SibylCore
+public import OpenAIClient
+public import SibylConfig
+public import SibylCore
 import Synchronization
 import TextEmbedding
 import Tokenizers

@@ -1,6 +1,6 @@
 import Assistant
 import Foundation
-import SibylConfig
+public import SibylConfig
 
 /// Copies settings and API keys between a data directory and a shared database, for
 /// `sibyl db migrate --to`: the shared settings of the config file (the machine's own stay in the

@@ -1,10 +1,10 @@
-import Accounts
+public import Accounts
 import Assistant
 import Foundation
 import Knowledge
-import Logging
-import PostgresStorage
-import SibylConfig
+public import Logging
+public import PostgresStorage
+public import SibylConfig
 import SibylCore
 import Storage
 import Synchronization

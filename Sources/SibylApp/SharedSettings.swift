@@ -1,8 +1,8 @@
 import Assistant
 import Foundation
 import Logging
-import PostgresStorage
-import SibylConfig
+public import PostgresStorage
+public import SibylConfig
 import SibylCore
 import Synchronization
 

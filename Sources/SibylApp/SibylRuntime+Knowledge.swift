@@ -1,9 +1,9 @@
 import Assistant
 import DocumentExtraction
 import Foundation
-import Knowledge
+public import Knowledge
 import PineconeVectors
-import SibylConfig
+public import SibylConfig
 import SibylCore
 import VectorIndex
 

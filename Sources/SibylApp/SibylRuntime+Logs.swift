@@ -1,7 +1,7 @@
 import Assistant
 import Foundation
 import SibylCore
-import Storage
+public import Storage
 
 extension SibylRuntime {
     /// Writes to the operations log; secrets are redacted, and a failure to log never fails the operation.

@@ -1,9 +1,9 @@
 import Assistant
-import Foundation
+public import Foundation
 import Knowledge
 import LocalEngines
-import Logging
-import SibylConfig
+public import Logging
+public import SibylConfig
 import SibylCore
 import Storage
 import Synchronization

@@ -1,6 +1,6 @@
-import Assistant
+public import Assistant
 import Foundation
-import LocalEngines
+public import LocalEngines
 import SibylCore
 
 // The wire forms of what only the application knows: local engine components and installs, and

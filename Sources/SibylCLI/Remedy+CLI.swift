@@ -30,7 +30,7 @@ extension Terminal {
         Terminal.error(Terminal.red("error:", stderr: true) + " " + Redaction.redact(error.localizedDescription))
         if let remedy = (error as? any RemedyProviding)?.remedy {
             Terminal.error(Terminal.dim("hint: run ", stderr: true) + remedy.command)
-        } else if let suggestion = (error as? LocalizedError)?.recoverySuggestion {
+        } else if let suggestion = (error as? any LocalizedError)?.recoverySuggestion {
             Terminal.error(Terminal.dim("hint: ", stderr: true) + suggestion)
         }
     }

@@ -1,5 +1,5 @@
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 
 /// Problems with settings and secrets.
 public enum ConfigError: Error, Equatable, LocalizedError {

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 
 /// Something API keys can be read from: the secrets file, or the sealed keys of a shared database.
 public protocol SecretReading: Sendable {

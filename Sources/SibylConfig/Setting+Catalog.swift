@@ -1,4 +1,4 @@
-import SibylCore
+public import SibylCore
 
 // Every setting Sibyl understands, declared once: name, type, default, environment variables,
 // where it is kept and what it means. `ConfigKey.all` lists them in the order `sibyl config get`

@@ -1,4 +1,4 @@
-import SibylCore
+public import SibylCore
 
 /// A type a setting holds: how its value is read from the text the config file, the environment
 /// and `sibyl config set` carry, and how it is written back.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where a setting's value came from.
 public enum SettingSource: Sendable, Hashable, CustomStringConvertible {

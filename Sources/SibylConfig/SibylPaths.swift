@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where Sibyl keeps its data: `SIBYL_HOME`, else `$XDG_DATA_HOME/sibyl`, else `~/.local/share/sibyl`.
 public struct SibylPaths: Sendable, Hashable {

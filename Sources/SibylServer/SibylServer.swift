@@ -1,17 +1,17 @@
-import Accounts
+public import Accounts
 import Assistant
-import Foundation
-import Hummingbird
+public import Foundation
+public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
-import NIOCore
-import SibylConfig
-import SibylCore
-import ServiceLifecycle
-import SibylApp
-import UnixSignals
+public import NIOCore
+public import SibylConfig
+public import SibylCore
+public import ServiceLifecycle
+public import SibylApp
+public import UnixSignals
 
 /// `sibyl serve`: Sibyl's HTTP API (`/api/v1`), its OpenAI-compatible endpoints (`/v1`), health
 /// checks, and the Monocle relay WebSocket, on one router over one `SibylRuntime`.

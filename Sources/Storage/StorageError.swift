@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SibylCore
 
 /// What went wrong in the conversation store, worded so the user knows what to do next.

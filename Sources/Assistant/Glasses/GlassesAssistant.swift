@@ -1,6 +1,6 @@
-import Foundation
-import Glasses
-import SibylCore
+public import Foundation
+public import Glasses
+public import SibylCore
 
 /// What happens between the wearer and Sibyl, for the CLI and the logs.
 public enum GlassesEvent: Sendable {

@@ -1,6 +1,6 @@
-import Foundation
-import Knowledge
-import SibylCore
+public import Foundation
+public import Knowledge
+public import SibylCore
 import Storage
 
 /// Which conversation a question goes to.

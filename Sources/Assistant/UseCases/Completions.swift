@@ -1,6 +1,6 @@
 import Foundation
-import Knowledge
-import SibylCore
+public import Knowledge
+public import SibylCore
 
 /// A chat a client keeps itself (the OpenAI-compatible API): its messages, answered by a persona,
 /// from the documents or not. Nothing is stored.

@@ -1,6 +1,6 @@
 import Foundation
 import SibylCore
-import Storage
+public import Storage
 
 /// A page of conversations.
 public struct ConversationPage: Sendable {

@@ -1,5 +1,5 @@
-import Foundation
-import Knowledge
+public import Foundation
+public import Knowledge
 import SibylCore
 
 /// A document with the name of its collection.

@@ -1,5 +1,5 @@
 import Foundation
-import Knowledge
+public import Knowledge
 import SibylCore
 
 /// Retrieval quality measured on a BEIR-format set.

@@ -1,5 +1,5 @@
 import Foundation
-import Knowledge
+public import Knowledge
 import SibylCore
 
 /// What the documents say to a question: decided in one place for every surface (a conversation's

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import SibylCore
-import Storage
+public import Storage
 
 /// Which log entries to read.
 public struct LogQuery: Sendable, Hashable {

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import SibylConfig
-import SibylCore
+public import SibylCore
 import Storage
 
 /// An image Sibyl keeps: where it belongs, and its bytes' type and size.

@@ -1,5 +1,5 @@
 import Foundation
-import SibylConfig
+public import SibylConfig
 import SibylCore
 
 /// A setting as shells show it: its value, where the value came from, and what it means.

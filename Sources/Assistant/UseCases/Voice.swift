@@ -1,6 +1,6 @@
 import Foundation
 import SibylConfig
-import SibylCore
+public import SibylCore
 
 /// A spoken question: what was heard, and the answer under way (or the plain reply).
 public struct VoiceTurn: Sendable {

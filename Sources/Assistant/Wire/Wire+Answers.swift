@@ -1,6 +1,6 @@
-import Foundation
-import Knowledge
-import SibylCore
+public import Foundation
+public import Knowledge
+public import SibylCore
 
 extension Wire {
     /// How one question ended: the report `ask --json` prints and a turn's saved result.

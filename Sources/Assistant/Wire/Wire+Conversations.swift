@@ -1,6 +1,6 @@
-import Foundation
-import SibylCore
-import Storage
+public import Foundation
+public import SibylCore
+public import Storage
 
 extension Wire {
     /// A conversation's header.

@@ -1,5 +1,5 @@
-import Foundation
-import Knowledge
+public import Foundation
+public import Knowledge
 
 extension Wire {
     /// Time spent in each phase of adding documents, in milliseconds.

@@ -1,8 +1,8 @@
-import Foundation
-import Knowledge
+public import Foundation
+public import Knowledge
 import SibylConfig
-import SibylCore
-import Storage
+public import SibylCore
+public import Storage
 
 extension Wire {
     /// An entry of the operations log.

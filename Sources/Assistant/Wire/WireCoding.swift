@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Sibyl's JSON vocabulary, shared by every `--json` output and the HTTP API: camelCase keys,
 /// ids as lowercase UUID strings, dates as ISO 8601 in UTC with milliseconds, absent values left out.

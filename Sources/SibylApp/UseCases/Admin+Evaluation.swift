@@ -1,5 +1,5 @@
-import Assistant
-import Foundation
+public import Assistant
+public import Foundation
 import Knowledge
 import SibylCore
 

@@ -1,7 +1,7 @@
-import Assistant
-import Foundation
+public import Assistant
+public import Foundation
 import SibylCore
-import Storage
+public import Storage
 
 extension SibylRuntime.Admin {
     /// Log entries, oldest first.

@@ -1,6 +1,6 @@
 import Assistant
-import Foundation
-import LocalEngines
+public import Foundation
+public import LocalEngines
 
 extension SibylRuntime.Admin {
     /// The local engines and models: what is installed, what is missing.

@@ -1,6 +1,6 @@
-import Assistant
+public import Assistant
 import Foundation
-import SibylConfig
+public import SibylConfig
 import SibylCore
 
 extension SibylRuntime.Admin {

@@ -1,4 +1,4 @@
-import Assistant
+public import Assistant
 import Foundation
 import Knowledge
 import SibylCore

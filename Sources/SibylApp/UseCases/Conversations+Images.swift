@@ -1,8 +1,8 @@
-import Assistant
-import Foundation
+public import Assistant
+public import Foundation
 import LocalEngines
 import SibylConfig
-import SibylCore
+public import SibylCore
 import Storage
 
 extension SibylRuntime.Conversations {

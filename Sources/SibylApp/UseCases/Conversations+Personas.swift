@@ -1,6 +1,6 @@
 import Assistant
 import Foundation
-import SibylCore
+public import SibylCore
 
 extension SibylRuntime.Conversations {
     /// Every persona, built-in first.

@@ -1,6 +1,6 @@
-import Assistant
-import Foundation
-import SibylCore
+public import Assistant
+public import Foundation
+public import SibylCore
 import Storage
 
 extension SibylRuntime.Conversations {

@@ -1,6 +1,6 @@
-import Assistant
+public import Assistant
 import Foundation
-import Knowledge
+public import Knowledge
 import SibylCore
 
 extension SibylRuntime.Documents {

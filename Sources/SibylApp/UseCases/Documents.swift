@@ -1,6 +1,6 @@
-import Assistant
-import Foundation
-import Knowledge
+public import Assistant
+public import Foundation
+public import Knowledge
 import SibylCore
 
 extension SibylRuntime.Documents {

@@ -1,10 +1,10 @@
 import Assistant
-import Foundation
+public import Foundation
 import FrameGlasses
-import Glasses
+public import Glasses
 import Monocle
 import SibylConfig
-import SibylCore
+public import SibylCore
 
 extension SibylRuntime.Glasses {
     /// A glasses session over any transport: a connection keeps Sibyl's app on glasses of `kind`

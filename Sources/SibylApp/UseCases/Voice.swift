@@ -1,8 +1,8 @@
-import Assistant
+public import Assistant
 import Foundation
 import LocalEngines
 import SibylConfig
-import SibylCore
+public import SibylCore
 
 extension SibylRuntime.Voice {
     /// The voice-activity detector's settings (`voice.*`).

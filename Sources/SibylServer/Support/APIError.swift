@@ -1,14 +1,14 @@
 import Accounts
 import Assistant
 import Foundation
-import HTTPTypes
-import Hummingbird
+public import HTTPTypes
+public import Hummingbird
 import Knowledge
 import LocalEngines
 import OpenAIClient
 import SibylApp
 import SibylConfig
-import SibylCore
+public import SibylCore
 import Storage
 
 /// An error the HTTP API answers with: a status, a machine-readable code, and words for people.

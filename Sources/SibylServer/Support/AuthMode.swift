@@ -1,6 +1,6 @@
 import Accounts
-import Foundation
-import SibylCore
+public import Foundation
+public import SibylCore
 
 extension AuthSetting {
     /// What the server does, given where it listens and whether any account exists; throws the

@@ -1,5 +1,5 @@
-import Foundation
-import SibylConfig
+public import Foundation
+public import SibylConfig
 
 /// The limits `sibyl serve` holds requests to (`serve.*` settings).
 public struct ServerLimits: Sendable, Hashable {

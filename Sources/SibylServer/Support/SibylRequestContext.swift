@@ -1,9 +1,9 @@
-import Accounts
+public import Accounts
 import Assistant
-import Foundation
-import Hummingbird
-import HummingbirdWebSocket
-import NIOCore
+public import Foundation
+public import Hummingbird
+public import HummingbirdWebSocket
+public import NIOCore
 import SibylApp
 
 /// What each request carries through Sibyl's router: the client's address (for per-client limits
