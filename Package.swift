@@ -317,6 +317,7 @@ let package = Package(
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
                 "Glasses", "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
+                "TestFixtures", "TestPDFs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -324,7 +325,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "TokenizerBenchmark", dependencies: ["Tokenizers"]),
+        .executableTarget(name: "TokenizerBenchmark", dependencies: ["Tokenizers", "TestFixtures"]),
         .executableTarget(
             name: "sibyl",
             dependencies: ["SibylCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -354,11 +355,17 @@ let package = Package(
         .target(
             name: "APIContract",
             dependencies: [
+                "TestFixtures",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/Support/APIContract"
         ),
+
+        // Test and benchmark support: what both look up or compute alike (the repository's files,
+        // agreement between embeddings), and the PDFs both write.
+        .target(name: "TestFixtures", path: "Tests/Support/TestFixtures"),
+        .target(name: "TestPDFs", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support/TestPDFs"),
 
         .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
         .testTarget(
@@ -381,21 +388,20 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex"]),
+        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "SibylCore"]),
         .testTarget(
             name: "DocumentExtractionTests",
             dependencies: [
-                "DocumentExtraction", "SibylCore", "LocalEngines", "CPoppler",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "DocumentExtraction", "SibylCore", "LocalEngines", "CPoppler", "TestPDFs",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        .testTarget(name: "TextEmbeddingTests", dependencies: ["TextEmbedding", "SibylCore"]),
-        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers", "SibylCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TextEmbeddingTests", dependencies: ["TextEmbedding", "SibylCore", "TestFixtures"]),
+        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers", "SibylCore", "TestFixtures"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "LocalEnginesTests",
             dependencies: [
-                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer",
+                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
