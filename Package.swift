@@ -367,6 +367,10 @@ let package = Package(
         .target(name: "TestFixtures", path: "Tests/Support/TestFixtures"),
         .target(name: "TestPDFs", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support/TestPDFs"),
 
+        // Test support for the Frame suites: the official frame-msg / frame-ble packages as oracles,
+        // and a frame-msg device app.
+        .target(name: "FrameOracle", path: "Tests/Support/FrameOracle"),
+
         .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
         .testTarget(
             name: "OpenAIClientTests",
@@ -451,13 +455,13 @@ let package = Package(
         .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: glassesSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
         .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: glassesSettings),
-        .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses"]),
+        .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol", "FrameOracle"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses", "FrameOracle"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
                 "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "LocalEngines", "SibylCore",
-                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol",
+                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol", "FrameOracle",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
