@@ -335,6 +335,7 @@ let package = Package(
             dependencies: [
                 "SibylCore", "OpenAIClient", "Storage", "Assistant", "SibylApp", "LocalEngines", "TextEmbedding", "DocumentExtraction", "VectorIndex", "Knowledge",
                 "Glasses", "Monocle", "MonocleEmulator", "OpenAITestServer", "PostgresStorage", "FrameProtocol", "FrameGlasses", "FrameEmulator",
+                "TestFixtures", "TestPDFs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -342,7 +343,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
-        .executableTarget(name: "TokenizerBenchmark", dependencies: ["Tokenizers"]),
+        .executableTarget(name: "TokenizerBenchmark", dependencies: ["Tokenizers", "TestFixtures"]),
         .executableTarget(
             name: "sibyl",
             dependencies: ["SibylCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -372,11 +373,21 @@ let package = Package(
         .target(
             name: "APIContract",
             dependencies: [
+                "TestFixtures",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/Support/APIContract"
         ),
+
+        // Test and benchmark support: what both look up or compute alike (the repository's files,
+        // agreement between embeddings), and the PDFs both write.
+        .target(name: "TestFixtures", path: "Tests/Support/TestFixtures"),
+        .target(name: "TestPDFs", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support/TestPDFs"),
+
+        // Test support for the Frame suites: the official frame-msg / frame-ble packages as oracles,
+        // and a frame-msg device app.
+        .target(name: "FrameOracle", path: "Tests/Support/FrameOracle"),
 
         .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
         .testTarget(
@@ -399,21 +410,20 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex"]),
+        .testTarget(name: "VectorIndexTests", dependencies: ["VectorIndex", "SibylCore"]),
         .testTarget(
             name: "DocumentExtractionTests",
             dependencies: [
-                "DocumentExtraction", "SibylCore", "LocalEngines", "CPoppler",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "DocumentExtraction", "SibylCore", "LocalEngines", "CPoppler", "TestPDFs",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        .testTarget(name: "TextEmbeddingTests", dependencies: ["TextEmbedding", "SibylCore"]),
-        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers", "SibylCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TextEmbeddingTests", dependencies: ["TextEmbedding", "SibylCore", "TestFixtures"]),
+        .testTarget(name: "TokenizersTests", dependencies: ["Tokenizers", "SibylCore", "TestFixtures"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "LocalEnginesTests",
             dependencies: [
-                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer",
+                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -470,13 +480,13 @@ let package = Package(
         .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: modernSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
         .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: modernSettings),
-        .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses"]),
+        .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol", "FrameOracle"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses", "FrameOracle"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
                 "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "SibylApp", "LocalEngines", "SibylCore",
-                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol",
+                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol", "FrameOracle",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

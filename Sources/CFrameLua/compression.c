@@ -87,18 +87,7 @@ static int decompress(lua_State *L, const uint8_t *data, size_t length, size_t b
 
 static int compression_process_function(lua_State *L)
 {
-    cframe_device *device = frame_device(L);
-    int reference = LUA_NOREF;
-    if (lua_isfunction(L, 1)) {
-        lua_settop(L, 1);
-        reference = luaL_ref(L, LUA_REGISTRYINDEX);
-    } else if (!lua_isnil(L, 1)) {
-        return luaL_error(L, "expected nil or function");
-    }
-    pthread_mutex_lock(&device->lock);
-    device->block_callback = reference;
-    pthread_mutex_unlock(&device->lock);
-    return 0;
+    return frame_set_callback(L, &frame_device(L)->block_callback);
 }
 
 static int compression_decompress(lua_State *L)

@@ -121,5 +121,8 @@ void frame_open_led(lua_State *L);
 
 /// Sets `frame.<name>` to a new table of `functions` (the `frame` table is global).
 void frame_register(lua_State *L, const char *name, const luaL_Reg *functions);
+/// Registers argument 1 (a function, or nil for none) as the callback in `*slot`, one of the
+/// device's callback fields; a Lua error for anything else.
+int frame_set_callback(lua_State *L, int *slot);
 
 #endif

@@ -132,18 +132,7 @@ void cframe_set_imu(cframe_device *device, const double accelerometer[3], const 
 
 static int imu_tap_callback(lua_State *L)
 {
-    cframe_device *device = frame_device(L);
-    int reference = LUA_NOREF;
-    if (lua_isfunction(L, 1)) {
-        lua_settop(L, 1);
-        reference = luaL_ref(L, LUA_REGISTRYINDEX);
-    } else if (!lua_isnil(L, 1)) {
-        return luaL_error(L, "expected nil or function");
-    }
-    pthread_mutex_lock(&device->lock);
-    device->tap_callback = reference;
-    pthread_mutex_unlock(&device->lock);
-    return 0;
+    return frame_set_callback(L, &frame_device(L)->tap_callback);
 }
 
 static void read_imu(cframe_device *device, double accelerometer[3], double compass[3])

@@ -13,6 +13,22 @@ void frame_register(lua_State *L, const char *name, const luaL_Reg *functions)
     lua_pop(L, 1);
 }
 
+int frame_set_callback(lua_State *L, int *slot)
+{
+    cframe_device *device = frame_device(L);
+    int reference = LUA_NOREF;
+    if (lua_isfunction(L, 1)) {
+        lua_settop(L, 1);
+        reference = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else if (!lua_isnil(L, 1)) {
+        return luaL_error(L, "expected nil or function");
+    }
+    pthread_mutex_lock(&device->lock);
+    *slot = reference;
+    pthread_mutex_unlock(&device->lock);
+    return 0;
+}
+
 static int frame_update(lua_State *L)
 {
     cframe_device *device = frame_device(L);
@@ -168,22 +184,7 @@ static int bluetooth_send(lua_State *L)
 
 static int bluetooth_receive_callback(lua_State *L)
 {
-    cframe_device *device = frame_device(L);
-    if (lua_isnil(L, 1)) {
-        pthread_mutex_lock(&device->lock);
-        device->data_callback = LUA_NOREF;
-        pthread_mutex_unlock(&device->lock);
-        return 0;
-    }
-    if (lua_isfunction(L, 1)) {
-        lua_settop(L, 1);
-        int reference = luaL_ref(L, LUA_REGISTRYINDEX);
-        pthread_mutex_lock(&device->lock);
-        device->data_callback = reference;
-        pthread_mutex_unlock(&device->lock);
-        return 0;
-    }
-    return luaL_error(L, "expected nil or function");
+    return frame_set_callback(L, &frame_device(L)->data_callback);
 }
 
 void frame_open_bluetooth(lua_State *L)

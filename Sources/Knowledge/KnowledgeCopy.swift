@@ -67,15 +67,9 @@ public enum KnowledgeCopy {
                     guard let vector = vectors[chunk.id] else { throw CopyError.missingVector(path: document.path, ordinal: chunk.ordinal) }
                     return vector
                 }
-                let draft = DocumentDraft(
-                    collectionID: target.id, path: document.path, title: document.title, format: document.format, contentHash: document.contentHash,
-                    byteCount: document.byteCount, pageCount: document.pageCount, ocrConfidence: document.ocrConfidence, warnings: document.warnings,
-                    timings: document.timings, addedAt: document.addedAt
-                )
-                let drafts = chunks.map {
-                    ChunkDraft(text: $0.text, tokenCount: $0.tokenCount, page: $0.page, headingPath: $0.headingPath, startOffset: $0.startOffset, endOffset: $0.endOffset)
-                }
-                let saved = try await destination.save(draft, chunks: drafts, embeddings: embeddings, replacing: replacing)
+                var draft = document.draft
+                draft.collectionID = target.id
+                let saved = try await destination.save(draft, chunks: chunks.map(\.draft), embeddings: embeddings, replacing: replacing)
                 if try await fingerprint(of: saved, in: destination) != original { report.mismatches.append(document.path) }
                 report.copied += 1
                 report.passages += chunks.count

@@ -94,39 +94,6 @@ public struct SavedIndex: Sendable {
     public var data: Data
 }
 
-/// What to write for a new document (the store fills in counts and the id).
-public struct DocumentDraft: Sendable {
-    public var collectionID: Int64
-    public var path: String
-    public var title: String?
-    public var format: ExtractedDocument.Format
-    public var contentHash: String
-    public var byteCount: Int64
-    public var pageCount: Int?
-    public var ocrConfidence: Double?
-    public var warnings: [String]
-    public var timings: PhaseTimings
-    /// When it was added; now when nil (a copy keeps the original's).
-    public var addedAt: Date?
-
-    public init(
-        collectionID: Int64, path: String, title: String?, format: ExtractedDocument.Format, contentHash: String, byteCount: Int64,
-        pageCount: Int?, ocrConfidence: Double?, warnings: [String], timings: PhaseTimings, addedAt: Date? = nil
-    ) {
-        self.collectionID = collectionID
-        self.path = path
-        self.title = title
-        self.format = format
-        self.contentHash = contentHash
-        self.byteCount = byteCount
-        self.pageCount = pageCount
-        self.ocrConfidence = ocrConfidence
-        self.warnings = warnings
-        self.timings = timings
-        self.addedAt = addedAt
-    }
-}
-
 /// Float vectors as little-endian Float32 BLOBs.
 enum VectorCoding {
     static func data(_ vector: [Float]) -> Data {

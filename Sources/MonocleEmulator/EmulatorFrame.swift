@@ -16,6 +16,9 @@ struct EmulatorFrame: Sendable, Equatable {
         case microphone = 0x4D // M
         case photo = 0x50 // P
         case interrupt = 0x49 // I
+        /// Asks the interpreter to answer `synced` with the same payload: what it sent before
+        /// the answer has then arrived, whatever stdout has overtaken.
+        case sync = 0x51 // Q
         // Interpreter → emulator.
         case dataNotify = 0x64 // d
         case display = 0x73 // s
@@ -25,6 +28,7 @@ struct EmulatorFrame: Sendable, Equatable {
         case reset = 0x72 // r
         case bootloader = 0x75 // u
         case boot = 0x62 // b
+        case synced = 0x71 // q
     }
 
     var kind: Kind

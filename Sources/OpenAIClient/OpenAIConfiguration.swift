@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// Where an OpenAI-compatible server is and how to talk to it.
 public struct OpenAIConfiguration: Sendable, Hashable {

@@ -6,6 +6,13 @@ import NIOHTTP1
 import NIOPosix
 import SibylCore
 
+extension RetryPolicy {
+    /// Pinecone's default: rate limits (429), server errors (5xx) and failed connections are
+    /// retried up to three times; other 4xx never are (`PineconeError.isRetryable`), because the
+    /// same request would fail the same way.
+    public static let pinecone = RetryPolicy(maxRetries: 3)
+}
+
 /// What the data-plane and control-plane clients share: where to send, the key, the API version,
 /// retries, and turning error answers into `PineconeError`.
 struct PineconeConnection: Sendable {
@@ -16,11 +23,11 @@ struct PineconeConnection: Sendable {
     let baseURL: String
     let apiKey: String
     let transport: any PineconeTransport
-    let retryPolicy: PineconeRetryPolicy
+    let retryPolicy: RetryPolicy
     let timeout: Duration
     let logger: Logger
 
-    init(baseURL: String, apiKey: String, transport: any PineconeTransport, retryPolicy: PineconeRetryPolicy, timeout: Duration, logger: Logger) {
+    init(baseURL: String, apiKey: String, transport: any PineconeTransport, retryPolicy: RetryPolicy, timeout: Duration, logger: Logger) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 // The control plane's JSON (pinecone-db-control-2025-10.yaml), snake_case as that spec writes it.
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SibylCore
 
 /// A client for Pinecone's control plane (`https://api.pinecone.io`): create, describe, list and
 /// delete indexes, and the data-plane client for an index from its `host`.
@@ -12,7 +13,7 @@ public struct PineconeControlClient: Sendable {
     public init(
         baseURL: String = PineconeControlClient.defaultURL, apiKey: String,
         transport: any PineconeTransport = HTTPClientTransport(),
-        retryPolicy: PineconeRetryPolicy = PineconeRetryPolicy(),
+        retryPolicy: RetryPolicy = .pinecone,
         timeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "sibyl.pinecone")
     ) {

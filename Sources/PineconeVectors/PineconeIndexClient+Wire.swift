@@ -1,8 +1,13 @@
 import Foundation
+import SibylCore
 
 // The data plane's JSON (pinecone-db-data-2025-10.yaml), camelCase as the spec writes it. Optional
 // fields are left out when nil; answers decode with every field optional except where the spec
 // requires one, and unknown fields are ignored.
+
+/// Metadata stored with a vector: Pinecone takes flat objects whose values are strings, numbers,
+/// booleans or lists of strings (checked by `PineconeLimits.check(metadata:)`).
+public typealias PineconeMetadata = [String: JSONValue]
 
 /// A dense vector with its id and metadata (the spec's `Vector`).
 public struct PineconeVector: Codable, Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 import Logging
 
 /// A client for one Pinecone index's data plane (`https://<host>`, from describe-index): upsert,
@@ -12,7 +13,7 @@ public struct PineconeIndexClient: Sendable {
     public init(
         baseURL: String, apiKey: String, dimension: Int?,
         transport: any PineconeTransport = HTTPClientTransport(),
-        retryPolicy: PineconeRetryPolicy = PineconeRetryPolicy(),
+        retryPolicy: RetryPolicy = .pinecone,
         timeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "sibyl.pinecone")
     ) {

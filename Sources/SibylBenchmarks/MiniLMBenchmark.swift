@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SibylCore
+import TestFixtures
 import TextEmbedding
 
 /// `sibyl-bench minilm`: sentence-embedding speed of `MiniLMEmbedder` against
@@ -224,16 +225,6 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             print(text)
         }
     }
-}
-
-private func cosine(_ a: [Float], _ b: [Float]) -> Float {
-    var dot: Float = 0, aa: Float = 0, bb: Float = 0
-    for index in a.indices {
-        dot += a[index] * b[index]
-        aa += a[index] * a[index]
-        bb += b[index] * b[index]
-    }
-    return dot / (aa.squareRoot() * bb.squareRoot())
 }
 
 extension Duration {

@@ -2,6 +2,7 @@ import ArgumentParser
 import DocumentExtraction
 import Foundation
 import SibylCore
+import TestPDFs
 
 /// `sibyl-bench pdf`: PDF text extraction speed of `DocumentExtractor` against poppler's `pdftotext`.
 struct PDFExtractionBenchmark: AsyncParsableCommand {
@@ -172,14 +173,13 @@ struct PDFExtractionBenchmark: AsyncParsableCommand {
             therefore although several important different particular general measured expected quickly
             """.split(separator: " ").map(String.init)
 
-        static func make(pages: Int, seed: UInt64) -> Data {
+        static func make(pages: Int, seed: UInt64) throws -> Data {
             var state = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             func next(_ bound: Int) -> Int {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return Int((state >> 33) % UInt64(bound))
             }
-            var objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
-            var kids: [String] = []
+            var contents: [PDFWriter.Page] = []
             for page in 0..<pages {
                 var content = "BT /F1 16 Tf 56 740 Td 20 TL (Section \(page + 1): \(words[next(words.count)]) \(words[next(words.count)])) Tj T* T*\n/F1 10 Tf 13 TL\n"
                 var lines = 0
@@ -198,22 +198,9 @@ struct PDFExtractionBenchmark: AsyncParsableCommand {
                     lines += 1
                 }
                 content += "ET"
-                objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents \(objects.count + 2) 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
-                kids.append("\(objects.count) 0 R")
-                objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+                contents.append(.content(content, height: 792))
             }
-            objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(pages) >>"
-            var pdf = "%PDF-1.4\n"
-            var offsets: [Int] = []
-            for (index, object) in objects.enumerated() {
-                offsets.append(pdf.utf8.count)
-                pdf += "\(index + 1) 0 obj\n\(object)\nendobj\n"
-            }
-            let xref = pdf.utf8.count
-            pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-            for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
-            pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-            return Data(pdf.utf8)
+            return try PDFWriter(pages: contents).data()
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SibylCore
+import TestFixtures
 
 /// A Python reference benchmark (under `scripts/bench/`) run in the environment that
 /// `scripts/bench/setup-reference.sh` creates.
@@ -23,17 +24,9 @@ struct ReferenceScript {
         return home + "/.cache/sibyl/bench-venv/bin/python"
     }
 
-    /// `scripts/bench/<name>` in the working directory or in a directory above this source file.
+    /// `scripts/bench/<name>` in a directory above this source file or the working directory.
     static func locate(_ name: String) -> String? {
-        var candidates = [FileManager.default.currentDirectoryPath]
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            candidates.append(directory.path)
-            directory = directory.deletingLastPathComponent()
-        }
-        return candidates
-            .map { $0 + "/scripts/bench/" + name }
-            .first { FileManager.default.fileExists(atPath: $0) }
+        RepositoryFile.locate("scripts/bench/" + name)?.path
     }
 
     /// Runs the script with `arguments` and returns what it printed on standard output.

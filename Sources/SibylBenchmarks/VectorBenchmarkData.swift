@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// The synthetic collections `sibyl-bench vectors` measures on, generated from a seed so that
 /// every run (and the reference tools, which read the same files) sees the same vectors.
@@ -92,17 +93,13 @@ struct VectorBenchmarkData {
 
 /// SplitMix64 with Box–Muller Gaussians: fast and reproducible across platforms.
 struct BenchmarkRandom {
-    private var state: UInt64
+    private var bits: SplitMix64
     private var spare: Float?
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { bits = SplitMix64(seed: seed) }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        bits.next()
     }
 
     /// A standard normal sample.

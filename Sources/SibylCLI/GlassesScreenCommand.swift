@@ -43,6 +43,9 @@ extension GlassesCommand {
                     try? await Task.sleep(for: .milliseconds(50))
                     ended = String(decoding: await glasses.serialLog, as: UTF8.self).contains("Type \"help()\" for more information.")
                 }
+                // What the app drew before it ended may still be on its way (the end is printed on
+                // another channel than the drawing): let it arrive.
+                if ended { await glasses.settle() }
                 if await glasses.screen != nil { try? await Task.sleep(for: .seconds(after)) }
                 let frame = await glasses.screen
                 let printed = String(decoding: await glasses.serialLog, as: UTF8.self)

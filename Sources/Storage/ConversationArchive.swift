@@ -83,59 +83,6 @@ public struct ConversationArchive: Sendable, Hashable, Codable {
         public var citations: [Citation]
         /// When the message was written.
         public var createdAt: Date
-
-        private enum CodingKeys: String, CodingKey {
-            case id, role, text, attachments, model, usage, timings, status, error, citations, createdAt
-        }
-
-        init(
-            id: UUID, role: ChatRole, text: String, attachments: [ArchivedAttachment], model: String?, usage: ArchivedUsage?,
-            timings: ArchivedTimings?, status: MessageStatus, error: String?, citations: [Citation] = [], createdAt: Date
-        ) {
-            self.id = id
-            self.role = role
-            self.text = text
-            self.attachments = attachments
-            self.model = model
-            self.usage = usage
-            self.timings = timings
-            self.status = status
-            self.error = error
-            self.citations = citations
-            self.createdAt = createdAt
-        }
-
-        /// Reads a message; a missing `attachments` or `citations` means none.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try container.decode(UUID.self, forKey: .id)
-            role = try container.decode(ChatRole.self, forKey: .role)
-            text = try container.decode(String.self, forKey: .text)
-            attachments = try container.decodeIfPresent([ArchivedAttachment].self, forKey: .attachments) ?? []
-            model = try container.decodeIfPresent(String.self, forKey: .model)
-            usage = try container.decodeIfPresent(ArchivedUsage.self, forKey: .usage)
-            timings = try container.decodeIfPresent(ArchivedTimings.self, forKey: .timings)
-            status = try container.decode(MessageStatus.self, forKey: .status)
-            error = try container.decodeIfPresent(String.self, forKey: .error)
-            citations = try container.decodeIfPresent([Citation].self, forKey: .citations) ?? []
-            createdAt = try container.decode(Date.self, forKey: .createdAt)
-        }
-
-        /// Writes a message, leaving out absent values and an empty attachment list.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(role, forKey: .role)
-            try container.encode(text, forKey: .text)
-            if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
-            try container.encodeIfPresent(model, forKey: .model)
-            try container.encodeIfPresent(usage, forKey: .usage)
-            try container.encodeIfPresent(timings, forKey: .timings)
-            try container.encode(status, forKey: .status)
-            try container.encodeIfPresent(error, forKey: .error)
-            if !citations.isEmpty { try container.encode(citations, forKey: .citations) }
-            try container.encode(createdAt, forKey: .createdAt)
-        }
     }
 
     /// An attachment as archived, its bytes base64-encoded.
@@ -253,5 +200,44 @@ public struct ConversationArchive: Sendable, Hashable, Codable {
     static func checkHeader(format: String, version: Int) throws {
         guard format == formatIdentifier else { throw StorageError.unsupportedArchiveFormat(format) }
         guard version == currentVersion else { throw StorageError.unsupportedArchiveVersion(version) }
+    }
+}
+
+// In an extension, so that the message keeps its synthesized memberwise initialiser.
+extension ConversationArchive.ArchivedMessage {
+    private enum CodingKeys: String, CodingKey {
+        case id, role, text, attachments, model, usage, timings, status, error, citations, createdAt
+    }
+
+    /// Reads a message; a missing `attachments` or `citations` means none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        role = try container.decode(ChatRole.self, forKey: .role)
+        text = try container.decode(String.self, forKey: .text)
+        attachments = try container.decodeIfPresent([ConversationArchive.ArchivedAttachment].self, forKey: .attachments) ?? []
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        usage = try container.decodeIfPresent(ConversationArchive.ArchivedUsage.self, forKey: .usage)
+        timings = try container.decodeIfPresent(ConversationArchive.ArchivedTimings.self, forKey: .timings)
+        status = try container.decode(MessageStatus.self, forKey: .status)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        citations = try container.decodeIfPresent([Citation].self, forKey: .citations) ?? []
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+    }
+
+    /// Writes a message, leaving out absent values and an empty attachment list.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(role, forKey: .role)
+        try container.encode(text, forKey: .text)
+        if !attachments.isEmpty { try container.encode(attachments, forKey: .attachments) }
+        try container.encodeIfPresent(model, forKey: .model)
+        try container.encodeIfPresent(usage, forKey: .usage)
+        try container.encodeIfPresent(timings, forKey: .timings)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(error, forKey: .error)
+        if !citations.isEmpty { try container.encode(citations, forKey: .citations) }
+        try container.encode(createdAt, forKey: .createdAt)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 
 /// The default corpus, made by the project's script.
 enum Corpus {
@@ -19,24 +20,13 @@ enum Scripts {
         let description: String
     }
 
-    /// A file of this repository: searched from the working directory and from this source
-    /// file upwards, so `swift run` works from the package root or anywhere inside it.
-    static func locate(_ relativePath: String, sourceFile: String = #filePath) throws -> URL {
-        let starts = [
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
-            URL(fileURLWithPath: sourceFile).deletingLastPathComponent(),
-        ]
-        for start in starts {
-            var directory = start.standardizedFileURL
-            while true {
-                let candidate = directory.appendingPathComponent(relativePath)
-                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-                let parent = directory.deletingLastPathComponent()
-                if parent.path == directory.path { break }
-                directory = parent
-            }
+    /// A file of this repository, found from this source file or the working directory, so
+    /// `swift run` works from the package root or anywhere inside it.
+    static func locate(_ relativePath: String) throws -> URL {
+        guard let file = RepositoryFile.locate(relativePath) else {
+            throw Failure(description: "\(relativePath) not found above the working directory; run from the package root")
         }
-        throw Failure(description: "\(relativePath) not found above the working directory; run from the package root")
+        return file
     }
 
     /// Runs a program to completion and returns its standard output; its standard error goes

@@ -16,59 +16,11 @@
 /// retried without it, and `U*` gives back scalars that `W+` can use (`U` and `W` overlap in
 /// Lm, Lo and M).
 enum O200kPreTokenizer: PreTokenizer {
+    /// The two word alternatives, in the order a backtracking matcher tries them; none starts
+    /// with a digit or a newline.
     @inline(__always)
-    static func pieceEnd(in text: UTF8Text, from start: Int) -> Int {
-        let letter = UnicodeClasses.letter
-        let number = UnicodeClasses.number
-        let whitespace = UnicodeClasses.whitespace
-        let newline = UnicodeClasses.newline
-
-        let (first, firstLength) = text.scalar(at: start)
-        let second = start + firstLength
-        if first & (number | newline) == 0, let end = wordEnd(in: text, from: start, first: first, second: second) {
-            return end
-        }
-        if first & number != 0 {
-            var end = second
-            var digits = 1
-            while digits < 3, end < text.end {
-                let (next, nextLength) = text.scalar(at: end)
-                if next & number == 0 { break }
-                end += nextLength
-                digits += 1
-            }
-            return end
-        }
-        let punctuationMask = whitespace | letter | number
-        if text.byte(start) == 0x20, second < text.end, text.scalar(at: second).flags & punctuationMask == 0 {
-            return punctuationEnd(in: text, from: second, mask: punctuationMask)
-        }
-        if first & punctuationMask == 0 {
-            return punctuationEnd(in: text, from: second, mask: punctuationMask)
-        }
-        // What is left starts with whitespace.
-        let run = text.whitespaceRun(from: start)
-        if run.afterLastNewline >= 0 { return run.afterLastNewline }
-        if run.end == text.end { return run.end }
-        if run.scalars >= 2 { return run.lastScalarStart }
-        return second
-    }
-
-    /// `[^\s\p{L}\p{N}]+[\r\n/]*` from `index`, whose first scalar is already known to match.
-    @inline(__always)
-    private static func punctuationEnd(in text: UTF8Text, from index: Int, mask: UInt8) -> Int {
-        var end = text.run(from: index, whileNot: mask)
-        while end < text.end {
-            let byte = text.byte(end)
-            guard byte == 0x0A || byte == 0x0D || byte == 0x2F else { break }
-            end += 1
-        }
-        return end
-    }
-
-    /// The two word alternatives, in the order a backtracking matcher tries them.
-    @inline(__always)
-    private static func wordEnd(in text: UTF8Text, from start: Int, first: UInt8, second: Int) -> Int? {
+    static func wordEnd(in text: UTF8Text, from start: Int, first: UInt8, second: Int) -> Int? {
+        guard first & (UnicodeClasses.number | UnicodeClasses.newline) == 0 else { return nil }
         let takesPrefix = first & UnicodeClasses.letter == 0
         let isWordScalar = first & (UnicodeClasses.upperish | UnicodeClasses.lowerish) != 0
         if takesPrefix, second < text.end, let end = lowerWordEnd(in: text, from: second) {
@@ -84,6 +36,27 @@ enum O200kPreTokenizer: PreTokenizer {
             return end
         }
         return nil
+    }
+
+    /// `[\r\n/]*`.
+    @inline(__always)
+    static func punctuationTrailEnd(in text: UTF8Text, from index: Int) -> Int {
+        var end = index
+        while end < text.end {
+            let byte = text.byte(end)
+            guard byte == 0x0A || byte == 0x0D || byte == 0x2F else { break }
+            end += 1
+        }
+        return end
+    }
+
+    /// `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`, in that order.
+    @inline(__always)
+    static func whitespaceEnd(of run: WhitespaceRun, in text: UTF8Text, second: Int) -> Int {
+        if run.afterLastNewline >= 0 { return run.afterLastNewline }
+        if run.end == text.end { return run.end }
+        if run.scalars >= 2 { return run.lastScalarStart }
+        return second
     }
 
     /// `U*W+C?` at `index`.

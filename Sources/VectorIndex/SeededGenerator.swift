@@ -1,18 +1,13 @@
+import SibylCore
+
 /// xoshiro256** (Blackman & Vigna), seeded through SplitMix64: a small, fast generator whose
 /// whole state can be saved with an index, so that a graph grows the same way after a reload.
 struct SeededGenerator: RandomNumberGenerator, Sendable, Equatable {
     private(set) var state: (UInt64, UInt64, UInt64, UInt64)
 
     init(seed: UInt64) {
-        var mix = seed
-        func splitMix() -> UInt64 {
-            mix &+= 0x9E37_79B9_7F4A_7C15
-            var z = mix
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        state = (splitMix(), splitMix(), splitMix(), splitMix())
+        var mix = SplitMix64(seed: seed)
+        state = (mix.next(), mix.next(), mix.next(), mix.next())
     }
 
     init(state: (UInt64, UInt64, UInt64, UInt64)) {

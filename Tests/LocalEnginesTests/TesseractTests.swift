@@ -1,5 +1,6 @@
 import Foundation
 import SibylCore
+import TestPDFs
 import Testing
 @testable import LocalEngines
 
@@ -10,28 +11,11 @@ struct TesseractTests {
         var content = "BT /F1 24 Tf 40 \(60 + 32 * lines.count) Td 32 TL\n"
         for line in lines { content += "(\(line)) Tj T*\n" }
         content += "ET"
-        let height = 100 + 32 * lines.count
-        let objects = [
-            "<< /Type /Catalog /Pages 2 0 R >>",
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 \(height)] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        ]
-        var pdf = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (index, object) in objects.enumerated() {
-            offsets.append(pdf.utf8.count)
-            pdf += "\(index + 1) 0 obj\n\(object)\nendobj\n"
-        }
-        let xref = pdf.utf8.count
-        pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
-        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        let pdf = try PDFWriter(pages: [.content(content, height: 100 + 32 * lines.count)]).data()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-render-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(pdf.utf8).write(to: directory.appendingPathComponent("page.pdf"))
+        try pdf.write(to: directory.appendingPathComponent("page.pdf"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftoppm")
         process.arguments = ["-png", "-r", String(dpi), "-singlefile", directory.appendingPathComponent("page.pdf").path, directory.appendingPathComponent("page").path]

@@ -1,6 +1,7 @@
 import Foundation
 import FrameEmulator
 import FrameGlasses
+import FrameOracle
 import FrameProtocol
 import Glasses
 import SibylCore
@@ -12,46 +13,17 @@ import Testing
 /// each against a fresh virtual Frame, and must leave the same files and screen and bring back the
 /// same photo and recording. A Swift host bug cannot then be "confirmed" by a Swift emulator with
 /// the same bug: the official host's bytes go through the same emulator.
-@Suite(.serialized, .enabled(if: FrameOracleDirectory.available, "needs the Frame host libraries' venv (SIBYL_FRAME_PYTHON, from scripts/frame/setup.sh)"))
+@Suite(.serialized, .enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (SIBYL_FRAME_PYTHON, from scripts/frame/setup.sh)"))
 struct FrameDifferentialTests {
-    static let python = FrameOracleDirectory.python
-    static let libraries = ["data", "plain_text", "code", "camera", "audio"]
+    static let python = FrameOracle.python
 
     /// The device app both hosts upload: frame-msg's libraries parse the messages; text goes to the
     /// display, capture settings to a photo, code 1 starts the microphone, which the app stops
     /// itself after 2,000 bytes (so both recordings are the same length on the virtual clock).
-    static let app = """
-        local data = require('data.min')
-        local plain_text = require('plain_text.min')
-        local code = require('code.min')
-        local camera = require('camera.min')
-        local audio = require('audio.min')
-        local TEXT, CODE, CAPTURE = 0x0A, 0x0B, 0x0D
-        data.parsers[TEXT] = plain_text.parse_plain_text
-        data.parsers[CODE] = code.parse_code
-        data.parsers[CAPTURE] = camera.parse_capture_settings
-        local streaming, stopping, sent = false, false, 0
-        print('ready')
-        while true do
-          local ok, err = pcall(function()
-            if data.process_raw_items() > 0 then
-              local text = data.app_data[TEXT]
-              if text ~= nil then
-                data.app_data[TEXT] = nil
-                frame.display.text(text.string, text.x, text.y, {color = text.color, spacing = text.spacing})
-                frame.display.show()
-              end
-              local c = data.app_data[CODE]
-              if c ~= nil then
-                data.app_data[CODE] = nil
-                if c.value == 1 then audio.start({sample_rate = 8000, bit_depth = 8}); streaming = true; stopping = false; sent = 0 end
-              end
-              local settings = data.app_data[CAPTURE]
-              if settings ~= nil then
-                data.app_data[CAPTURE] = nil
-                camera.capture_and_send(settings)
-              end
-            end
+    static let app = FrameMsgApp.source(
+        suffix: ".min", state: "local streaming, stopping, sent = false, false, 0",
+        onCode: "if c.value == 1 then audio.start({sample_rate = 8000, bit_depth = 8}); streaming = true; stopping = false; sent = 0 end",
+        eachPass: """
             if streaming then
               local n = audio.read_and_send_audio()
               if n == nil then
@@ -61,11 +33,8 @@ struct FrameDifferentialTests {
                 if sent >= 2000 and not stopping then audio.stop(); stopping = true end
               end
             end
-            frame.sleep(0.005)
-          end)
-          if not ok then print(err); break end
-        end
-        """
+            """
+    )
 
     static let text = "Sibyl and frame-msg agree: ünïcødé ✓ " + String(repeating: "0123456789", count: 30)
     static let capture = (resolution: 512, quality: 3, pan: -20)
@@ -179,7 +148,7 @@ struct FrameDifferentialTests {
     /// same messages go out and the streams are assembled by Sibyl's code.
     static func sibylHost(mtu: Int, lua: URL) async throws -> Outcome {
         var files = [FrameDeviceApp.File(name: "frame_app.lua", contents: Data(app.utf8))]
-        for name in libraries {
+        for name in FrameMsgApp.libraries {
             files.append(FrameDeviceApp.File(name: "\(name).min.lua", contents: try Data(contentsOf: lua.appending(path: "\(name).min.lua"))))
         }
         let deviceApp = try FrameDeviceApp(files: files, entry: "frame_app", readyLine: "ready")
@@ -203,12 +172,12 @@ struct FrameDifferentialTests {
 
     @Test(arguments: [247, 100])
     func theOfficialHostAndSibylsLeaveTheSameStateAndReceiveTheSameBytes(mtu: Int) async throws {
-        let lua = try await FrameOracleDirectory.lua()
+        let lua = try await FrameOracle.luaDirectory()
         let official = try await Self.officialHost(mtu: mtu)
         let sibyl = try await Self.sibylHost(mtu: mtu, lua: lua)
         // The same files on the flash: frame-ble's escaping and chunking and Sibyl's write the same bytes
         // (Sibyl adds its version file).
-        let uploaded = ["frame_app.lua"] + Self.libraries.map { "\($0).min.lua" }
+        let uploaded = ["frame_app.lua"] + FrameMsgApp.libraries.map { "\($0).min.lua" }
         for name in uploaded {
             #expect(official.files[name] != nil && official.files[name] == sibyl.files[name], "\(name)")
         }
@@ -221,42 +190,5 @@ struct FrameDifferentialTests {
         #expect(sibyl.jpeg == official.jpeg)
         #expect(official.wav.count >= 44 + 2000)
         #expect(sibyl.wav == official.wav)
-    }
-}
-
-/// Where the pinned frame-msg keeps its device-side Lua files.
-enum FrameOracleDirectory {
-    static let python = ProcessInfo.processInfo.environment["SIBYL_FRAME_PYTHON"]
-    /// Skipped without the venv, except where the suite must run everything (`SIBYL_REQUIRE_ENGINES=1`).
-    static let available = python != nil || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1"
-
-    static func lua() async throws -> URL {
-        let python = try #require(python, "SIBYL_FRAME_PYTHON is not set")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import frame_msg, os; print(os.path.join(os.path.dirname(frame_msg.__file__), 'lua'))"]
-        let output = Pipe()
-        process.standardOutput = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        #expect(status == 0)
-        let path = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return URL(fileURLWithPath: path)
-    }
-}
-
-extension Data {
-    /// Bytes from hex digits (two per byte).
-    fileprivate init(hex: String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.utf8.count / 2)
-        var index = hex.startIndex
-        while let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex), index < hex.endIndex {
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        self.init(bytes)
     }
 }

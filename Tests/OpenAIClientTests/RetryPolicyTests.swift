@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 import Testing
 @testable import OpenAIClient
 

@@ -1,10 +1,11 @@
 import Foundation
+import SibylCore
 import Testing
 @testable import PineconeVectors
 
 /// Typed errors from Pinecone's error bodies, and which failures are tried again.
 struct ErrorAndRetryTests {
-    func index(_ transport: ScriptedTransport, retries: PineconeRetryPolicy = quickRetries, key: String = testKey) -> PineconeIndexClient {
+    func index(_ transport: ScriptedTransport, retries: RetryPolicy = quickRetries, key: String = testKey) -> PineconeIndexClient {
         PineconeIndexClient(baseURL: "http://pinecone.invalid", apiKey: key, dimension: 3, transport: transport, retryPolicy: retries)
     }
 
@@ -58,7 +59,7 @@ struct ErrorAndRetryTests {
     }
 
     @Test func retryAfterIsHonoured() async throws {
-        let policy = PineconeRetryPolicy(maxRetries: 2, initialDelay: .milliseconds(500), maxDelay: .seconds(8), maxHonouredRetryAfter: .seconds(60))
+        let policy = RetryPolicy(maxRetries: 2, initialDelay: .milliseconds(500), maxDelay: .seconds(8), maxHonouredRetryAfter: .seconds(60))
         #expect(policy.delay(beforeRetry: 0, retryAfter: "2", jitter: 0) == .seconds(2))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let formatter = DateFormatter()

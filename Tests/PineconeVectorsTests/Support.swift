@@ -1,5 +1,6 @@
 import Foundation
 import PineconeVectors
+import SibylCore
 import Synchronization
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 let testKey = "test-key"
 
 /// Retries that do not wait, so fault tests run fast.
-let quickRetries = PineconeRetryPolicy(maxRetries: 2, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5))
+let quickRetries = RetryPolicy(maxRetries: 2, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5))
 
 /// A transport that records every request and answers from a script, then from `fallback`
 /// (a plausible 200 for each operation).
@@ -86,12 +87,12 @@ enum PineconeMock {
     }
 
     /// A control-plane client for the mock.
-    static func control(transport: any PineconeTransport = HTTPClientTransport(), retryPolicy: PineconeRetryPolicy = quickRetries) throws -> PineconeControlClient {
+    static func control(transport: any PineconeTransport = HTTPClientTransport(), retryPolicy: RetryPolicy = quickRetries) throws -> PineconeControlClient {
         PineconeControlClient(baseURL: try baseURL() + "/control", apiKey: testKey, transport: transport, retryPolicy: retryPolicy)
     }
 
     /// A data-plane client for the mock (or one of its fault scenarios), for `dimension`-long vectors.
-    static func index(scenario: String? = nil, dimension: Int? = 3, apiKey: String = testKey, retryPolicy: PineconeRetryPolicy = quickRetries) throws -> PineconeIndexClient {
+    static func index(scenario: String? = nil, dimension: Int? = 3, apiKey: String = testKey, retryPolicy: RetryPolicy = quickRetries) throws -> PineconeIndexClient {
         let base = try baseURL() + (scenario.map { "/_faults/\($0)" } ?? "")
         return PineconeIndexClient(baseURL: base, apiKey: apiKey, dimension: dimension, retryPolicy: retryPolicy)
     }

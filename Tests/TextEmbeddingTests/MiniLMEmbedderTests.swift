@@ -1,5 +1,6 @@
 import Foundation
 import SibylCore
+import TestFixtures
 import Testing
 import TextEmbedding
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 import TextEmbedding
 
@@ -44,13 +45,7 @@ struct MiniLMReference: Decodable {
         if let directory = ProcessInfo.processInfo.environment["SIBYL_FIXTURES"], !directory.isEmpty {
             return URL(fileURLWithPath: directory).appendingPathComponent("minilm-reference.json")
         }
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("shared/fixtures/minilm-reference.json")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
+        return RepositoryFile.locate("shared/fixtures/minilm-reference.json")
     }
 
     static func load() throws -> MiniLMReference {
@@ -61,16 +56,6 @@ struct MiniLMReference: Decodable {
     struct FixtureMissing: Error, CustomStringConvertible {
         var description: String { "shared/fixtures/minilm-reference.json not found; set SIBYL_FIXTURES" }
     }
-}
-
-func cosine(_ a: [Float], _ b: [Float]) -> Float {
-    var dot: Float = 0, aa: Float = 0, bb: Float = 0
-    for index in a.indices {
-        dot += a[index] * b[index]
-        aa += a[index] * a[index]
-        bb += b[index] * b[index]
-    }
-    return dot / (aa.squareRoot() * bb.squareRoot())
 }
 
 func norm(_ vector: [Float]) -> Float {

@@ -1,3 +1,4 @@
+import SibylCore
 import Testing
 @testable import Tokenizers
 
@@ -65,7 +66,7 @@ struct RoundTripTests {
     @Test(arguments: BPETokenizer.Encoding.allCases)
     func heapAndScanMergesAgree(_ encoding: BPETokenizer.Encoding) throws {
         let tokenizer = try TestEnvironment.tokenizer(encoding)
-        var generator = VariedText.Generator(state: 99)
+        var generator = SplitMix64(seed: 99)
         let alphabets: [[UInt8]] = [Array("abcdefghijklmnopqrstuvwxyz".utf8), Array("ab".utf8), Array("e\u{301}中".utf8)]
         for round in 0..<60 {
             let alphabet = alphabets[round % alphabets.count]

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 import Testing
 @testable import Tokenizers
 
@@ -56,7 +57,7 @@ struct SplitProbeTests {
         try (lines.joined(separator: "\n") + "\n").write(to: ranksFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: ranksFile) }
 
-        var generator = VariedText.Generator(state: 2024)
+        var generator = SplitMix64(seed: 2024)
         let texts: [String] = (0..<6000).map { _ in
             let length = Int.random(in: 1...24, using: &generator)
             var text = (0..<length).map { _ in Self.alphabet.randomElement(using: &generator)! }.joined()

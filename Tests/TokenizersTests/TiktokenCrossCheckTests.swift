@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 @testable import Tokenizers
 
@@ -57,9 +58,7 @@ struct TiktokenCrossCheckTests {
 
     /// The generated class table is what tiktoken's regex engine says, code point by code point.
     @Test func unicodeClassTableMatchesTiktoken() throws {
-        let script = try #require(
-            TestEnvironment.ancestor(holding: "scripts/tokenizers/generate-unicode-classes.py")
-        )
+        let script = try #require(RepositoryFile.locate("scripts/tokenizers/generate-unicode-classes.py"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--print-transitions"]

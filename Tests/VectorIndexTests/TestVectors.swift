@@ -1,24 +1,11 @@
+import SibylCore
 import VectorIndex
 
-/// Deterministic test data: a SplitMix64 stream, unit vectors, and a brute-force reference.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
+/// Deterministic test data: unit vectors from a seeded stream, and a brute-force reference.
 enum TestVectors {
     /// `count` random unit vectors of `dimension` components.
     static func unit(_ count: Int, dimension: Int, seed: UInt64) -> [[Float]] {
-        var random = TestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             var vector = (0..<dimension).map { _ in Float.random(in: -1...1, using: &random) }
             let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()

@@ -83,18 +83,7 @@ public struct Microphone: Sendable {
     /// Whether a PulseAudio-compatible sound server answers (`pactl info`).
     static func soundServerAnswers() -> Bool {
         guard let pactl = try? CommandRunner.resolve("pactl") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: pactl)
-        process.arguments = ["info"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return false
-        }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return CommandRunner.capture(pactl, ["info"])?.status == 0
     }
 }
 

@@ -66,6 +66,23 @@ enum CommandRunner {
         }
     }
 
+    /// Runs a short command (`pactl info`, `dpkg-query`) to completion on the calling thread, for
+    /// synchronous callers: its exit status and standard output, or nil when it could not start.
+    /// Foundation's `Process` is enough for these: they start no children of their own.
+    static func capture(_ executable: String, _ arguments: [String]) -> (status: Int32, output: Data)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        // Read before waiting, so that a full pipe cannot stall the child.
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     /// Finds a tool on PATH.
     static func resolve(_ name: String) throws -> String {
         if name.hasPrefix("/") { return name }

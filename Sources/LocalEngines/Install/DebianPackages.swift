@@ -19,16 +19,8 @@ enum DebianPackages {
     }
 
     private static func queryInstalled(_ package: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dpkg-query")
-        process.arguments = ["-W", "-f=${Status}", package]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).contains("install ok installed")
+        guard let answer = CommandRunner.capture("/usr/bin/dpkg-query", ["-W", "-f=${Status}", package]) else { return false }
+        return String(decoding: answer.output, as: UTF8.self).contains("install ok installed")
     }
 
     /// Installs the missing packages with apt-get: directly as root, through sudo when it needs no

@@ -5,15 +5,7 @@ import ZIPFoundation
 enum Unpacking {
     /// Copies one member of a zip archive (a wheel) to `destination`.
     static func extract(member: String, from zip: URL, to destination: URL) throws {
-        let archive: Archive
-        do {
-            archive = try Archive(url: zip, accessMode: .read)
-        } catch {
-            throw InstallError.corruptArchive(file: zip.lastPathComponent, reason: "not a readable zip (\(error))")
-        }
-        guard let entry = archive[member] else {
-            throw InstallError.corruptArchive(file: zip.lastPathComponent, reason: "it has no \(member)")
-        }
+        let (archive, entry) = try open(member: member, in: zip)
         try? FileManager.default.removeItem(at: destination)
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         _ = try archive.extract(entry, to: destination)
@@ -21,6 +13,12 @@ enum Unpacking {
 
     /// Appends one member of a zip archive to an open file.
     static func append(member: String, from zip: URL, to handle: FileHandle) throws {
+        let (archive, entry) = try open(member: member, in: zip)
+        _ = try archive.extract(entry) { chunk in handle.write(chunk) }
+    }
+
+    /// A zip archive open for reading and its `member`; a corrupt-archive error when either is missing.
+    private static func open(member: String, in zip: URL) throws -> (Archive, Entry) {
         let archive: Archive
         do {
             archive = try Archive(url: zip, accessMode: .read)
@@ -30,7 +28,7 @@ enum Unpacking {
         guard let entry = archive[member] else {
             throw InstallError.corruptArchive(file: zip.lastPathComponent, reason: "it has no \(member)")
         }
-        _ = try archive.extract(entry) { chunk in handle.write(chunk) }
+        return (archive, entry)
     }
 
     /// Unpacks a `.tar.gz` into a directory (once: a marker records a finished unpack).

@@ -1,5 +1,6 @@
 import Foundation
 import SibylCore
+import TestPDFs
 import Testing
 @testable import DocumentExtraction
 

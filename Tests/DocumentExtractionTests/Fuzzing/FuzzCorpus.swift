@@ -1,4 +1,5 @@
 import Foundation
+import TestPDFs
 import ZIPFoundation
 @testable import DocumentExtraction
 

@@ -1,20 +1,12 @@
 import Foundation
+import SibylCore
 
-/// SplitMix64: a tiny generator whose whole state is one integer, so an input is rebuilt from its
-/// seed alone. The system generator cannot be seeded, and a fuzz failure nobody can replay is noise.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+/// The fuzzers' generator: SplitMix64 rebuilds an input from its seed alone. The system generator
+/// cannot be seeded, and a fuzz failure nobody can replay is noise. Named here for every file of
+/// the suites that share this one (symbolic links), whether or not they import SibylCore.
+typealias SplitMix64 = SibylCore.SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
+extension SplitMix64 {
     /// A number in `0..<bound` (`bound` > 0); the slight modulo bias does not matter to a fuzzer.
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 

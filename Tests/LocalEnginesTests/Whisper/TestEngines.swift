@@ -34,19 +34,10 @@ enum TestEngines {
     /// Runs a program to completion and returns its standard output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard let result = CommandRunner.capture(executable, arguments), result.status == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments.joined(separator: " ")) failed"])
         }
-        return output
+        return result.output
     }
 
     /// espeak-ng's rendering of `text` (22,050 Hz, 16-bit mono WAV).

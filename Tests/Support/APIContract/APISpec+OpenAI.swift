@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 
 /// The process-wide spec: found once, decoded once, on first use.
 extension APISpec {
@@ -33,26 +34,9 @@ extension APISpec {
         sourceFile: String = #filePath,
         workingDirectory: String = FileManager.default.currentDirectoryPath
     ) -> URL? {
-        let fileManager = FileManager.default
         if let configured = environment[environmentVariable], !configured.isEmpty {
-            return fileManager.fileExists(atPath: configured) ? URL(fileURLWithPath: configured) : nil
+            return FileManager.default.fileExists(atPath: configured) ? URL(fileURLWithPath: configured) : nil
         }
-        let starts = [
-            URL(fileURLWithPath: sourceFile).deletingLastPathComponent(),
-            URL(fileURLWithPath: workingDirectory, isDirectory: true),
-        ]
-        for start in starts {
-            var directory = start.standardizedFileURL
-            while true {
-                let candidate = directory.appendingPathComponent(relativePath)
-                if fileManager.fileExists(atPath: candidate.path) {
-                    return candidate
-                }
-                let parent = directory.deletingLastPathComponent()
-                if parent.path == directory.path { break }
-                directory = parent
-            }
-        }
-        return nil
+        return RepositoryFile.locate(relativePath, sourceFile: sourceFile, workingDirectory: workingDirectory)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 import Tokenizers
 
@@ -46,27 +47,8 @@ enum TestEnvironment {
         if let configured = environment["SIBYL_FIXTURES"], !configured.isEmpty {
             return URL(fileURLWithPath: configured, isDirectory: true)
         }
-        return ancestor(holding: "shared/fixtures")
+        return RepositoryFile.locate("shared/fixtures")
     }()
-
-    /// The first `relativePath` found in an ancestor of this source file or of the working directory.
-    static func ancestor(holding relativePath: String, sourceFile: String = #filePath) -> URL? {
-        let starts = [
-            URL(fileURLWithPath: sourceFile).deletingLastPathComponent(),
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
-        ]
-        for start in starts {
-            var directory = start.standardizedFileURL
-            while true {
-                let candidate = directory.appendingPathComponent(relativePath)
-                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-                let parent = directory.deletingLastPathComponent()
-                if parent.path == directory.path { break }
-                directory = parent
-            }
-        }
-        return nil
-    }
 
     /// The tiktoken reference fixture, when the shared fixtures are at hand.
     static let referenceFixture: URL? = fixturesDirectory
@@ -74,7 +56,7 @@ enum TestEnvironment {
         .flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
 
     /// `scripts/tokenizers/tiktoken_crosscheck.py` in this repository.
-    static let crossCheckScript = ancestor(holding: "scripts/tokenizers/tiktoken_crosscheck.py")
+    static let crossCheckScript = RepositoryFile.locate("scripts/tokenizers/tiktoken_crosscheck.py")
 
     /// Whether `python3` can import tiktoken (checked once).
     static let pythonHasTiktoken: Bool = {

@@ -1,21 +1,10 @@
+import SibylCore
+
 /// Deterministic, varied text for checking the tokenizer against tiktoken: fragments chosen to
 /// hit every branch of both pre-tokenisers (each character class, contractions, whitespace runs,
 /// newlines, marks, scripts whose category differs between Unicode versions), random code points
 /// from all planes, and long runs that exercise the heap merge.
 enum VariedText {
-    /// A small, fast, seedable generator (SplitMix64), so every run checks the same texts.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Fragments, one or a few scalars each, from every class the patterns distinguish.
     static let fragments: [String] = [
         // ASCII letters, words, contractions in all cases, the long s that folds to "s".
@@ -48,7 +37,7 @@ enum VariedText {
 
     /// `count` texts of 1 to `maxFragments` random fragments each.
     static func fragmentTexts(count: Int, maxFragments: Int, seed: UInt64) -> [String] {
-        var generator = Generator(state: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let length = Int.random(in: 1...maxFragments, using: &generator)
             return (0..<length).map { _ in fragments.randomElement(using: &generator)! }.joined()
@@ -57,7 +46,7 @@ enum VariedText {
 
     /// `count` texts of random scalars, drawn from all planes with a bias to ASCII and the BMP.
     static func randomScalarTexts(count: Int, maxLength: Int, seed: UInt64) -> [String] {
-        var generator = Generator(state: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             var text = String.UnicodeScalarView()
             let length = Int.random(in: 1...maxLength, using: &generator)

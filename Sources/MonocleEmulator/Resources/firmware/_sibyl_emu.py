@@ -234,6 +234,8 @@ def _act():
             mic_clips[mic_clip[0]] = mic_clip[1]
     elif kind == "P":
         photo = bytes(payload)
+    elif kind == "Q":
+        send("q", bytes(payload))  # the host's sync: everything sent before this has gone ahead of it
     if fn is None:
         _inbox.pop(0)
     else:

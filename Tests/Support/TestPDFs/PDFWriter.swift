@@ -1,25 +1,37 @@
 import Crypto
 import Foundation
 
-/// A tiny PDF writer for test fixtures: pages of Helvetica text, pages that are only an image
-/// (a scan, to be OCR'd), blank pages, a title, and optional RC4 encryption with a user password.
-struct PDFWriter {
-    enum Page {
+/// A tiny PDF writer for test fixtures and benchmarks: pages of Helvetica text, pages that are
+/// only an image (a scan, to be OCR'd), blank pages, pages drawn by a content stream of the
+/// caller's, a title, and optional RC4 encryption with a user password.
+public struct PDFWriter {
+    /// One page.
+    public enum Page {
+        /// Lines of 20-point Helvetica, one below the other.
         case text([String])
         /// A PNG (8-bit RGB or grey, not interlaced) drawn over the whole page, which has no text layer.
         case image(png: Data)
         case blank
+        /// A page `height` points high drawn by a content stream, in which `/F1` is Helvetica.
+        case content(String, height: Int)
     }
 
-    var pages: [Page]
-    var title: String?
+    public var pages: [Page]
+    public var title: String?
     /// Encrypts with the standard security handler (revision 2, 40-bit RC4) under this user password.
-    var userPassword: String?
+    public var userPassword: String?
+
+    public init(pages: [Page], title: String? = nil, userPassword: String? = nil) {
+        self.pages = pages
+        self.title = title
+        self.userPassword = userPassword
+    }
 
     private static let pageWidth = 612.0
     private static let lineHeight = 28.0
 
-    func data() throws -> Data {
+    /// The PDF file.
+    public func data() throws -> Data {
         var objects: [Object] = []
         func reserve() -> Int {
             objects.append(Object(dictionary: "", stream: nil))
@@ -53,6 +65,9 @@ struct PDFWriter {
                 content = Data("q \(Self.pageWidth) 0 0 \(height) 0 0 cm /Im1 Do Q".utf8)
             case .blank:
                 content = Data()
+            case .content(let stream, let pageHeight):
+                height = Double(pageHeight)
+                content = Data(stream.utf8)
             }
             objects[pageObject - 1] = Object(dictionary: "/Type /Page /Parent \(pagesRoot) 0 R /MediaBox [0 0 \(Int(Self.pageWidth)) \(Int(height.rounded(.up)))] /Contents \(contents) 0 R /Resources << \(resources) >>", stream: nil)
             objects[contents - 1] = Object(dictionary: "", stream: content)

@@ -1,6 +1,10 @@
 import Foundation
 
-/// Any JSON value: metadata as Pinecone returns it, and metadata filters.
+/// Any JSON value: details whose shape varies (a log entry's), metadata as a vector store returns
+/// it, and metadata filters.
+///
+/// Whole numbers are kept as `integer`, so they come back out exactly as they went in; other
+/// numbers are `number`.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
@@ -9,6 +13,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+
+    /// Parses JSON text; nil when it is not JSON.
+    public init?(parsing text: String) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
+        self = value
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -42,7 +52,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// The value as a whole number, when it is one (metadata numbers come back as JSON numbers of either form).
+    /// The value as a whole number, when it is one (JSON numbers come as either form: `3` or `3.0`).
     public var integerValue: Int64? {
         switch self {
         case .integer(let value): value
@@ -51,7 +61,3 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 }
-
-/// Metadata stored with a vector: Pinecone takes flat objects whose values are strings, numbers,
-/// booleans or lists of strings (checked by `PineconeLimits.check(metadata:)`).
-public typealias PineconeMetadata = [String: JSONValue]
