@@ -48,19 +48,27 @@ public struct SibylFrameWearer: Sendable {
 
     /// What the wearer is doing now.
     public private(set) var phase = Phase.idle
-    private var taps = FrameTapCounter()
+    private var taps: FrameTapCounter
     private var audio = FrameStreamAssembler.audio()
     private var photo = FrameStreamAssembler.photo()
     private var heldPhoto: Data?
     /// The rate the microphone records at.
     public var sampleRate = 8000
 
-    public init() {}
+    /// The wearer's logic; taps closer than `tapWindow` to each other make one gesture (Frame's
+    /// own apps use about a third of a second).
+    public init(tapWindow: Duration = .milliseconds(300)) {
+        self.tapWindow = tapWindow
+        taps = FrameTapCounter(window: tapWindow)
+    }
+
+    /// How close taps must be to make one gesture.
+    public let tapWindow: Duration
 
     /// Back to idle, with nothing half received (a new link, or the app just started).
     public mutating func reset() {
         phase = .idle
-        taps = FrameTapCounter()
+        taps = FrameTapCounter(window: tapWindow)
         audio.reset()
         photo.reset()
         heldPhoto = nil
@@ -76,7 +84,9 @@ public struct SibylFrameWearer: Sendable {
         guard let flag = data.first else { return [] }
         switch flag {
         case SibylFrameApp.Flag.tap:
-            return tapped(at: now)
+            // Frame's moment of the tap follows the flag (older apps send the flag alone).
+            let onDevice = data.count >= 5 ? data.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : nil
+            return tapped(at: now, onDevice: onDevice)
         case SibylFrameApp.Flag.audio, SibylFrameApp.Flag.audioEnd:
             var actions: [Action] = []
             if audio.receivedCount == 0 && flag == SibylFrameApp.Flag.audio { actions.append(.transferStarted) }
@@ -93,13 +103,18 @@ public struct SibylFrameWearer: Sendable {
     /// The moment a tap gesture may have ended: one tap listens, two take a photo.
     public mutating func gestureEnded(at now: ContinuousClock.Instant) -> [Action] {
         guard phase == .idle, let count = taps.gesture(at: now) else { return [] }
+        return perform(gesture: count)
+    }
+
+    /// One tap listens; two take a photo, then listen.
+    private mutating func perform(gesture count: Int) -> [Action] {
         guard count >= 2 else { return startListening(status: .listening) }
         phase = .takingPhoto
         heldPhoto = nil
         return [.send([.status(.takingPhoto), .photo])]
     }
 
-    private mutating func tapped(at now: ContinuousClock.Instant) -> [Action] {
+    private mutating func tapped(at now: ContinuousClock.Instant, onDevice: UInt32?) -> [Action] {
         switch phase {
         case .listening, .listeningForPhoto:
             // Stop at once: the wearer is waiting for the answer.
@@ -114,7 +129,12 @@ public struct SibylFrameWearer: Sendable {
             return [.send([.status(.idle)])]
         case .idle:
             // One tap or two: wait for the gesture to end.
-            taps.tap(at: now)
+            if let ended = taps.tap(at: now, onDevice: onDevice) {
+                // The gesture before was over when this tap came (both arrived late): it counts
+                // first, then this tap as the wearer meant it, in what that gesture began.
+                taps = FrameTapCounter(window: tapWindow)
+                return perform(gesture: ended) + tapped(at: now, onDevice: onDevice)
+            }
             return taps.deadline.map { [.endGesture(at: $0)] } ?? []
         }
     }

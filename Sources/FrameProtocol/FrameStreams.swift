@@ -71,10 +71,16 @@ public enum FrameAudio {
 
 /// Counts taps into single, double, … taps: a tap within `debounce` of the one before is the
 /// same tap bouncing; taps closer than `window` to each other make one gesture.
+///
+/// Taps are compared by the moment Frame saw them when it says (its clock, in milliseconds), else
+/// by when they arrived: notifications held up on the way (a busy link or host) arrive together
+/// or apart, while the device's moments keep their spacing. A gesture ends once `window` has passed
+/// here without another tap.
 public struct FrameTapCounter: Sendable {
     public let debounce: Duration
     public let window: Duration
     private var last: ContinuousClock.Instant?
+    private var lastOnDevice: UInt32?
     private var count = 0
 
     public init(debounce: Duration = .milliseconds(40), window: Duration = .milliseconds(300)) {
@@ -82,14 +88,27 @@ public struct FrameTapCounter: Sendable {
         self.window = window
     }
 
-    /// Records a tap notification at `now`.
-    public mutating func tap(at now: ContinuousClock.Instant) {
-        if let last, now - last < debounce {
-            self.last = now
-            return
+    /// Records a tap notification that arrived at `now`; `onDevice` is when Frame saw it (ms on its
+    /// clock), when it says. Returns the tap count of a gesture this tap shows to be over already: on
+    /// Frame's clock it came `window` or more after the one before, which arrived late with it.
+    @discardableResult
+    public mutating func tap(at now: ContinuousClock.Instant, onDevice: UInt32? = nil) -> Int? {
+        defer {
+            last = now
+            lastOnDevice = onDevice
         }
-        last = now
+        guard count > 0, let last else {
+            count = 1
+            return nil
+        }
+        let gap = if let onDevice, let lastOnDevice { Duration.milliseconds(Int(onDevice &- lastOnDevice)) } else { now - last }
+        if gap < debounce { return nil }
+        if gap >= window {
+            defer { count = 1 }
+            return count
+        }
         count += 1
+        return nil
     }
 
     /// The gesture's tap count once `window` has passed without another tap; nil while one may follow.

@@ -102,7 +102,8 @@ import Testing
             let data = AppData(driver)
             _ = try await observer.running()
             try await emulator.tap()
-            _ = try await observer.until("a tap") { data.all.contains(Data([SibylFrameApp.Flag.tap])) ? true : nil }
+            // The tap flag, then the moment on Frame's clock (4 bytes).
+            _ = try await observer.until("a tap") { data.all.contains { $0.first == SibylFrameApp.Flag.tap && $0.count == 5 } ? true : nil }
 
             // Speech: the microphone's samples stream back until the host says stop.
             emulator.setMicrophoneInput(samples: (0..<8000).map { Int16(truncatingIfNeeded: ($0 * 97) % 20000 - 10000) }, sampleRate: 8000)

@@ -175,7 +175,9 @@ end
 
 local function run()
     frame.bluetooth.receive_callback(on_data)
-    frame.imu.tap_callback(function() send(string.char(TAP)) end)
+    -- The tap's moment on Frame's clock (ms, wrapping at 2^32): the host counts a double tap by it, not
+    -- by when the notifications reach it, which a busy link or host can bunch together or spread apart.
+    frame.imu.tap_callback(function() send(string.char(TAP) .. string.pack('>I4', math.floor(frame.time.utc() * 1000) % 4294967296)) end)
     show({ STATUSES[0][1] }, STATUSES[0][2])
     print('sibyl:ready')
     while true do
