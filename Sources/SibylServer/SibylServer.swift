@@ -1,6 +1,6 @@
 public import Accounts
 import Assistant
-public import Foundation
+import Foundation
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS

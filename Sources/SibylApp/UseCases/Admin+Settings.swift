@@ -6,7 +6,6 @@ import SibylCore
 extension SibylRuntime.Admin {
     /// Every setting, in the order of `ConfigKey.all`.
     public func settings() -> [SettingInfo] {
-        let settings = runtime.settings
         return ConfigKey.all.map { key in
             let resolved = runtime.settings.resolve(key)
             return SettingInfo(key: key, value: resolved.value, source: resolved.source)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SibylConfig
 
 /// The limits `sibyl serve` holds requests to (`serve.*` settings).
