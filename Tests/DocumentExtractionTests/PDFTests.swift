@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct PDFTests {
     static let scanLines = ["Scanned pages are read by OCR.", "The quick brown fox jumps over the lazy dog."]
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import OpenAIClient
 
-@Suite("Retry policy")
+@Suite("Retry policy", .timeLimit(.minutes(10)))
 struct RetryPolicyTests {
     let policy = RetryPolicy()
 

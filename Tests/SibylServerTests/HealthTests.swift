@@ -6,7 +6,7 @@ import Assistant
 import SibylApp
 @testable import SibylServer
 
-@Suite struct HealthTests {
+@Suite(.timeLimit(.minutes(10))) struct HealthTests {
     @Test func healthzAnswersAndTheSpecIsServed() async throws {
         try await withServerFixture { fixture in
             try await fixture.client.execute(uri: "/healthz", method: .get) { response in
@@ -21,7 +21,7 @@ import SibylApp
     }
 }
 
-@Suite struct SpecTests {
+@Suite(.timeLimit(.minutes(10))) struct SpecTests {
     /// Every route the server has is in the document, and the document has no route the server lacks.
     @Test func theDocumentDescribesEveryRoute() throws {
         let spec = try sibylSpec.get()
