@@ -349,10 +349,15 @@ let package = Package(
             dependencies: ["SibylCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // Test support: what tests wait on instead of the clock (a value whose changes wake its
+        // waiters, a ceiling against hangs) and awaited teardowns; no dependencies of its own.
+        .target(name: "TestEvents", path: "Tests/Support/TestEvents"),
+
         // Test support: a scriptable OpenAI-compatible server with fault injection.
         .target(
             name: "OpenAITestServer",
             dependencies: [
+                "TestEvents",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -365,7 +370,7 @@ let package = Package(
         // scripted model server, and waiting for a condition with a ceiling against hangs.
         .target(
             name: "SibylTestSupport",
-            dependencies: ["Assistant", "SibylApp", "OpenAITestServer"],
+            dependencies: ["Assistant", "SibylApp", "OpenAITestServer", "TestEvents"],
             path: "Tests/Support/SibylTestSupport"
         ),
 
@@ -389,18 +394,18 @@ let package = Package(
         // and a frame-msg device app.
         .target(name: "FrameOracle", path: "Tests/Support/FrameOracle"),
 
-        .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore"]),
+        .testTarget(name: "SibylCoreTests", dependencies: ["SibylCore", "TestEvents"]),
         .testTarget(
             name: "OpenAIClientTests",
             dependencies: [
-                "OpenAIClient", "OpenAITestServer", "APIContract",
+                "OpenAIClient", "OpenAITestServer", "APIContract", "SibylTestSupport",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "SibylCore", "TestDatabase", "PostgresStorage", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Storage", "SibylCore", "TestDatabase", "PostgresStorage", "SibylTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "SibylConfigTests", dependencies: ["SibylConfig", "SibylCore"]),
         .testTarget(
@@ -423,20 +428,22 @@ let package = Package(
         .testTarget(
             name: "LocalEnginesTests",
             dependencies: [
-                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs",
+                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs", "SibylTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        .testTarget(name: "AccountsTests", dependencies: ["Accounts", "PostgresStorage", "TestDatabase"]),
-        .testTarget(name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore", "VectorIndex"], exclude: ["Goldens", "Fixtures"]),
+        .testTarget(name: "AccountsTests", dependencies: ["Accounts", "PostgresStorage", "TestDatabase", "SibylTestSupport"]),
+        .testTarget(
+            name: "PineconeVectorsTests", dependencies: ["PineconeVectors", "Knowledge", "SibylCore", "VectorIndex", "SibylTestSupport"], exclude: ["Goldens", "Fixtures"]
+        ),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SibylCore", "TestDatabase", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The test PostgreSQL and the storage back ends every storage suite runs on.
         .target(name: "TestDatabase", dependencies: ["PostgresStorage", "Knowledge", "Storage"], path: "Tests/Support/TestDatabase"),
         .testTarget(
             name: "AssistantTests",
             dependencies: [
-                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "Glasses", "OpenAIClient", "OpenAITestServer",
+                "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "Glasses", "OpenAIClient", "OpenAITestServer", "TestEvents",
             ]
         ),
         // The application layer driven directly: ask, complete, decline, voice, glasses, the log, the shared database.
@@ -450,7 +457,7 @@ let package = Package(
         .testTarget(
             name: "SibylCLITests",
             dependencies: [
-                "sibyl", "OpenAITestServer", "LocalEngines", "SibylCore", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift"),
+                "sibyl", "OpenAITestServer", "SibylTestSupport", "LocalEngines", "SibylCore", "TestDatabase", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -458,6 +465,7 @@ let package = Package(
             name: "SibylServerTests",
             dependencies: [
                 "SibylServer", "Accounts", "Assistant", "SibylApp", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
+                "SibylTestSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -481,12 +489,12 @@ let package = Package(
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
         .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: modernSettings),
         .testTarget(name: "FrameProtocolTests", dependencies: ["FrameProtocol", "FrameOracle"]),
-        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses", "FrameOracle"]),
+        .testTarget(name: "FrameEmulatorTests", dependencies: ["FrameEmulator", "FrameProtocol", "Glasses", "FrameOracle", "SibylTestSupport"]),
         .testTarget(
             name: "MonocleEmulatorTests",
             dependencies: [
                 "MonocleEmulator", "Monocle", "Glasses", "SecureDFU", "GlassesRelay", "GlassesBluetooth", "Assistant", "SibylApp", "LocalEngines", "SibylCore",
-                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol", "FrameOracle",
+                "OpenAITestServer", "FrameEmulator", "FrameGlasses", "FrameProtocol", "FrameOracle", "SibylTestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

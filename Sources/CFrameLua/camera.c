@@ -17,6 +17,7 @@ cframe_peripherals cframe_peripheral_state(cframe_device *device)
         .microphone_running = device->mic_active,
         .sample_rate = device->mic_rate,
         .bit_depth = device->mic_depth,
+        .microphone_read = device->mic_tail,
         .stay_awake = device->stay_awake,
     };
     pthread_mutex_unlock(&device->lock);

@@ -27,13 +27,17 @@ public struct FramePeripherals: Sendable, Equatable {
     public var isCameraAsleep: Bool
     /// The microphone's sample rate and bit depth while it runs (nil when stopped).
     public var microphone: (sampleRate: Int, bitDepth: Int)?
+    /// How far the app has read what the microphone hears since `frame.microphone.start`, in
+    /// 16 kHz samples: once it reaches the input's length (see `setMicrophoneInput`), the app
+    /// has heard all of it.
+    public var microphoneSamplesRead: Int
     /// `frame.stay_awake(true)` is in effect.
     public var staysAwake: Bool
 
     public static func == (a: Self, b: Self) -> Bool {
         a.captures == b.captures && a.lastCapture == b.lastCapture && a.isCameraAsleep == b.isCameraAsleep
             && a.microphone?.sampleRate == b.microphone?.sampleRate && a.microphone?.bitDepth == b.microphone?.bitDepth
-            && a.staysAwake == b.staysAwake
+            && a.microphoneSamplesRead == b.microphoneSamplesRead && a.staysAwake == b.staysAwake
     }
 
     static let qualities = ["VERY_LOW", "LOW", "MEDIUM", "HIGH", "VERY_HIGH"]
@@ -45,6 +49,7 @@ public struct FramePeripherals: Sendable, Equatable {
             : nil
         isCameraAsleep = state.camera_asleep != 0
         microphone = state.microphone_running != 0 ? (Int(state.sample_rate), Int(state.bit_depth)) : nil
+        microphoneSamplesRead = Int(state.microphone_read)
         staysAwake = state.stay_awake != 0
     }
 }

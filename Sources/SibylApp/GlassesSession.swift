@@ -26,6 +26,8 @@ public struct GlassesSessionOptions: Sendable {
     public var frame: FrameDriver.Options
     /// The Monocle app to keep on the glasses instead of Sibyl's (an author's, with `--scripts`).
     public var monocleApp: DeviceApp?
+    /// How close Frame taps must be (on Frame's clock) to make one gesture: a double tap.
+    public var frameTapWindow: Duration = .milliseconds(300)
 
     public init(
         persona: String? = nil, translateTo: String? = nil, language: String? = nil, documents: DocumentScope? = nil, visionModel: String? = nil,
@@ -50,7 +52,7 @@ extension GlassesConnection {
     public static func sibyl(kind: GlassesKind, transport: any GlassesTransport, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesConnection {
         let driver: any GlassesDriver = switch kind {
         case .monocle: MonocleDriver(app: try options.monocleApp ?? DeviceApp.sibyl(), options: options.monocle)
-        case .frame: FrameDriver(app: .sibyl(), options: options.frame)
+        case .frame: FrameDriver(app: .sibyl(), options: options.frame, wearer: SibylFrameWearer(tapWindow: options.frameTapWindow))
         }
         return GlassesConnection(transport: transport, driver: driver, options: options.connection)
     }

@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import Assistant
 
-@Suite("Answer grading")
+@Suite("Answer grading", .timeLimit(.minutes(10)))
 struct AnswerGraderTests {
     let question = AnswerSet.Question(id: "a1", text: "In which version of Python was math.isqrt added?", facts: ["3.8"], source: "math.html")
 

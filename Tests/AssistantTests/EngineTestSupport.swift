@@ -13,15 +13,22 @@ struct EngineFixture {
     let store: ConversationStore
     let engine: ConversationEngine
 
-    static func make(options: EngineOptions = EngineOptions(model: "test-model", titles: .model)) async throws -> EngineFixture {
-        let server = try await OpenAITestServer.start()
-        let client = OpenAIClient(configuration: OpenAIConfiguration(
-            baseURL: server.baseURL,
-            apiKey: "sk-test-engine-key-123456",
-            retryPolicy: RetryPolicy(maxRetries: 0)
-        ))
-        let store = try ConversationStore.inMemory()
-        return EngineFixture(server: server, store: store, engine: ConversationEngine(store: QueuedConversationStore(store), chatModel: client, options: options))
+    /// Runs `body` with a fresh fixture (the engine keeping its conversations through `storage`),
+    /// and stops its server afterwards whatever happens, awaiting the stop.
+    static func with<T>(
+        options: EngineOptions = EngineOptions(model: "test-model", titles: .model),
+        storage: (ConversationStore) -> any ConversationStorage = { QueuedConversationStore($0) },
+        _ body: (EngineFixture) async throws -> T
+    ) async throws -> T {
+        try await OpenAITestServer.with { server in
+            let client = OpenAIClient(configuration: OpenAIConfiguration(
+                baseURL: server.baseURL,
+                apiKey: "sk-test-engine-key-123456",
+                retryPolicy: RetryPolicy(maxRetries: 0)
+            ))
+            let store = try ConversationStore.inMemory()
+            return try await body(EngineFixture(server: server, store: store, engine: ConversationEngine(store: storage(store), chatModel: client, options: options)))
+        }
     }
 
     /// Answers streamed requests with `answer` and title requests (not streamed) with `title`.

@@ -5,7 +5,7 @@ import Storage
 import Testing
 @testable import Assistant
 
-@Suite("Grounded answers")
+@Suite("Grounded answers", .timeLimit(.minutes(10)))
 struct GroundingTests {
     let citations = (1...3).map {
         Citation(number: $0, documentTitle: "Doc \($0)", documentPath: "/d\($0).md", page: $0 == 2 ? 7 : nil, headingPath: ["Intro"], quote: "Passage \($0).", score: 0.5)
@@ -26,19 +26,19 @@ struct GroundingTests {
     }
 
     @Test func aGroundedAnswerKeepsItsCitationsAndTheModelSeesTheSources() async throws {
-        let fixture = try await EngineFixture.make()
-        defer { Task { await fixture.server.stop() } }
-        fixture.answerEverything(with: ["It is 7 ", "[2]."])
-        let conversation = try await fixture.engine.startConversation(source: .cli)
-        let all = await events(of: try await fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
-        let answer = try #require(all.finished)
-        #expect(answer.citations.map(\.number) == [2])
-        #expect(try fixture.store.message(id: answer.id)?.citations.map(\.documentPath) == ["/d2.md"])
-        let system = try #require(fixture.answerRequests.first?.sentMessages.first)
-        #expect(system.role == "system")
-        #expect(system.content.contains("Passage 3."))
-        let markdown = try fixture.store.exportMarkdown(conversationID: conversation.id)
-        #expect(markdown.contains("[2] Doc 2 — page 7 · Intro"))
+        try await EngineFixture.with { fixture in
+            fixture.answerEverything(with: ["It is 7 ", "[2]."])
+            let conversation = try await fixture.engine.startConversation(source: .cli)
+            let all = await events(of: try await fixture.engine.send("Which page?", in: conversation.id, grounding: Grounding(citations: citations)))
+            let answer = try #require(all.finished)
+            #expect(answer.citations.map(\.number) == [2])
+            #expect(try fixture.store.message(id: answer.id)?.citations.map(\.documentPath) == ["/d2.md"])
+            let system = try #require(fixture.answerRequests.first?.sentMessages.first)
+            #expect(system.role == "system")
+            #expect(system.content.contains("Passage 3."))
+            let markdown = try fixture.store.exportMarkdown(conversationID: conversation.id)
+            #expect(markdown.contains("[2] Doc 2 — page 7 · Intro"))
+        }
     }
 
     @Test func nothingRelevantMeansNoModelCall() async throws {
@@ -85,12 +85,12 @@ struct GroundingTests {
     }
 
     @Test func recordedAnswersStayInTheConversation() async throws {
-        let fixture = try await EngineFixture.make()
-        defer { Task { await fixture.server.stop() } }
-        let conversation = try await fixture.engine.startConversation(source: .cli)
-        try await fixture.engine.record(question: "Q?", answer: "Nothing in your documents.", in: conversation.id)
-        #expect(try fixture.store.messages(in: conversation.id).map(\.text) == ["Q?", "Nothing in your documents."])
-        #expect(fixture.server.requests.isEmpty)
+        try await EngineFixture.with { fixture in
+            let conversation = try await fixture.engine.startConversation(source: .cli)
+            try await fixture.engine.record(question: "Q?", answer: "Nothing in your documents.", in: conversation.id)
+            #expect(try fixture.store.messages(in: conversation.id).map(\.text) == ["Q?", "Nothing in your documents."])
+            #expect(fixture.server.requests.isEmpty)
+        }
     }
 }
 

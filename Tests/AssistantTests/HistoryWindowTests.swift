@@ -2,7 +2,7 @@ import SibylCore
 import Testing
 @testable import Assistant
 
-@Suite("Fitting history to the context")
+@Suite("Fitting history to the context", .timeLimit(.minutes(10)))
 struct HistoryWindowTests {
     /// Counts one token per character plus the 4-token framing, so budgets are easy to reason about.
     struct CharacterCounter: TokenCounter {

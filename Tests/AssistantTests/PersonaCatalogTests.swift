@@ -3,7 +3,7 @@ import Storage
 import Testing
 @testable import Assistant
 
-@Suite("Personas")
+@Suite("Personas", .timeLimit(.minutes(10)))
 struct PersonaCatalogTests {
     @Test func builtInsExist() async throws {
         let catalog = PersonaCatalog(store: QueuedConversationStore(try .inMemory()))

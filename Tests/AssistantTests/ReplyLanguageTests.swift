@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Assistant
 
-@Suite("Declining in the user's language")
+@Suite("Declining in the user's language", .timeLimit(.minutes(10)))
 struct ReplyLanguageTests {
     @Test func questionsAreToldApart() {
         #expect(ReplyLanguage.of("What is the staff wifi password at the Kestrel Lane office?") == .english)

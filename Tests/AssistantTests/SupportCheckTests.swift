@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Assistant
 
-@Suite("Support check of answers from documents")
+@Suite("Support check of answers from documents", .timeLimit(.minutes(10)))
 struct SupportCheckTests {
     let handbook = [
         Citation(number: 1, documentTitle: "Office handbook", documentPath: "/d/handbook.md", page: nil, headingPath: ["Facilities"],

@@ -3,7 +3,7 @@ import Testing
 @testable import Assistant
 import SibylCore
 
-@Suite("Translation sets and chrF")
+@Suite("Translation sets and chrF", .timeLimit(.minutes(10)))
 struct TranslationSetTests {
     @Test func chrFAgreesWithSacreBLEU() {
         // Reference values from sacreBLEU 2.5.1's CHRF() (character order 6, β 2, no word n-grams).
@@ -48,7 +48,7 @@ struct TranslationSetTests {
     }
 }
 
-@Suite("Local models' translation notes")
+@Suite("Local models' translation notes", .timeLimit(.minutes(10)))
 struct LocalModelTranslationNoteTests {
     @Test func theNoteNamesThePoorLanguagesWithTheirFiguresAndTheWayOut() throws {
         let note = try #require(LocalChatModel.standard.translationNote)

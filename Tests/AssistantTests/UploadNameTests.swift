@@ -3,7 +3,7 @@ import Testing
 
 /// Names of uploaded files and collections become file names under the data directory: whatever a
 /// client sends, they must stay one plain component inside it.
-@Suite("Upload names")
+@Suite("Upload names", .timeLimit(.minutes(10)))
 struct UploadNameTests {
     @Test(arguments: [
         ("../../etc/passwd", "passwd"),

@@ -3,6 +3,7 @@ import SibylCore
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct BadInputTests {
     @Test(arguments: ["notes.txt", "page.html", "readme.md"])
     func binaryDataNamedAsTextIsRejected(name: String) async throws {

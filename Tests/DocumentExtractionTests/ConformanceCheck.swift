@@ -5,6 +5,7 @@ import Testing
 
 /// The extractor is what Knowledge ingests through (`DocumentExtracting`, in SibylCore), and it
 /// reads exactly the files Knowledge discovers.
+@Suite(.timeLimit(.minutes(10)))
 struct ConformanceCheck {
     @Test func theExtractorIsADocumentExtractor() async throws {
         let extractor: any DocumentExtracting = DocumentExtractor()

@@ -4,6 +4,7 @@ import Testing
 import ZIPFoundation
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct DOCXTests {
     static let body = [
         DOCXBuilder.paragraph("Annual Report", style: "Title"),

@@ -3,6 +3,7 @@ import SibylCore
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct ImageTests {
     @Test(.enabled(if: Engines.tesseractRuns, "tesseract is not installed (sibyl models install ocr)"))
     func ocrReadsAnImageAndKeepsItsConfidence() async throws {

@@ -2,6 +2,7 @@ import SibylCore
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct LineParagraphsTests {
     @Test func rebuildsParagraphsFromColumnLines() {
         let page = """

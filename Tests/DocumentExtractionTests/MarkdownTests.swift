@@ -3,6 +3,7 @@ import SibylCore
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct MarkdownTests {
     static let sample = """
         ---

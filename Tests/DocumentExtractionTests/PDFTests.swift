@@ -7,6 +7,7 @@ import TestPDFs
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct PDFTests {
     static let scanLines = ["Scanned pages are read by OCR.", "The quick brown fox jumps over the lazy dog."]
 

@@ -3,6 +3,7 @@ import SibylCore
 import Testing
 @testable import DocumentExtraction
 
+@Suite(.timeLimit(.minutes(10)))
 struct PlainTextTests {
     @Test func paragraphsSplitOnBlankLines() async throws {
         try await Scratch.run { scratch in

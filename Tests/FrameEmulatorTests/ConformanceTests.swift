@@ -5,7 +5,7 @@ import Testing
 
 /// The behaviours the firmware's own hardware test expects (re-expressed from its published API
 /// expectations, through the REPL as a host would see them).
-@Suite("Frame API conformance")
+@Suite("Frame API conformance", .timeLimit(.minutes(10)))
 struct ConformanceTests {
     @Test("version strings, address, math")
     func versions() async throws {
@@ -361,7 +361,7 @@ struct ConformanceTests {
 }
 
 /// frame.compression.
-@Suite("Frame compression")
+@Suite("Frame compression", .timeLimit(.minutes(10)))
 struct CompressionTests {
     @Test("an LZ4 frame from the official lz4 package decompresses into the registered function",
           .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))

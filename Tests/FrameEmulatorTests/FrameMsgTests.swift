@@ -6,7 +6,7 @@ import Testing
 /// The official frame-msg 5.2.1 device libraries (`data.lua`, `plain_text.lua`, `code.lua`,
 /// `camera.lua`, `audio.lua`, loaded unmodified from the oracle's site-packages) in the emulator,
 /// driven by packets from the official frame-ble `send_message` chunker and frame-msg packers.
-@Suite("frame-msg device libraries", .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
+@Suite("frame-msg device libraries", .timeLimit(.minutes(10)), .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
 struct FrameMsgTests {
     /// A test app in the style of frame-msg's examples: text to the display, code 1/2 starting/stopping
     /// the audio stream, capture settings to a photo; it prints what it received.
@@ -160,7 +160,7 @@ struct FrameMsgTests {
 
 /// frame-ble's own file upload (`upload_file_from_string`: escaping, chunking, `print` handshakes)
 /// replayed into the emulator's REPL.
-@Suite("frame-ble file upload", .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
+@Suite("frame-ble file upload", .timeLimit(.minutes(10)), .enabled(if: FrameOracle.available, "needs SIBYL_FRAME_PYTHON (scripts/frame/setup.sh)"))
 struct FileUploadTests {
     struct Input: Encodable { let mtu: Int; let content: String }
     struct Upload: Decodable { let writes: [String] }

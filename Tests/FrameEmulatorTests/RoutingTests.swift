@@ -1,9 +1,10 @@
 import Foundation
 import FrameEmulator
+import SibylTestSupport
 import Testing
 
 /// The firmware's write routing (0x01 data, 0x03 break, 0x04 reset, Lua), REPL loop and print.
-@Suite("Frame write routing and REPL")
+@Suite("Frame write routing and REPL", .timeLimit(.minutes(10)))
 struct RoutingTests {
     @Test("print: one notification per argument, a separate tab between, nothing for print()")
     func printFragments() async throws {
@@ -186,16 +187,15 @@ struct RoutingTests {
     func power() async throws {
         try await TestFrame.with(files: ["keep.txt": "x"]) { emulator, link async throws in
             try await emulator.send(lua: "frame.sleep()")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while emulator.powerState != .asleep, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(emulator.powerState == .asleep)
+            // The emulator reports no power changes as events: its state is looked at until it has changed.
+            try await eventually("deep sleep") { emulator.powerState == .asleep }
             #expect(!emulator.isConnected)
             try await emulator.tap()
             #expect(emulator.powerState == .running)
             try emulator.connect()
             #expect(try await link.evaluate("frame.time.utc() < 60") == "true")
             try await emulator.send(lua: "frame.update()")
-            while emulator.powerState != .bootloader, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually("the bootloader") { emulator.powerState == .bootloader }
             #expect(emulator.enteredBootloader)
             #expect(emulator.display.current?.texts == ["Frame Update"])
             #expect(emulator.readFile("keep.txt") != nil)
@@ -210,7 +210,7 @@ struct RoutingTests {
 }
 
 /// Host writes and taps from many tasks at once while an app runs.
-@Suite("Frame under concurrent host traffic")
+@Suite("Frame under concurrent host traffic", .timeLimit(.minutes(10)))
 struct ConcurrencyTests {
     @Test("writes, taps and breaks from several tasks leave the VM answering")
     func concurrentWrites() async throws {

@@ -1,6 +1,6 @@
 import Foundation
 import FrameEmulator
-import Synchronization
+import SibylTestSupport
 import Testing
 
 /// The test gave up waiting (a ceiling against hangs, not a speed assertion).
@@ -9,14 +9,10 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// Everything a virtual Frame notified, kept in order; waits look at notifications after a mark.
+/// Everything a virtual Frame notified, kept in order; waits look at notifications after a mark,
+/// woken by each notification that comes.
 final class Link: Sendable {
-    private final class Received: Sendable {
-        let list = Mutex<[Data]>([])
-        func withLock<R>(_ body: (inout [Data]) -> R) -> R { list.withLock { body(&$0) } }
-    }
-
-    private let received = Received()
+    private let received = Observed<[Data]>([])
     private let reader: Task<Void, Never>
     let emulator: FrameEmulator
 
@@ -24,26 +20,28 @@ final class Link: Sendable {
         self.emulator = emulator
         let stream = emulator.notifications
         let received = self.received
-        reader = Task { for await notification in stream { received.withLock { $0.append(notification) } } }
+        reader = Task { for await notification in stream { received.update { $0.append(notification) } } }
     }
 
     deinit { reader.cancel() }
 
     /// All notifications so far.
-    var all: [Data] { received.withLock { $0 } }
+    var all: [Data] { received.value }
     /// A mark: the number of notifications so far.
-    var mark: Int { received.withLock { $0.count } }
+    var mark: Int { received.value.count }
 
-    /// Polls until `condition` holds for the notifications after `mark`, returning them.
+    /// Waits until `condition` holds for the notifications after `mark`, returning them; the
+    /// timeout is a ceiling against hangs, not a speed bound.
     @discardableResult
     func wait(after mark: Int, for what: String, timeout: Duration = .seconds(120),
               until condition: ([Data]) -> Bool) async throws -> [Data] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let tail = received.withLock { Array($0.dropFirst(mark)) }
-            if condition(tail) { return tail }
-            if ContinuousClock.now > deadline { throw TimedOut(what: "\(what); got \(tail.map(Self.describe))") }
-            try await Task.sleep(for: .milliseconds(2))
+        do {
+            return try await received.wait(for: what, within: timeout) { all in
+                let tail = Array(all.dropFirst(mark))
+                return condition(tail) ? tail : nil
+            }
+        } catch is WaitedInVain {
+            throw TimedOut(what: "\(what); got \(received.value.dropFirst(mark).map(Self.describe))")
         }
     }
 

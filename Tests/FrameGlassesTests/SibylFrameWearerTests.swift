@@ -5,6 +5,7 @@ import Glasses
 import Testing
 
 /// What a tap means to Sibyl's Frame app: the wearer's logic on its own, driven by data and time.
+@Suite(.timeLimit(.minutes(10)))
 struct SibylFrameWearerTests {
     let tap = Data([SibylFrameApp.Flag.tap])
     let start = ContinuousClock.now

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FrameProtocol
 
-@Suite struct FrameWriteTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameWriteTests {
     let limits = FrameLimits(mtu: 247)
 
     @Test func limitsFollowTheMTU() {
@@ -32,7 +32,7 @@ import Testing
     }
 }
 
-@Suite struct FrameNotificationTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameNotificationTests {
     @Test func dataAndPrintsAreToldApartByTheFirstByte() {
         #expect(FrameNotification(Data([0x01, 0x07, 0xAA])) == .data(Data([0x07, 0xAA])))
         #expect(FrameNotification(Data("243".utf8)) == .printed("243"))
@@ -49,7 +49,7 @@ import Testing
     }
 }
 
-@Suite struct LuaErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct LuaErrorTests {
     @Test func chunkErrorsAreReadWithTheirSourceLineAndMessage() throws {
         let text = #"[string "frame.display.text('Hello there!', 0, 50);pri..."]:1: x_position must be between 1 and 640 pixels"#
         let error = try #require(LuaError(parsing: text))
@@ -76,7 +76,7 @@ import Testing
     }
 }
 
-@Suite struct LuaFileUploadTests {
+@Suite(.timeLimit(.minutes(10))) struct LuaFileUploadTests {
     @Test func everyChunkFitsAndNoEscapeOrCharacterIsCut() throws {
         let text = String(repeating: "local s = \"Ünïcødé \\ 'quotes'\"\tand\r\n日本語 ✓ \u{1}\u{0} end\n", count: 40)
         // At MTU 23 (no MTU exchange) not even the command that opens the file fits.
@@ -136,7 +136,7 @@ import Testing
     }
 }
 
-@Suite struct FrameStreamTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameStreamTests {
     @Test func tapsBecomeGesturesAfterAQuietWindow() {
         var counter = FrameTapCounter()
         let start = ContinuousClock.now

@@ -5,7 +5,7 @@ import Testing
 
 /// Sibyl's packers, message chunker and stream assemblers give the bytes frame-msg's and
 /// frame-ble's own Python code gives, for the same inputs.
-@Suite(.enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (scripts/frame/setup.sh)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (scripts/frame/setup.sh)"))
 struct OracleTests {
     @Test func messagesSplitIntoTheSameWritesAtEveryMTUAndSize() async throws {
         let vectors = try await OracleVectors.load()

@@ -3,6 +3,7 @@ import SecureDFU
 import Testing
 
 /// Which advertising device a kind's DFU transport takes for its glasses' bootloader.
+@Suite(.timeLimit(.minutes(10)))
 struct BootloaderMatchingTests {
     @Test func eachKindTakesItsOwnBootloaderOnly() {
         func device(_ name: String?, uuids: [String] = []) -> [String: DBusValue] {

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The relay transport against a stand-in page: what it sends the browser, and what it reports.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct RelayTransportTests {
     /// What the transport sent the page, in order.
     final class Page: Sendable {

@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 
 /// The connection's life, driven by a scripted driver and link: no glasses, no emulator, no clock to wait on.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct GlassesConnectionTests {
     /// A connection running on a scripted link and driver, until `body` is done.
     static func with(
@@ -16,9 +16,19 @@ struct GlassesConnectionTests {
         let connection = GlassesConnection(transport: transport, driver: driver, options: options)
         var events = EventReader(connection)
         let serving = Task { await connection.run() }
-        defer { serving.cancel() }
-        try await body(connection, driver, transport, &events)
-        await connection.stop()
+        // Stopped and awaited whatever the body does.
+        func stop() async {
+            await connection.stop()
+            serving.cancel()
+            await serving.value
+        }
+        do {
+            try await body(connection, driver, transport, &events)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test func theAppIsBroughtUpStepByStep() async throws {

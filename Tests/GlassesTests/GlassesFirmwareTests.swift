@@ -61,7 +61,7 @@ actor ScriptedBootloader: DFUTransport {
 }
 
 /// The firmware hand-off both kinds share: restarting into the bootloader, the install, the way back.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct GlassesFirmwareTests {
     /// An unsigned package the emulated bootloader takes, holding `version`.
     static func package(version: String, hardware: UInt32 = 52) throws -> DFUPackage {
@@ -91,9 +91,19 @@ struct GlassesFirmwareTests {
         let connection = GlassesConnection(transport: transport, driver: driver, options: options)
         var events = EventReader(connection)
         let serving = Task { await connection.run() }
-        defer { serving.cancel() }
-        try await body(bootloader, &events)
-        await connection.stop()
+        // Stopped and awaited whatever the body does.
+        func stop() async {
+            await connection.stop()
+            serving.cancel()
+            await serving.value
+        }
+        do {
+            try await body(bootloader, &events)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test func olderFirmwareIsReplacedAndTheAppComesUpOnTheNewOne() async throws {

@@ -4,6 +4,7 @@ import SibylCore
 import Testing
 
 /// The state as the web page and the terminal read it, and how each channel's writes go.
+@Suite(.timeLimit(.minutes(10)))
 struct GlassesStateTests {
     @Test func eachKindDescribesItsRunningGlassesAsBefore() {
         let monocle = GlassesDeviceInfo(firmware: "v23.248.0754", fpga: "v23.230.0808", app: "sha256:0123456789abcdef", uploaded: true, maximumWriteLength: 253)
@@ -48,7 +49,7 @@ struct GlassesStateTests {
 }
 
 /// One reply awaited at a time: given, timed out, failed, or replaced.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReplyWaiterTests {
     @Test func aReplyOfferedAfterTheActionEndsTheWait() async throws {
         let waiter = ReplyWaiter<String>()

@@ -1,7 +1,7 @@
 import Glasses
 import Testing
 
-@Suite struct NearestGlassesPickerTests {
+@Suite(.timeLimit(.minutes(10))) struct NearestGlassesPickerTests {
     @Test func aDeviceIsChosenWhenCloseAndKeptUntilFarAway() {
         var picker = NearestGlassesPicker()
         #expect(picker.saw("A", rssi: -70) == nil) // not close enough yet

@@ -3,6 +3,7 @@ import Glasses
 import Testing
 
 /// The relay protocol's messages: Monocle's as they always were, and Frame's channel 3 and `connected`.
+@Suite(.timeLimit(.minutes(10)))
 struct RelayMessageTests {
     @Test func monocleMessagesKeepTheirWireForm() throws {
         #expect(RelayMessage.connected(maximumWriteLength: 253).text == #"{"maxWriteLength":253,"type":"connected"}"#)

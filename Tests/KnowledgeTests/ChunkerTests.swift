@@ -9,7 +9,7 @@ struct WordCounter: TokenCounter {
     var isExact: Bool { true }
 }
 
-@Suite("Chunking")
+@Suite("Chunking", .timeLimit(.minutes(10)))
 struct ChunkerTests {
     let chunker = Chunker(counter: WordCounter(), limitTokens: 256, targetTokens: 40, overlapFraction: 0.15)
 

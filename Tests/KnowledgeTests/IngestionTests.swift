@@ -5,7 +5,7 @@ import Testing
 import VectorIndex
 @testable import Knowledge
 
-@Suite("Ingestion and retrieval")
+@Suite("Ingestion and retrieval", .timeLimit(.minutes(10)))
 struct IngestionTests {
     let paris = "Paris is the capital of France. The Eiffel tower stands in Paris."
     let bananas = "Bananas are yellow fruit that grow in tropical countries."

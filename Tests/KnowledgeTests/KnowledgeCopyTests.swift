@@ -5,7 +5,7 @@ import Testing
 @testable import Knowledge
 
 /// Copying a knowledge base between back ends: whole, checked, and resumable.
-@Suite("Knowledge copy")
+@Suite("Knowledge copy", .timeLimit(.minutes(10)))
 struct KnowledgeCopyTests {
     /// A data directory's knowledge base: two collections, a replaced document, a failure.
     static func source() async throws -> KnowledgeStore {

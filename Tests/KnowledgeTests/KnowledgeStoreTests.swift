@@ -5,7 +5,7 @@ import Testing
 import VectorIndex
 @testable import Knowledge
 
-@Suite("Knowledge store")
+@Suite("Knowledge store", .timeLimit(.minutes(10)))
 struct KnowledgeStoreTests {
     func draft(_ collection: Int64, path: String, hash: String = "h1") -> DocumentDraft {
         DocumentDraft(collectionID: collection, path: path, title: "Doc", format: .markdown, contentHash: hash, byteCount: 10,

@@ -5,7 +5,7 @@ import Testing
 
 /// `LexicalTokenizer` must give exactly the terms SQLite FTS5 indexes with the knowledge base's
 /// tokenizer (`porter unicode61`), so each test asks FTS5 itself and compares.
-@Suite("Lexical tokenizer")
+@Suite("Lexical tokenizer", .timeLimit(.minutes(10)))
 struct LexicalTokenizerTests {
     /// The terms FTS5 indexes for each text, in order, as bytes: one row per text in a table
     /// declared like `chunk_fts`, read back from an `fts5vocab` table of type 'instance' (one

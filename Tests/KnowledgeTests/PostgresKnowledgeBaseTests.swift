@@ -9,7 +9,7 @@ import VectorIndex
 
 /// What only the shared database has to prove: BM25 in SQL ranks as FTS5 does, owners are kept
 /// apart, and instances writing at once lose nothing.
-@Suite(.enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
 struct PostgresKnowledgeBaseTests {
     /// Passages with repeated, inflected and rare words, names and numbers, of different lengths.
     static let passages = [

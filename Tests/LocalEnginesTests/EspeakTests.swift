@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import LocalEngines
 
-@Suite(.enabled(if: EngineAvailability.runs("tts"), "espeak-ng is not installed (sibyl models install tts)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: EngineAvailability.runs("tts"), "espeak-ng is not installed (sibyl models install tts)"))
 struct EspeakTests {
     let espeak = EspeakSynthesizer()
 

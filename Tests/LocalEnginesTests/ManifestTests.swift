@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LocalEngines
 
-@Suite("Engine manifest")
+@Suite("Engine manifest", .timeLimit(.minutes(10)))
 struct ManifestTests {
     let manifest = EngineManifest.bundled
 

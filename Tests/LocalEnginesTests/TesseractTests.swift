@@ -4,7 +4,7 @@ import TestPDFs
 import Testing
 @testable import LocalEngines
 
-@Suite(.enabled(if: EngineAvailability.runs("ocr"), "tesseract is not installed (sibyl models install ocr)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: EngineAvailability.runs("ocr"), "tesseract is not installed (sibyl models install ocr)"))
 struct TesseractTests {
     /// Renders lines of text to a PNG: a one-page PDF in Helvetica, rasterised by poppler's pdftoppm.
     static func renderPNG(_ lines: [String], dpi: Int = 150) throws -> Data {

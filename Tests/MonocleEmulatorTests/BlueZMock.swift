@@ -4,6 +4,8 @@ import GlassesBluetooth
 import Monocle
 import MonocleEmulator
 import SecureDFU
+import SibylCore
+import SibylTestSupport
 
 /// A private D-Bus bus with python-dbusmock's BlueZ template, and Monocles added to it whose GATT
 /// characteristics are carried to and from a virtual Monocle.
@@ -21,27 +23,36 @@ final class BlueZMock: @unchecked Sendable {
         let socket = directory.appendingPathComponent("bus").path
         address = "unix:path=\(socket)"
         do {
-            try start(["/usr/bin/dbus-daemon", "--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)"], log: "dbus-daemon.log")
-            // The socket file appears when it is bound, a moment before the daemon listens on it.
-            let deadline = ContinuousClock.now + .seconds(90)
-            var client: DBusClient?
-            while client == nil {
-                do {
-                    client = try DBusClient(address: address)
-                } catch where ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
+            // The daemon prints its address once it listens on it: the event to connect at.
+            let printed = Observed<(text: String, ended: Bool)>(("", false))
+            let output = Pipe()
+            try start(["/usr/bin/dbus-daemon", "--config-file=/usr/share/dbus-1/session.conf", "--nofork", "--address=\(address)", "--print-address"],
+                      log: "dbus-daemon.log", output: output)
+            PipeDrain.start(output.fileHandleForReading, chunk: { chunk in printed.update { $0.text += String(decoding: chunk, as: UTF8.self) } },
+                            ended: { printed.update { $0.ended = true } })
+            let listening = try await printed.wait(for: "dbus-daemon's address", within: .seconds(90)) { $0.text.contains("\n") || $0.ended }
+            guard listening.text.contains("\n") else { throw GlassesError.transport("dbus-daemon ended without listening") }
+            let bus = try DBusClient(address: address)
+            self.bus = bus
+            // python-dbusmock takes the name org.bluez once its template is set up (its method calls
+            // are answered once its main loop runs); it may also die at start: either is an event.
+            try await bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'")
+            let named = Observed(false)
+            let handler = bus.onSignal { signal in
+                if signal.member == "NameOwnerChanged", signal.arguments.first?.string == "org.bluez", signal.arguments.dropFirst(2).first?.string?.isEmpty == false {
+                    named.update { $0 = true }
                 }
             }
-            let bus = client!
-            self.bus = bus
+            defer { bus.removeHandler(handler) }
             for attempt in 1...2 {
-                let mock = try start(["/usr/bin/python3", "-m", "dbusmock", "--template", "bluez5", "--system"], log: "dbusmock-\(attempt).log")
+                let died = Observed(false)
+                let mock = try start(["/usr/bin/python3", "-m", "dbusmock", "--template", "bluez5", "--system"], log: "dbusmock-\(attempt).log") { died.update { $0 = true } }
                 do {
-                    try await Self.waitFor("python-dbusmock's org.bluez") {
-                        guard mock.isRunning else { return true } // died: try again below
-                        return (try? await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")) != nil
+                    try await named.wait(for: "python-dbusmock's org.bluez", within: .seconds(90)) { $0 || died.value }
+                    if !died.value {
+                        _ = try await bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                        break
                     }
-                    if mock.isRunning { break }
                 } catch where attempt < 2 {
                     kill(mock.processIdentifier, SIGKILL)
                 }
@@ -53,15 +64,16 @@ final class BlueZMock: @unchecked Sendable {
                 return "\(name): \(text.suffix(400))"
             }
             bus?.close()
-            stopProcesses()
+            await stopProcesses()
             throw GlassesError.transport("the mock BlueZ did not start (\(error.localizedDescription)); \(logs.joined(separator: "; "))")
         }
     }
 
     /// Starts a helper with its output in a log file (never the test's own output: a child left
-    /// holding that would keep `swift test` waiting).
+    /// holding that would keep `swift test` waiting). `output`, when given, takes its standard output instead (a pipe this test reads); `exited`
+    /// is called when it ends.
     @discardableResult
-    private func start(_ command: [String], log: String) throws -> Process {
+    private func start(_ command: [String], log: String, output: Pipe? = nil, exited: (@Sendable () -> Void)? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
@@ -69,24 +81,41 @@ final class BlueZMock: @unchecked Sendable {
         let logURL = directory.appendingPathComponent(log)
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = handle
+        process.standardOutput = output ?? handle
         process.standardError = handle
+        if let exited { process.terminationHandler = { _ in exited() } }
         try process.run()
         processes.append(process)
         return process
     }
 
-    private func stopProcesses() {
+    /// Kills the helpers and awaits their exits (without holding a thread meanwhile).
+    private func stopProcesses() async {
         for process in processes.reversed() where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await process.exited()
         }
     }
 
-    func stop() {
+    /// Runs `body` with a mock BlueZ, and stops it afterwards whatever happens, awaiting its helpers' exits.
+    static func with<T>(_ body: (BlueZMock) async throws -> T) async throws -> T {
+        let mock = try await BlueZMock()
+        return try await withTeardown { try await body(mock) } teardown: { await mock.stop() }
+    }
+
+    func stop() async {
         bus.close()
-        stopProcesses()
+        await stopProcesses()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `body` while `bridges` carry the radio's traffic, and ends them afterwards whatever
+    /// happens, awaiting their ends.
+    static func whileBridged<T>(_ bridges: Task<Void, Never>..., body: () async throws -> T) async throws -> T {
+        try await withTeardown(body) {
+            for bridge in bridges { bridge.cancel() }
+            for bridge in bridges { await bridge.value }
+        }
     }
 
     /// Adds a device advertising as "monocle", with the REPL and data services, at a signal strength.
@@ -219,6 +248,8 @@ final class BlueZMock: @unchecked Sendable {
                         _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(device)])
                     }
                     advertising = inBootloader
+                    // The radio's scan interval: the mock looks at the glasses as a scanning phone
+                    // would, every 50 ms (what it simulates; nothing waits on this pause's length).
                     try? await Task.sleep(for: .milliseconds(50))
                 }
             },
@@ -278,15 +309,5 @@ final class BlueZMock: @unchecked Sendable {
             .string("org.bluez.Device1"),
             .options(["RSSI": .int16(-50), "Name": .string(name), "UUIDs": .array([.string(SecureDFU.service)], element: "s")]),
         ])
-    }
-
-    /// Waits for a helper process to come up; generous, because the whole suite may be loading both cores.
-    static func waitFor(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw GlassesError.timeout(waitingFor: what, after: .seconds(90))
     }
 }

@@ -1,12 +1,13 @@
 import FrameGlasses
 import Glasses
 import Monocle
-import Synchronization
+import SibylTestSupport
 
-/// Records what a connection reports, Monocle's or Frame's, as it happens.
+/// Records what a connection reports, Monocle's or Frame's, as it happens; waits for what it
+/// reports are woken by each event.
 final class ConnectionObserver: Sendable {
-    let events = Mutex<[GlassesConnection.Event]>([])
-    private let running = Mutex<(count: Int, next: Int, waiters: [Int: (count: Int, continuation: CheckedContinuation<Void, Never>)])>((0, 0, [:]))
+    /// Everything reported so far, and whether the connection's events have ended.
+    private let log = Observed<(events: [GlassesConnection.Event], ended: Bool)>(([], false))
     let onState: @Sendable (GlassesState) async -> Void
 
     init(onState: @escaping @Sendable (GlassesState) async -> Void = { _ in }) {
@@ -16,99 +17,68 @@ final class ConnectionObserver: Sendable {
     func follow(_ connection: GlassesConnection) -> Task<Void, Never> {
         Task {
             for await event in connection.events {
-                events.withLock { $0.append(event) }
+                log.update { $0.events.append(event) }
                 guard case .state(let state) = event else { continue }
-                if state.isRunning { countRun() }
                 await onState(state)
             }
-            ended()
+            log.update { $0.ended = true }
         }
     }
 
-    var states: [GlassesPhase] { events.withLock { $0.compactMap { if case .state(let state) = $0 { state.phase } else { nil } } } }
-    var notices: [String] { events.withLock { $0.compactMap { if case .notice(let text) = $0 { text } else { nil } } } }
-    var failures: [String] { events.withLock { $0.compactMap { if case .updateFailed(let reason) = $0 { reason } else { nil } } } }
-    var requests: [GlassesRequest] { events.withLock { $0.compactMap { if case .request(let request) = $0 { request } else { nil } } } }
+    var events: [GlassesConnection.Event] { log.value.events }
+    var states: [GlassesPhase] { Self.states(in: events) }
+    var notices: [String] { events.compactMap { if case .notice(let text) = $0 { text } else { nil } } }
+    var failures: [String] { events.compactMap { if case .updateFailed(let reason) = $0 { reason } else { nil } } }
+    var requests: [GlassesRequest] { events.compactMap { if case .request(let request) = $0 { request } else { nil } } }
     /// What the glasses reported each time their app came up.
-    var runs: [GlassesDeviceInfo] { states.compactMap { if case .running(let info) = $0 { info } else { nil } } }
+    var runs: [GlassesDeviceInfo] { Self.runs(in: events) }
+
+    static func states(in events: [GlassesConnection.Event]) -> [GlassesPhase] {
+        events.compactMap { if case .state(let state) = $0 { state.phase } else { nil } }
+    }
+
+    static func runs(in events: [GlassesConnection.Event]) -> [GlassesDeviceInfo] {
+        states(in: events).compactMap { if case .running(let info) = $0 { info } else { nil } }
+    }
 
     /// Waits for the `count`-th `running` state; the limit is a ceiling against hangs only.
     func running(_ count: Int = 1, timeout: Duration = .seconds(300)) async throws -> GlassesDeviceInfo {
-        let id = running.withLock { state in
-            state.next += 1
-            return state.next
-        }
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self.wake(id)
-        }
-        defer { timer.cancel() }
-        await withCheckedContinuation { continuation in
-            let ready = self.running.withLock { state -> Bool in
-                guard state.count < count else { return true }
-                state.waiters[id] = (count, continuation)
-                return false
+        let timedOut = { GlassesError.timeout(waitingFor: "running #\(count) after \(self.states), notices \(self.notices)", after: timeout) }
+        do {
+            return try await log.wait(for: "running #\(count)", within: timeout) { log in
+                let runs = Self.runs(in: log.events)
+                if runs.count >= count { return runs[count - 1] }
+                if log.ended { throw timedOut() }
+                return nil
             }
-            if ready { continuation.resume() }
+        } catch is WaitedInVain {
+            throw timedOut()
         }
-        let runs = runs
-        guard runs.count >= count else {
-            throw GlassesError.timeout(waitingFor: "running #\(count) after \(states), notices \(notices)", after: timeout)
-        }
-        return runs[count - 1]
     }
 
-    /// Waits until `check` gives a value; the limit is a ceiling against hangs only.
+    /// Waits until `check` gives a value (what it looks at may be the connection's events or
+    /// anything else, such as the glasses' display, which reports no events: it is looked at until
+    /// it does); the limit is a ceiling against hangs only.
     func until<T>(_ what: String, timeout: Duration = .seconds(300), _ check: () -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let value = check() { return value }
-            try await Task.sleep(for: .milliseconds(10))
+        do {
+            return try await eventually(within: timeout, what) { check() }
+        } catch {
+            throw GlassesError.timeout(waitingFor: "\(what) after \(states), notices \(notices)", after: timeout)
         }
-        throw GlassesError.timeout(waitingFor: "\(what) after \(states), notices \(notices)", after: timeout)
-    }
-
-    private func countRun() {
-        let woken = running.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.count += 1
-            let ready = state.waiters.filter { $0.value.count <= state.count }
-            for id in ready.keys { state.waiters[id] = nil }
-            return ready.values.map(\.continuation)
-        }
-        for continuation in woken { continuation.resume() }
-    }
-
-    /// A wait ran out: it looks again (and finds too few runs).
-    private func wake(_ id: Int) {
-        running.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
-    }
-
-    /// The events ended: every waiter looks again.
-    private func ended() {
-        let woken = running.withLock { state in
-            defer { state.waiters = [:] }
-            return state.waiters.values.map(\.continuation)
-        }
-        for continuation in woken { continuation.resume() }
     }
 }
 
 extension GlassesConnection {
-    /// Runs the connection while `body` looks on through `observer`, and stops it after.
+    /// Runs the connection while `body` looks on through `observer`, and stops it after whatever
+    /// happens, awaiting the end of its run and of the observer's following.
     nonisolated func serve<T>(observer: ConnectionObserver = ConnectionObserver(), _ body: (ConnectionObserver) async throws -> T) async throws -> T {
         let following = observer.follow(self)
         let serving = Task { await self.run() }
-        defer {
+        return try await withTeardown { try await body(observer) } teardown: {
+            await stop()
             serving.cancel()
             following.cancel()
-        }
-        do {
-            let result = try await body(observer)
-            await stop()
-            return result
-        } catch {
-            await stop()
-            throw error
+            _ = await (serving.value, following.value)
         }
     }
 }

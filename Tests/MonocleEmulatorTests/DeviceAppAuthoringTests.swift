@@ -3,21 +3,25 @@ import Glasses
 import Monocle
 import MonocleEmulator
 import SibylCore
+import SibylTestSupport
 import Testing
 
 /// What a device app's author meets on the virtual glasses, as on real ones: a microphone that has
 /// nothing to give yet (None) while it records, and a data link that is sometimes busy.
-@Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct DeviceAppAuthoringTests {
-    /// Waits until the serial output contains `text`; the limit is a ceiling against hangs.
+    /// Waits until the serial output contains `text`, looking again at each `serial` event the
+    /// glasses report (they buffer them from power-on, so none is missed); the limit is a ceiling
+    /// against hangs. Each test calls this once: the glasses' events have one reader at a time.
     func serial(_ glasses: MonocleEmulator, containing text: String, timeout: Duration = .seconds(300)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let printed = String(decoding: await glasses.serialLog, as: UTF8.self)
-            if printed.contains(text) { return printed }
-            try await Task.sleep(for: .milliseconds(20))
+        try await waitFor("\(text.debugDescription) on the serial line", within: timeout) {
+            func printed() async -> String { String(decoding: await glasses.serialLog, as: UTF8.self) }
+            if await printed().contains(text) { return }
+            for await event in glasses.events {
+                if case .serial = event, await printed().contains(text) { return }
+            }
         }
-        throw GlassesError.timeout(waitingFor: text.debugDescription, after: timeout)
+        return String(decoding: await glasses.serialLog, as: UTF8.self)
     }
 
     /// A 6-second tone at 16 kHz, loud all the way through.

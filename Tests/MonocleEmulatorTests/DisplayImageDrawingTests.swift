@@ -3,6 +3,7 @@ import MonocleEmulator
 import Testing
 
 /// The drawing list other glasses (Frame) map to: proportional text and packed palette pixels.
+@Suite(.timeLimit(.minutes(10)))
 struct DisplayImageDrawingTests {
     @Test func textIsDrawnInTheGlyphsOwnWidthsScaledAndSpaced() throws {
         var image = DisplayImage()

@@ -4,6 +4,7 @@ import MonocleEmulator
 import Testing
 
 /// The virtual display drawn as pixels, and written as PNG.
+@Suite(.timeLimit(.minutes(10)))
 struct DisplayImageTests {
     static let green = 0x1D6914
     static let red = 0xAD2323

@@ -8,7 +8,7 @@ import Testing
 
 /// A firmware update end to end: the controller asks Sibyl's app firmware to restart into its
 /// bootloader, installs the package over Secure DFU, and brings the app up on the new firmware.
-@Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct FirmwareUpdateTests {
     static func options(for glasses: MonocleEmulator, package: DFUPackage) -> GlassesConnection.Options {
         var options = GlassesConnection.Options.fast

@@ -56,43 +56,44 @@ extension BlueZMock {
 }
 
 /// Frame over BlueZ: python-dbusmock's BlueZ on a private bus, bridged to the virtual Frame.
-@Suite(.serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
+@Suite(.timeLimit(.minutes(10)), .serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
 struct FrameBlueZTests {
     @Test func scanFindsBothKindsAndTellsThemApart() async throws {
-        let mock = try await BlueZMock()
-        defer { mock.stop() }
-        try await mock.addMonocle(address: "AA:BB:CC:DD:EE:01", rssi: -70)
-        try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
-        _ = try await mock.bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string("11:22:33:44:55:66"), .string("headphones")])
-        let found = try await BlueZScanner(bus: mock.bus).scan(for: .milliseconds(600), services: [MonocleIdentifiers.services, FrameIdentifiers.services])
-        #expect(found.map(\.kind) == [.frame, .monocle])
-        #expect(found.first?.name == "Frame 5A")
-        #expect(found.first?.address == "F2:3C:61:D4:08:5A")
-        #expect(found.first?.paired == false)
+        try await BlueZMock.with { mock in
+            try await mock.addMonocle(address: "AA:BB:CC:DD:EE:01", rssi: -70)
+            try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
+            _ = try await mock.bus.call("org.bluez", "/org/bluez", "org.bluez.Mock", "AddDevice", [.string("hci0"), .string("11:22:33:44:55:66"), .string("headphones")])
+            let found = try await BlueZScanner(bus: mock.bus).scan(for: .milliseconds(600), services: [MonocleIdentifiers.services, FrameIdentifiers.services])
+            #expect(found.map(\.kind) == [.frame, .monocle])
+            #expect(found.first?.name == "Frame 5A")
+            #expect(found.first?.address == "F2:3C:61:D4:08:5A")
+            #expect(found.first?.paired == false)
+        }
     }
 
     @Test func sibylsFrameAppRunsOverBlueZAfterPairing() async throws {
-        let mock = try await BlueZMock()
-        defer { mock.stop() }
-        let device = try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
-        let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-bluez-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: flash) }
-        let emulator = try FrameEmulator(flash: flash)
-        try await emulator.powerOn()
-        let bridge = try await mock.bridge(frame: device, to: emulator)
-        defer { bridge.cancel() }
-        let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
-        let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: .fast)
-        try await connection.serve { observer in
-            let info = try await observer.running(timeout: .seconds(300))
-            #expect(info.uploaded)
-            #expect(info.mtu == 247)
-            let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-            let paired = objects.first?.entries?[device]?.entries?["org.bluez.Device1"]?.entries?["Paired"]?.bool
-            #expect(paired == true, "the transport pairs before it connects")
-            try await connection.show("Über BlueZ angekommen.")
-            _ = try await observer.until("the text on the glasses") { emulator.display.current?.texts.contains("Über BlueZ angekommen.") == true ? true : nil }
+        try await BlueZMock.with { mock in
+            let device = try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
+            let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-bluez-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: flash) }
+            let emulator = try FrameEmulator(flash: flash)
+            try await emulator.powerOn()
+            let bridge = try await mock.bridge(frame: device, to: emulator)
+            try await BlueZMock.whileBridged(bridge) {
+                let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
+                let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: .fast)
+                try await connection.serve { observer in
+                    let info = try await observer.running(timeout: .seconds(300))
+                    #expect(info.uploaded)
+                    #expect(info.mtu == 247)
+                    let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                    let paired = objects.first?.entries?[device]?.entries?["org.bluez.Device1"]?.entries?["Paired"]?.bool
+                    #expect(paired == true, "the transport pairs before it connects")
+                    try await connection.show("Über BlueZ angekommen.")
+                    _ = try await observer.until("the text on the glasses") { emulator.display.current?.texts.contains("Über BlueZ angekommen.") == true ? true : nil }
+                }
+                await emulator.powerOff()
+            }
         }
-        await emulator.powerOff()
     }
 }

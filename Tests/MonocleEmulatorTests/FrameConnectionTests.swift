@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 /// A connection with Frame's driver and Sibyl's Frame app, against the virtual Frame.
-@Suite struct FrameConnectionTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameConnectionTests {
     /// Where a lost link is tested: each step of bringing the app up.
     enum Step: String, CaseIterable, Sendable {
         case interrupting, checkingFirmware, checkingApp, uploadingApp, starting, running

@@ -13,7 +13,7 @@ import Testing
 /// each against a fresh virtual Frame, and must leave the same files and screen and bring back the
 /// same photo and recording. A Swift host bug cannot then be "confirmed" by a Swift emulator with
 /// the same bug: the official host's bytes go through the same emulator.
-@Suite(.serialized, .enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (SIBYL_FRAME_PYTHON, from scripts/frame/setup.sh)"))
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: FrameOracle.available, "needs the Frame host libraries' venv (SIBYL_FRAME_PYTHON, from scripts/frame/setup.sh)"))
 struct FrameDifferentialTests {
     static let python = FrameOracle.python
 

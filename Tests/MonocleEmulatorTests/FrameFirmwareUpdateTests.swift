@@ -7,6 +7,7 @@ import Glasses
 import GlassesBluetooth
 import Monocle
 import SecureDFU
+import SibylTestSupport
 import Synchronization
 import Testing
 
@@ -42,7 +43,7 @@ enum FrameDFUFixture {
 /// Frame firmware updates end to end: the connection sees an older `frame.FIRMWARE_VERSION`, runs
 /// `frame.update()`, the virtual Frame restarts into its bootloader ("Frame Update"), the package goes
 /// over Secure DFU, and Frame boots the new firmware, where Sibyl's app is brought up.
-@Suite struct FrameFirmwareUpdateTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameFirmwareUpdateTests {
     typealias Observer = ConnectionObserver
 
     /// A virtual Frame (prepared by `setUp` once powered on) and a connection that holds `package`.
@@ -238,6 +239,8 @@ extension BlueZMock {
                         _ = try? await bus.call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1", "RemoveDevice", [.objectPath(bootloader)])
                     }
                     inBootloader = now
+                    // The radio's scan interval: the mock looks at Frame as a scanning phone would,
+                    // every 20 ms (what it simulates; nothing waits on this pause's length).
                     try? await Task.sleep(for: .milliseconds(20))
                 }
             },
@@ -276,64 +279,63 @@ extension BlueZMock {
 
 /// A Frame update over BlueZ: python-dbusmock's BlueZ on a private bus, bridged to the virtual Frame
 /// and, while it is in its bootloader, to "Frame Update".
-@Suite(.serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
+@Suite(.timeLimit(.minutes(10)), .serialized, .enabled(if: BlueZMock.available, "dbus-daemon or python3-dbusmock is missing"))
 struct FrameFirmwareUpdateBlueZTests {
     @Test func firmwareIsInstalledThroughFrameUpdateOverBlueZ() async throws {
-        let mock = try await BlueZMock()
-        defer { mock.stop() }
-        let device = try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
-        let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-bluez-dfu-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: flash) }
-        let emulator = try FrameEmulator(configuration: FrameDFUFixture.configuration(), flash: flash)
-        try await emulator.powerOn()
-        // The bootloader's link drops early and the client waits before it reconnects: time to look at what BlueZ shows.
-        emulator.disconnectBootloader(atFirmwareByte: 4_000)
-        let bridge = try await mock.bridgeFrameWithBootloader(frameDevice: device, bootloaderAddress: "F2:3C:61:D4:08:5B", to: emulator)
-        defer { bridge.cancel() }
+        try await BlueZMock.with { mock in
+            let device = try await mock.addFrame(address: "F2:3C:61:D4:08:5A", rssi: -45)
+            let flash = FileManager.default.temporaryDirectory.appending(path: "sibyl-frame-bluez-dfu-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: flash) }
+            let emulator = try FrameEmulator(configuration: FrameDFUFixture.configuration(), flash: flash)
+            try await emulator.powerOn()
+            // The bootloader's link drops early and the client waits before it reconnects: time to look at what BlueZ shows.
+            emulator.disconnectBootloader(atFirmwareByte: 4_000)
+            let bridge = try await mock.bridgeFrameWithBootloader(frameDevice: device, bootloaderAddress: "F2:3C:61:D4:08:5B", to: emulator)
+            try await BlueZMock.whileBridged(bridge) {
+                let dfu = BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services])
+                #expect(dfu.bootloaderName == "Frame Update")
+                #expect(await !dfu.bootloaderInReach())
+                var options = GlassesConnection.Options.fast
+                options.firmwarePackage = try FrameDFUFixture.package()
+                options.bootloader = dfu
+                options.dfu.reconnectDelay = .seconds(1)
+                let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
+                let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: options)
+                var failure: (any Error)?
+                do {
+                    try await connection.serve { observer in
+                        // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
+                        // (The mock adds the device first and its services a moment later: it is asked until it shows both.)
+                        var advertised: [String: DBusValue]?
+                        try await eventually("Frame Update with the DFU service; BlueZ shows \(String(describing: advertised))") {
+                            let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
+                            advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
+                            return advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true
+                        }
+                        #expect(emulator.powerState == .bootloader)
+                        #expect(advertised?["Name"]?.string == "Frame Update")
+                        #expect(advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true)
 
-        let dfu = BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services])
-        #expect(dfu.bootloaderName == "Frame Update")
-        #expect(await !dfu.bootloaderInReach())
-        var options = GlassesConnection.Options.fast
-        options.firmwarePackage = try FrameDFUFixture.package()
-        options.bootloader = dfu
-        options.dfu.reconnectDelay = .seconds(1)
-        let transport = BlueZTransport(bus: mock.bus, address: "f2:3c:61:d4:08:5a", services: FrameIdentifiers.services)
-        let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: options)
-        var failure: (any Error)?
-        do {
-            try await connection.serve { observer in
-                // While Frame is in its bootloader, BlueZ sees "Frame Update" with the DFU service.
-                var advertised: [String: DBusValue]?
-                let deadline = ContinuousClock.now + .seconds(120)
-                // (The mock adds the device first and its services a moment later: wait for both.)
-                while advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) != true, ContinuousClock.now < deadline {
-                    let objects = try await mock.bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-                    advertised = objects.first?.entries?["/org/bluez/hci0/dev_F2_3C_61_D4_08_5B"]?.entries?["org.bluez.Device1"]?.entries
-                    try await Task.sleep(for: .milliseconds(10))
+                        let info = try await observer.running(timeout: .seconds(300))
+                        #expect(info.firmware == FrameDFUFixture.version)
+                        #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
+                        #expect(observer.states.contains(.updatingFirmware(progress: 1)))
+                        #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
+                        #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
+                        #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
+
+                        // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
+                        let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
+                        try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
+                        #expect(await BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services]).bootloaderInReach())
+                        #expect(await !BlueZDFUTransport(bus: mock.bus, for: MonocleIdentifiers.services, others: [FrameIdentifiers.services]).bootloaderInReach())
+                    }
+                } catch {
+                    failure = error
                 }
-                #expect(emulator.powerState == .bootloader)
-                #expect(advertised?["Name"]?.string == "Frame Update")
-                #expect(advertised?["UUIDs"]?.strings?.contains(SecureDFU.service) == true)
-
-                let info = try await observer.running(timeout: .seconds(300))
-                #expect(info.firmware == FrameDFUFixture.version)
-                #expect(emulator.installedFirmware == options.firmwarePackage?.firmware)
-                #expect(observer.states.contains(.updatingFirmware(progress: 1)))
-                #expect(observer.notices.contains { $0.hasPrefix("resuming the firmware update at byte") })
-                #expect(FrameFirmwareUpdateTests.failures(observer).isEmpty)
-                #expect(!observer.notices.contains { $0.hasPrefix("giving up") }, "Frame runs the new firmware when the host reconnects")
-
-                // Each kind's DFU takes its own bootloader only, though both offer the DFU service.
-                let other = "/org/bluez/hci0/dev_F2_3C_61_D4_08_5C"
-                try await mock.addDfuTarg(address: "F2:3C:61:D4:08:5C", device: other, name: FrameIdentifiers.bootloaderName)
-                #expect(await BlueZDFUTransport(bus: mock.bus, for: FrameIdentifiers.services, others: [MonocleIdentifiers.services]).bootloaderInReach())
-                #expect(await !BlueZDFUTransport(bus: mock.bus, for: MonocleIdentifiers.services, others: [FrameIdentifiers.services]).bootloaderInReach())
+                await emulator.powerOff()
+                if let failure { throw failure }
             }
-        } catch {
-            failure = error
         }
-        await emulator.powerOff()
-        if let failure { throw failure }
     }
 }

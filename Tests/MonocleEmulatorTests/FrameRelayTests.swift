@@ -5,12 +5,13 @@ import FrameProtocol
 import Glasses
 import GlassesRelay
 import SibylCore
+import SibylTestSupport
 import Synchronization
 import Testing
 
 /// Frame through the Web Bluetooth relay: the virtual Frame behind a stand-in page, Sibyl's
 /// connection on a `RelayTransport` of Frame's kind.
-@Suite struct FrameRelayTests {
+@Suite(.timeLimit(.minutes(10))) struct FrameRelayTests {
     /// A page reduced to what it does for Frame: `connected` with the kind and no MTU (a browser
     /// cannot read it), every notification on channel 3, every channel-3 packet written whole.
     final class Page: Sendable {
@@ -66,22 +67,25 @@ import Testing
         page.relay(to: transport)
         defer { page.stop() }
         let connection = GlassesConnection(transport: transport, driver: FrameDriver(options: .fast), options: .fast)
-        try await connection.serve { observer in
-            let first = try await observer.running()
-            #expect(first.mtu == mtu, "the MTU Frame printed, plus 4")
-            #expect(first.uploaded)
-            let written = page.written.withLock { $0 }
-            #expect(written.prefix(2) == [Data([FrameWrite.breakByte]), Data(RelayTransport.mtuQuery.utf8)], "the MTU is asked for first")
-            #expect(written.allSatisfy { $0.count <= mtu - 3 }, "every packet fits the link")
-            _ = try await observer.until("the idle screen") { FrameConnectionTests.shownText(emulator).contains("Tap to ask") ? true : nil }
+        try await withTeardown {
+            try await connection.serve { observer in
+                let first = try await observer.running()
+                #expect(first.mtu == mtu, "the MTU Frame printed, plus 4")
+                #expect(first.uploaded)
+                let written = page.written.withLock { $0 }
+                #expect(written.prefix(2) == [Data([FrameWrite.breakByte]), Data(RelayTransport.mtuQuery.utf8)], "the MTU is asked for first")
+                #expect(written.allSatisfy { $0.count <= mtu - 3 }, "every packet fits the link")
+                _ = try await observer.until("the idle screen") { FrameConnectionTests.shownText(emulator).contains("Tap to ask") ? true : nil }
 
-            // The glasses walk away; the page reports it; Sibyl asks again, and the app is kept.
-            page.bluetooth.drop(reason: "walked out of range")
-            let second = try await observer.running(2)
-            #expect(second.mtu == mtu)
-            #expect(!second.uploaded)
+                // The glasses walk away; the page reports it; Sibyl asks again, and the app is kept.
+                page.bluetooth.drop(reason: "walked out of range")
+                let second = try await observer.running(2)
+                #expect(second.mtu == mtu)
+                #expect(!second.uploaded)
+            }
+        } teardown: {
+            await emulator.powerOff()
         }
-        await emulator.powerOff()
     }
 
     /// Over real WebSockets: the virtual Frame offered as a page would offer it (`RelayGlassesServer`),
@@ -106,16 +110,14 @@ import Testing
         let offered = try await RelayGlassesServer.start(glasses: EmulatorFrameTransport(emulator: emulator, mtu: 185), kind: .frame)
         #expect(offered.url.hasSuffix("/frame"))
         let browser = Task { try await RelayTests.bridge(glasses: offered.url, sibyl: server.url) }
-
-        let running = try await observer.running()
-        #expect(running.mtu == 185, "the peer's MTU, told in its connected message")
-        #expect(kinds.withLock { $0 } == [.frame])
-        _ = try await observer.until("the idle screen") { FrameConnectionTests.shownText(emulator).contains("Tap to ask") ? true : nil }
-
-        for connection in connections.everyOne { await connection.stop() }
-        browser.cancel()
-        await server.stop()
-        await offered.stop()
-        await emulator.powerOff()
+        try await withTeardown {
+            let running = try await observer.running()
+            #expect(running.mtu == 185, "the peer's MTU, told in its connected message")
+            #expect(kinds.withLock { $0 } == [.frame])
+            _ = try await observer.until("the idle screen") { FrameConnectionTests.shownText(emulator).contains("Tap to ask") ? true : nil }
+        } teardown: {
+            await RelayTests.stop(connections: connections, browser: browser, sibyl: server, offered: offered)
+            await emulator.powerOff()
+        }
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// A connection with Monocle's driver against the virtual Monocle running Sibyl's own device app.
-@Suite(.enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct MonocleConnectionTests {
     /// A connection to `transport` keeping `app` (Sibyl's) on the glasses.
     static func connection(

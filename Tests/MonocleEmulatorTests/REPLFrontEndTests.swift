@@ -2,7 +2,7 @@ import Foundation
 @testable import MonocleEmulator
 import Testing
 
-@Suite struct REPLFrontEndTests {
+@Suite(.timeLimit(.minutes(10))) struct REPLFrontEndTests {
     typealias Action = REPLFrontEnd.Action
 
     func output(_ text: String) -> Action { .output(Array(text.utf8)) }

@@ -107,7 +107,7 @@ final class ProgressLog: Sendable {
     var record: @Sendable (DFUProgress) async -> Void { { report in self.reports.withLock { $0.append(report) } } }
 }
 
-@Suite struct SecureDFUClientTests {
+@Suite(.timeLimit(.minutes(10))) struct SecureDFUClientTests {
     static func trusting() throws -> EmulatedBootloader.Settings {
         var settings = EmulatedBootloader.Settings()
         settings.trustedKey = try DFUFixture.publicKey()

@@ -3,6 +3,7 @@ import Glasses
 import LocalEngines
 import Monocle
 import MonocleEmulator
+import SibylTestSupport
 import Testing
 
 /// A virtual Monocle for tests, on the installed MicroPython interpreter.
@@ -42,74 +43,58 @@ enum TestGlasses {
     }
 }
 
-/// Collects what a transport reports, for byte-level tests.
+/// Collects what a transport reports, for byte-level tests; waits are woken by each report.
 actor TransportRecorder {
-    private(set) var serial: [UInt8] = []
-    private(set) var data: [Data] = []
-    private(set) var events: [GlassesTransportEvent] = []
-    private var task: Task<Void, Never>?
-    /// Waits looking at what arrives: each is told whenever something does.
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    private var waiterCount = 0
+    struct Record: Sendable {
+        var serial: [UInt8] = []
+        var data: [Data] = []
+        var events: [GlassesTransportEvent] = []
+        var serialText: String { String(decoding: serial, as: UTF8.self) }
+    }
+
+    private nonisolated let record = Observed(Record())
 
     init(_ transport: EmulatorTransport) {
         let stream = transport.events
-        Task { await self.start(stream) }
-    }
-
-    private func start(_ stream: AsyncStream<GlassesTransportEvent>) {
-        task = Task {
-            for await event in stream { self.record(event) }
+        let record = self.record
+        Task {
+            for await event in stream {
+                record.update { record in
+                    record.events.append(event)
+                    switch event {
+                    case .received(.serial, let bytes): record.serial.append(contentsOf: bytes)
+                    case .received(.data, let packet): record.data.append(packet)
+                    default: break
+                    }
+                }
+            }
         }
     }
 
-    private func record(_ event: GlassesTransportEvent) {
-        events.append(event)
-        switch event {
-        case .received(.serial, let bytes): serial.append(contentsOf: bytes)
-        case .received(.data, let packet): data.append(packet)
-        default: break
-        }
-        let woken = waiters
-        waiters = [:]
-        for waiter in woken.values { waiter.resume() }
-    }
+    var serial: [UInt8] { record.value.serial }
+    var data: [Data] { record.value.data }
+    var events: [GlassesTransportEvent] { record.value.events }
 
-    /// Waits until `condition` holds, looking again whenever something arrives; the limit is a
-    /// ceiling against hangs, not a speed bound (a loaded two-core machine can hold the
-    /// interpreter back for many seconds).
-    func wait(for what: @autoclosure () -> String, timeout: Duration = .seconds(300), until condition: () -> Bool) async throws {
-        waiterCount += 1
-        let id = waiterCount
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self.wake(id)
-        }
-        defer { timer.cancel() }
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw GlassesError.timeout(waitingFor: what(), after: timeout) }
-            await withCheckedContinuation { waiters[id] = $0 }
-        }
-    }
+    func clear() { record.update { $0.serial = [] } }
 
-    private func wake(_ id: Int) {
-        waiters.removeValue(forKey: id)?.resume()
-    }
+    var serialText: String { record.value.serialText }
 
-    func clear() { serial = [] }
-
-    var serialText: String { String(decoding: serial, as: UTF8.self) }
-
-    /// Waits until the serial output contains `text`.
+    /// Waits until the serial output contains `text`; the limit is a ceiling against hangs, not a
+    /// speed bound (a loaded two-core machine can hold the interpreter back for many seconds).
     func waitForSerial(_ text: String, timeout: Duration = .seconds(300)) async throws -> String {
-        try await wait(for: text.debugDescription + " in \(serialText.debugDescription)", timeout: timeout) { serialText.contains(text) }
-        return serialText
+        do {
+            return try await record.wait(for: text.debugDescription, within: timeout) { $0.serialText.contains(text) }.serialText
+        } catch is WaitedInVain {
+            throw GlassesError.timeout(waitingFor: text.debugDescription + " in \(serialText.debugDescription)", after: timeout)
+        }
     }
 
     /// Waits until `count` data messages have come.
     func waitForData(count: Int, timeout: Duration = .seconds(300)) async throws -> [Data] {
-        try await wait(for: "\(count) data messages, after \(data)", timeout: timeout) { data.count >= count }
-        return data
+        do {
+            return try await record.wait(for: "\(count) data messages", within: timeout) { $0.data.count >= count }.data
+        } catch is WaitedInVain {
+            throw GlassesError.timeout(waitingFor: "\(count) data messages, after \(data)", after: timeout)
+        }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Monocle
 import Testing
 
-@Suite struct AppMessageTests {
+@Suite(.timeLimit(.minutes(10))) struct AppMessageTests {
     @Test func packetsRoundTrip() throws {
         let message = AppMessage(.audioData, Data([0x80, 0x7F, 0x00]))
         #expect(message.packet == Data("dat:".utf8) + [0x80, 0x7F, 0x00])
@@ -39,7 +39,7 @@ import Testing
     }
 }
 
-@Suite struct GlassesRequestAssemblerTests {
+@Suite(.timeLimit(.minutes(10))) struct GlassesRequestAssemblerTests {
     @Test func audioOfAnyLengthMakesASpokenRequest() {
         var assembler = GlassesRequestAssembler()
         #expect(assembler.consume(AppMessage(.ready)) == nil)

@@ -2,7 +2,7 @@ import Foundation
 import Monocle
 import Testing
 
-@Suite struct DeviceAppTests {
+@Suite(.timeLimit(.minutes(10))) struct DeviceAppTests {
     @Test func escapingKeepsEveryCharacterAPythonLiteralWouldChange() {
         let source = "print('a\\nb')\r\nx = \"\"\"q\"\"\"\n# ''' \\\\ é 日本\n"
         let escaped = DeviceApp.escape(source)

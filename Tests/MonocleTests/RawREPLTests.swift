@@ -2,7 +2,7 @@ import Foundation
 import Monocle
 import Testing
 
-@Suite struct RawREPLTests {
+@Suite(.timeLimit(.minutes(10))) struct RawREPLTests {
     func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func repliesAreFoundOnlyWhenComplete() {

@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import OpenAIClient
 
-@Suite("Audio: transcription, translation, speech")
+@Suite("Audio: transcription, translation, speech", .timeLimit(.minutes(10)))
 struct AudioTests {
     let wav = WAVAudio(sampleRate: 16_000, channels: 1, bitsPerSample: 16, samples: Data(repeating: 1, count: 3200)).encoded()
 

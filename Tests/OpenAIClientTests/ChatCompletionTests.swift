@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import OpenAIClient
 
-@Suite("Chat completions")
+@Suite("Chat completions", .timeLimit(.minutes(10)))
 struct ChatCompletionTests {
     @Test func plainCompletionSendsTheRequestAndReadsUsage() async throws {
         try await withServer { server in

@@ -6,7 +6,7 @@ import Testing
 @testable import OpenAIClient
 
 /// Every request body the client builds must validate against OpenAI's published OpenAPI spec.
-@Suite(.enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or keep ../shared/specs/openai-openapi.yaml"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or keep ../shared/specs/openai-openapi.yaml"))
 struct ClientContractTests {
     let checker: ContractChecker
 

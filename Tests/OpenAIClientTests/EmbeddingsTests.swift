@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import OpenAIClient
 
-@Suite("Embeddings")
+@Suite("Embeddings", .timeLimit(.minutes(10)))
 struct EmbeddingsTests {
     @Test func batchesStayWithinInputAndTokenLimits() {
         let counter = EstimatingTokenCounter()

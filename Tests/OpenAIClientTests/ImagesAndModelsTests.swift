@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import OpenAIClient
 
-@Suite("Images, models and the capability probe")
+@Suite("Images, models and the capability probe", .timeLimit(.minutes(10)))
 struct ImagesAndModelsTests {
     let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
 

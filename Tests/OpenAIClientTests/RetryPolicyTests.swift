@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import OpenAIClient
 
-@Suite("Retry policy")
+@Suite("Retry policy", .timeLimit(.minutes(10)))
 struct RetryPolicyTests {
     let policy = RetryPolicy()
 

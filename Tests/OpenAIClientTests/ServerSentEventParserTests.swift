@@ -1,7 +1,7 @@
 import Testing
 @testable import OpenAIClient
 
-@Suite("Server-sent event parser")
+@Suite("Server-sent event parser", .timeLimit(.minutes(10)))
 struct ServerSentEventParserTests {
     private func parse(_ chunks: [String]) -> [ServerSentEvent] {
         var parser = ServerSentEventParser()

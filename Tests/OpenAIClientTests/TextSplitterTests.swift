@@ -1,7 +1,7 @@
 import Testing
 @testable import OpenAIClient
 
-@Suite("Splitting text for speech")
+@Suite("Splitting text for speech", .timeLimit(.minutes(10)))
 struct TextSplitterTests {
     @Test func shortTextIsOnePiece() {
         #expect(TextSplitter.split("Hello there.", limit: 100) == ["Hello there."])

@@ -6,6 +6,7 @@ import Testing
 /// Pinecone's answers decode: the specs' examples and hand-written fixtures in `Fixtures/`
 /// (absent optional fields, unknown extra fields, empty matches, usage or not), all of which
 /// `scripts/pinecone/spec-check.py` validates against the 2025-10 specs so they cannot drift.
+@Suite(.timeLimit(.minutes(10)))
 struct DecodingTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 

@@ -4,6 +4,7 @@ import Testing
 @testable import PineconeVectors
 
 /// Typed errors from Pinecone's error bodies, and which failures are tried again.
+@Suite(.timeLimit(.minutes(10)))
 struct ErrorAndRetryTests {
     func index(_ transport: ScriptedTransport, retries: RetryPolicy = quickRetries, key: String = testKey) -> PineconeIndexClient {
         PineconeIndexClient(baseURL: "http://pinecone.invalid", apiKey: key, dimension: 3, transport: transport, retryPolicy: retries)

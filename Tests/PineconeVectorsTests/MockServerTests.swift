@@ -7,7 +7,7 @@ import Testing
 /// Every call against the strict mock (`scripts/pinecone/mock.py`: the 2025-10 specs served with
 /// request and response validation, only `Api-Key: test-key`, the version header required). A
 /// request the specs do not allow comes back 400 with the validator's message, which fails the test.
-@Suite(.enabled(if: PineconeMock.enabled, PineconeMock.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: PineconeMock.enabled, PineconeMock.skipReason))
 struct MockServerTests {
     static let vector: [Float] = [0.5, -0.25, 0.125]
 

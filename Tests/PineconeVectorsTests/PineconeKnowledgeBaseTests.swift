@@ -7,6 +7,7 @@ import VectorIndex
 
 /// The decorator over a real SQLite knowledge base (in a temporary directory): vectors mirrored
 /// to Pinecone, and a document in both or in neither.
+@Suite(.timeLimit(.minutes(10)))
 struct PineconeKnowledgeBaseTests {
     /// A knowledge base file of its own, removed afterwards.
     func withStore(_ body: (any KnowledgeBase) async throws -> Void) async throws {

@@ -5,6 +5,7 @@ import Testing
 
 /// The rules Pinecone's OpenAPI documents leave out (their array limits use string keywords, and
 /// metadata is any object), checked before anything is sent.
+@Suite(.timeLimit(.minutes(10)))
 struct PineconeLimitsTests {
     func expectInvalid(_ body: () throws -> Void, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
         do {

@@ -6,6 +6,7 @@ import Testing
 /// The exact requests the clients send, captured through the transport and compared with the
 /// checked-in goldens in `Goldens/` (which `scripts/pinecone/spec-check.py` validates against the
 /// 2025-10 specs). `SIBYL_UPDATE_GOLDENS=1` rewrites them after an intended change.
+@Suite(.timeLimit(.minutes(10)))
 struct RequestGoldenTests {
     static let goldens = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens")
     static let update = ProcessInfo.processInfo.environment["SIBYL_UPDATE_GOLDENS"] == "1"

@@ -6,7 +6,7 @@ import Testing
 
 /// Vectors in pgvector against the test PostgreSQL: the HNSW answer against an exact scan,
 /// namespaces, the document filter, replacing and removing, and what the store refuses.
-@Suite(.enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
 struct PgVectorStoreTests {
     /// Unit vectors around a few centres, as sentence embeddings fall (seeded, so repeatable).
     static func clustered(_ count: Int, dimension: Int, seed: UInt64) -> [[Float]] {

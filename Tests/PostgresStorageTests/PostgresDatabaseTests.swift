@@ -5,7 +5,7 @@ import TestDatabase
 import Testing
 @testable import PostgresStorage
 
-@Suite("SIBYL_DATABASE_URL")
+@Suite("SIBYL_DATABASE_URL", .timeLimit(.minutes(10)))
 struct DatabaseURLTests {
     @Test func aSocketFolderATCPServerAndTheirDefaults() throws {
         let socket = try DatabaseURL("postgres://postgres@/postgres?host=/tmp/sibyl-pg")
@@ -32,7 +32,7 @@ struct DatabaseURLTests {
 
 /// Against a real PostgreSQL with pgvector: `scripts/test.sh` starts one (scripts/postgres/start.sh)
 /// and sets SIBYL_TEST_DATABASE_URL; each test gets a database of its own.
-@Suite(.enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestDatabase.url != nil, "no PostgreSQL to test against (set SIBYL_TEST_DATABASE_URL; scripts/test.sh does)"))
 struct PostgresDatabaseTests {
     @Test func theSchemaIsAppliedOnceAndPgvectorIsThere() async throws {
         try await TestDatabase.with { url in

@@ -2,7 +2,7 @@ import Foundation
 import SecureDFU
 import Testing
 
-@Suite struct DataPiecesTests {
+@Suite(.timeLimit(.minutes(10))) struct DataPiecesTests {
     @Test func piecesCoverTheBytesInOrderWithinTheLength() {
         let bytes = Data((0..<10).map { UInt8($0) })
         #expect(bytes.pieces(of: 4) == [Data([0, 1, 2, 3]), Data([4, 5, 6, 7]), Data([8, 9])])

@@ -26,7 +26,7 @@ enum DFUFixture {
     static let manifest = Data(#"{"manifest": {"application": {"bin_file": "application.bin", "dat_file": "application.dat"}}}"#.utf8)
 }
 
-@Suite struct SecureDFUTests {
+@Suite(.timeLimit(.minutes(10))) struct SecureDFUTests {
     @Test func nrfutilsPackageIsReadAndItsInitPacketUnderstood() throws {
         let package = try DFUPackage(contentsOf: DFUFixture.zip)
         #expect(package.firmware.count == 18_000)

@@ -2,6 +2,7 @@ import Assistant
 import Foundation
 import Logging
 import PostgresStorage
+import SibylTestSupport
 import SibylApp
 import SibylConfig
 import TestDatabase
@@ -9,7 +10,9 @@ import Testing
 
 /// Settings and API keys shared by the instances on one PostgreSQL: each test runs two instances
 /// (data directories of their own) on a scratch database.
-@Suite(.serialized, .enabled(if: TestDatabase.url != nil, "no test PostgreSQL (SIBYL_TEST_DATABASE_URL)"))
+@Suite(.serialized, .timeLimit(.minutes(10)), .enabled(if: TestDatabase.url != nil, "no test PostgreSQL (SIBYL_TEST_DATABASE_URL)"))
+/// A change reaches the other instance by LISTEN/NOTIFY and a reload, which offers no event to
+/// wait on: `eventually` looks again until it is there.
 struct SharedSettingsTests {
     static func instance(_ url: DatabaseURL, environment: [String: String] = [:]) throws -> SharedDatabase {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-shared-settings-\(UUID().uuidString)", isDirectory: true)
@@ -36,25 +39,13 @@ struct SharedSettingsTests {
         }
     }
 
-    /// Waits until `condition` holds, polling; fails after a generous minute (a hang, not a timing).
-    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
-        let clock = ContinuousClock(), deadline = clock.now + .seconds(60)
-        while try !condition() {
-            guard clock.now < deadline else {
-                Issue.record("never happened: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test func aSettingChangedThroughOneInstanceReachesTheOtherWithoutAsking() async throws {
         try await Self.pair { one, two in
             try await one.settings.setValue("qwen2.5-7b", named: "chat.model")
             // The second instance hears of it (LISTEN/NOTIFY) and never reads the table itself.
-            try await Self.eventually("the change reached the other instance") { two.settings.configuration.values["chat.model"] == "qwen2.5-7b" }
+            try await eventually("the change reached the other instance") { two.settings.configuration.values["chat.model"] == "qwen2.5-7b" }
             try await two.settings.setValue(nil, named: "chat.model")
-            try await Self.eventually("the removal reached the first instance") { one.settings.configuration.values["chat.model"] == nil }
+            try await eventually("the removal reached the first instance") { one.settings.configuration.values["chat.model"] == nil }
         }
     }
 
@@ -69,7 +60,7 @@ struct SharedSettingsTests {
             #expect(stored.fingerprint == (try one.settings.keyring.key())?.fingerprint)
 
             // The second instance knows the key is there but cannot open it, and says what to do.
-            try await Self.eventually("the key reached the other instance") { (try two.settings.keys(owner: "").names()) == ["openai"] }
+            try await eventually("the key reached the other instance") { (try two.settings.keys(owner: "").names()) == ["openai"] }
             #expect(throws: ConfigError.databaseKeyMissing) { try two.settings.keys(owner: "").secret(named: "openai") }
             #expect(two.settings.keyProblem()?.contains("sibyl db key import") == true)
             await #expect(throws: ConfigError.databaseKeyMissing) { try await two.settings.setKey("sk-other", named: "other", owner: "") }
@@ -82,7 +73,7 @@ struct SharedSettingsTests {
 
             // An account's own keys are apart from everyone's, and go with the account.
             try await two.settings.setKey("sk-ada-0123456789", named: "openai", owner: "users/ada")
-            try await Self.eventually("ada's key reached the first instance") { (try one.settings.keys(owner: "users/ada").names()) == ["openai"] }
+            try await eventually("ada's key reached the first instance") { (try one.settings.keys(owner: "users/ada").names()) == ["openai"] }
             #expect(try one.settings.keys(owner: "users/ada").secret(named: "openai") == "sk-ada-0123456789")
             #expect(try one.settings.keys(owner: "users/bob").names().isEmpty)
             try await one.removeData(ofAccount: "ada")

@@ -7,12 +7,13 @@ import LocalEngines
 import OpenAITestServer
 import Testing
 import SibylCore
+import SibylTestSupport
 
 /// kill -9 during document ingestion and streamed answers, 20 times at random moments: after each,
 /// both databases pass `PRAGMA integrity_check`, no document is half-ingested (every one has its
 /// passages, each with a vector), and after a restart every answer is complete or marked failed.
 @Suite(
-    "sibyl serve survives kill -9",
+    "sibyl serve survives kill -9", .timeLimit(.minutes(30)),
     .serialized,
     .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().first { $0.name == "embeddings" }?.installed == true
@@ -22,56 +23,62 @@ import SibylCore
 )
 struct CrashSafetyTests {
     @Test func killedAtRandomMomentsItLosesNothingAndLeavesNothingHalfDone() async throws {
-        let model = try await OpenAITestServer.start()
-        defer { Task { await model.stop() } }
-        // A slow answer: 60 pieces, 40 ms apart, so that a kill lands in the middle of most.
-        model.handle("/v1/chat/completions") { _ in .chatStream((1...60).map { "word\($0) " }, pause: .milliseconds(40)) }
-        var cli = try CLIRunner(server: model, extra: ["SIBYL_EMBEDDINGS_PROVIDER": "local", "SIBYL_TITLES": "first-words"])
-        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
-        var generator = SystemRandomNumberGenerator()
-        let rounds = 20
-        var survived = 0
-        var killedMidAnswer = 0
-        for round in 1...rounds {
-            let server = try cli.start(["serve", "--port", "0"])
-            let port = try await ServeCLITests.port(of: server)
-            let base = "http://127.0.0.1:\(port)/api/v1"
-
-            // The previous round's damage is settled by this start: nothing pending, nothing half-made.
-            try Self.checkDatabases(home: cli.home, round: round, afterRestart: true)
-
-            let conversation = try await HTTPCalls.post("\(base)/conversations", json: [:]).object["id"] as? String ?? ""
-            let asked = model.requests(to: "/v1/chat/completions").count
-            let upload = Task { try? await Self.upload(base: base, round: round) }
-            let answer = Task { _ = try? await HTTPCalls.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(round)."], timeout: 30) }
-            // The kill lands at a random moment of the answer (it takes about 2.4 s), whenever the
-            // model is reached on a busy machine; ingestion runs alongside.
-            let waitedFrom = ContinuousClock.now
-            while model.requests(to: "/v1/chat/completions").count == asked, ContinuousClock.now - waitedFrom < .seconds(60) {
-                try await Task.sleep(for: .milliseconds(20))
+        try await OpenAITestServer.with { model in
+            // A slow answer: 60 pieces, 40 ms apart, held after a random number of them (each round
+            // its own) until the test has killed the server: the kill lands in the middle of every one.
+            let round = Observed((held: 0, killed: Gate()))
+            model.handle("/v1/chat/completions") { _ in
+                let (held, killed) = round.value
+                return .chatStream((1...60).map { "word\($0) " }, holdingAfter: held, until: { await killed.pass() }, pause: .milliseconds(40))
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...2000, using: &generator)))
-            kill(server.process.processIdentifier, SIGKILL)
-            await server.process.exited()
-            // Not cancelled: cancelling a URLSession request under way can deadlock FoundationNetworking;
-            // the killed server's closed connections end both requests anyway.
-            _ = await (upload.value, answer.value)
-            if try Self.pendingAnswers(home: cli.home) > 0 { killedMidAnswer += 1 }
-            try Self.checkDatabases(home: cli.home, round: round, afterRestart: false)
-            survived += 1
+            var cli = try CLIRunner(server: model, extra: ["SIBYL_EMBEDDINGS_PROVIDER": "local", "SIBYL_TITLES": "first-words"])
+            cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+            var generator = SystemRandomNumberGenerator()
+            let rounds = 20
+            var survived = 0
+            var killedMidAnswer = 0
+            for number in 1...rounds {
+                let killed = Gate()
+                let held = Int.random(in: 0...60, using: &generator)
+                round.update { $0 = (held, killed) }
+                try await cli.withStarted(["serve", "--port", "0"]) { server in
+                    let port = try await ServeCLITests.port(of: server)
+                    let base = "http://127.0.0.1:\(port)/api/v1"
+
+                    // The previous round's damage is settled by this start: nothing pending, nothing half-made.
+                    try Self.checkDatabases(home: cli.home, round: number, afterRestart: true)
+
+                    let conversation = try await HTTPCalls.post("\(base)/conversations", json: [:]).object["id"] as? String ?? ""
+                    let asked = model.requests(to: "/v1/chat/completions").count
+                    let upload = Task { try? await Self.upload(base: base, round: number) }
+                    let answer = Task { _ = try? await HTTPCalls.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(number)."], timeout: 30) }
+                    // The kill lands at a random moment of the answer (after 0 to 60 of its pieces, 0 to 2.4 s
+                    // in), whenever the model is reached on a busy machine; ingestion runs alongside.
+                    try await model.requests(to: "/v1/chat/completions", count: asked + 1)
+                    try await killed.reached()
+                    kill(server.process.processIdentifier, SIGKILL)
+                    await server.exited()
+                    killed.open()
+                    // Not cancelled: cancelling a URLSession request under way can deadlock FoundationNetworking;
+                    // the killed server's closed connections end both requests anyway.
+                    _ = await (upload.value, answer.value)
+                    if try Self.pendingAnswers(home: cli.home) > 0 { killedMidAnswer += 1 }
+                    try Self.checkDatabases(home: cli.home, round: number, afterRestart: false)
+                    survived += 1
+                }
+            }
+            // One more start settles the last round.
+            try await cli.withStarted(["serve", "--port", "0"]) { server in
+                _ = try await ServeCLITests.port(of: server)
+                try Self.checkDatabases(home: cli.home, round: rounds + 1, afterRestart: true)
+            }
+            let knowledge = try DatabaseQueue(path: cli.home.appendingPathComponent("knowledge.sqlite").path)
+            let documents = try await knowledge.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") ?? 0 }
+            try knowledge.close()
+            print("[crash] kill -9 rounds survived: \(survived) of \(rounds) (\(killedMidAnswer) mid-answer); \(documents) documents whole, every answer complete or marked failed")
+            #expect(survived == rounds)
+            #expect(killedMidAnswer > 0, "no kill landed while an answer was being written: the test proved nothing about answers")
         }
-        // One more start settles the last round.
-        let server = try cli.start(["serve", "--port", "0"])
-        _ = try await ServeCLITests.port(of: server)
-        try Self.checkDatabases(home: cli.home, round: rounds + 1, afterRestart: true)
-        server.process.terminate()
-        _ = await server.finish()
-        let knowledge = try DatabaseQueue(path: cli.home.appendingPathComponent("knowledge.sqlite").path)
-        let documents = try await knowledge.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM document") ?? 0 }
-        try knowledge.close()
-        print("[crash] kill -9 rounds survived: \(survived) of \(rounds) (\(killedMidAnswer) mid-answer); \(documents) documents whole, every answer complete or marked failed")
-        #expect(survived == rounds)
-        #expect(killedMidAnswer > 0, "no kill landed while an answer was being written: the test proved nothing about answers")
     }
 
     /// Both databases are sound, every document has all it needs, and (once a server has started

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `sibyl db` against the test PostgreSQL (`scripts/test.sh` starts one and sets SIBYL_TEST_DATABASE_URL).
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["SIBYL_TEST_DATABASE_URL"] != nil, "no PostgreSQL to test against (scripts/test.sh starts one)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: ProcessInfo.processInfo.environment["SIBYL_TEST_DATABASE_URL"] != nil, "no PostgreSQL to test against (scripts/test.sh starts one)"))
 struct DatabaseCLITests {
     @Test func statusMigrateAndStatusAgain() async throws {
         let url = try #require(ProcessInfo.processInfo.environment["SIBYL_TEST_DATABASE_URL"])

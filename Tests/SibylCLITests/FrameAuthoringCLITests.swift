@@ -4,7 +4,7 @@ import SibylCore
 
 /// `sibyl glasses repl|exec|files|screen|emulate --kind frame` as a Frame device-app author uses
 /// them, on the virtual Frame (Lua 5.4 is built in, so nothing needs installing).
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(10)), .serialized)
 struct FrameAuthoringCLITests {
     /// A directory holding a Lua app.
     func app(_ files: [String: String], in cli: CLIRunner, named name: String = "app") throws -> URL {
@@ -116,21 +116,22 @@ struct FrameAuthoringCLITests {
     @Test func watchUploadsChangedFilesThenBreaksAndResets() async throws {
         let cli = try CLIRunner(server: nil)
         let app = try app(["main.lua": "print('version', 1)\nwhile true do frame.sleep(0.05) end\n"], in: cli)
-        let running = try cli.start(["glasses", "repl", "--emulator", "--kind", "frame", "--watch", app.path])
-        try await running.waitForOutput(containing: "version\t1", timeout: .seconds(120))
-        #expect(running.stdout.text.contains("version\t1"), "\(running.stdout.text)")
-        try Data("print('version', 2)\nwhile true do frame.sleep(0.05) end\n".utf8).write(to: app.appendingPathComponent("main.lua"))
-        try await running.waitForOutput(containing: "version\t2", timeout: .seconds(120))
-        #expect(running.stdout.text.contains("version\t2"), "\(running.stdout.text)")
-        // The running app was broken before the upload.
-        #expect(running.stdout.text.contains("break signal"), "\(running.stdout.text)")
-        #expect(running.stderr.text.contains("[watch] uploading main.lua"), "\(running.stderr.text)")
-        // Ctrl-C sends a break; a second one leaves.
-        running.process.interrupt()
-        try await running.waitForOutput(containing: "Ctrl-C again to leave", inErrors: true, timeout: .seconds(30))
-        running.process.interrupt()
-        let result = await running.finish()
-        #expect(result.status == 0, "stderr: \(result.stderr)")
+        try await cli.withStarted(["glasses", "repl", "--emulator", "--kind", "frame", "--watch", app.path]) { running in
+            try await running.waitForOutput(containing: "version\t1", timeout: .seconds(120))
+            #expect(running.stdout.text.contains("version\t1"), "\(running.stdout.text)")
+            try Data("print('version', 2)\nwhile true do frame.sleep(0.05) end\n".utf8).write(to: app.appendingPathComponent("main.lua"))
+            try await running.waitForOutput(containing: "version\t2", timeout: .seconds(120))
+            #expect(running.stdout.text.contains("version\t2"), "\(running.stdout.text)")
+            // The running app was broken before the upload.
+            #expect(running.stdout.text.contains("break signal"), "\(running.stdout.text)")
+            #expect(running.stderr.text.contains("[watch] uploading main.lua"), "\(running.stderr.text)")
+            // Ctrl-C sends a break; a second one leaves.
+            running.process.interrupt()
+            try await running.waitForOutput(containing: "Ctrl-C again to leave", inErrors: true, timeout: .seconds(30))
+            running.process.interrupt()
+            let result = await running.finish()
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+        }
     }
 
     @Test func screenWritesTheVirtualFramesDisplayAsPNG() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `sibyl glasses update`, as a user runs it, on the virtual Frame (no engines needed).
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(10)), .serialized)
 struct GlassesUpdateCLITests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../SecureDFUTests/Fixtures/dfu").standardized
 

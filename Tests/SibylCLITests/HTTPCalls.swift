@@ -13,7 +13,7 @@ enum HTTPCalls {
 
     /// A POST of a JSON object: the status and the JSON object answered (empty when it is not one).
     @discardableResult
-    static func post(_ url: String, json: [String: Any], timeout: TimeInterval = 10) async throws -> (status: Int, object: [String: Any]) {
+    static func post(_ url: String, json: [String: Any], timeout: TimeInterval = 60) async throws -> (status: Int, object: [String: Any]) {
         var request = URLRequest(url: URL(string: url)!, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -1,11 +1,12 @@
 import Foundation
 import LocalEngines
+import SibylTestSupport
 import Testing
 import SibylCore
 
 /// `sibyl` with no key and no server: everything runs on the local engines.
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(30)), .serialized,
     .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().first { $0.name == "chat" }?.installed == true
             || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
@@ -40,7 +41,7 @@ struct LocalEngineCLITests {
         let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
         #expect(list.first?["messageCount"] as? Int == 4)
         // The server Sibyl started is gone once the command is.
-        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-1.5b-instruct", home: cli.home).isEmpty)
+        #expect(await gone("llama-server", withArgument: "qwen2.5-coder-1.5b-instruct", home: cli.home))
     }
 
     @Test(.enabled(if: EngineInstaller(layout: EngineLayout()).status(of: "chat-fast")?.installed == true, "the fast model is not installed (sibyl models install chat-fast)"))
@@ -83,20 +84,18 @@ struct LocalEngineCLITests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         await process.exited()
-        #expect(try await processesNamed("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home).isEmpty)
+        #expect(await gone("llama-server", withArgument: "qwen2.5-coder-0.5b-instruct", home: cli.home))
     }
 
-    /// llama-server processes still running with an argument (Sibyl's alias) that a `sibyl` run with
-    /// this data directory started (they inherit its SIBYL_HOME; other tests run servers of their own), from /proc.
-    ///
-    /// A server being stopped may take a moment on a loaded machine: only one still there after 10 s counts.
-    private func processesNamed(_ name: String, withArgument argument: String, home: URL) async throws -> [Int32] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let found = runningProcesses(name, withArgument: argument, home: home)
-            if found.isEmpty || ContinuousClock.now > deadline { return found }
-            try await Task.sleep(for: .milliseconds(200))
-        }
+    /// Whether the llama-server processes with an argument (Sibyl's alias) that a `sibyl` run with
+    /// this data directory started (they inherit its SIBYL_HOME; other tests run servers of their
+    /// own) are gone. A server being stopped may take a moment on a loaded machine, and nothing
+    /// tells this test when it has gone: it looks (in /proc) until it has, with a generous ceiling;
+    /// one still there then was left running.
+    private func gone(_ name: String, withArgument argument: String, home: URL) async -> Bool {
+        (try? await eventually(within: .seconds(120), "\(name) \(argument) to end") {
+            runningProcesses(name, withArgument: argument, home: home).isEmpty
+        }) != nil
     }
 
     private func runningProcesses(_ name: String, withArgument argument: String, home: URL) -> [Int32] {
@@ -114,7 +113,7 @@ struct LocalEngineCLITests {
 
 /// Speech offline: espeak-ng speaks, whisper.cpp listens.
 @Suite(
-    .enabled(
+    .timeLimit(.minutes(30)), .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().filter { ["stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
             || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",
         "the local speech engines are not installed (sibyl models install stt tts)"

@@ -3,71 +3,71 @@ import OpenAITestServer
 import SibylCore
 import Testing
 
-@Suite("sibyl conversations, personas, config, keys")
+@Suite("sibyl conversations, personas, config, keys", .timeLimit(.minutes(10)))
 struct ManagementCommandsTests {
     @Test func conversationsShowExportImportDelete() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        answerEverything(server, with: ["Blue, because of Rayleigh scattering."], title: "Sky Colour")
-        let cli = try CLIRunner(server: server)
-        _ = try await cli.run(["ask", "Why is the sky blue?"])
-        let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
-        let id = try #require(list.first?["id"] as? String)
-        let short = String(id.prefix(8))
+        try await OpenAITestServer.with { server in
+            answerEverything(server, with: ["Blue, because of Rayleigh scattering."], title: "Sky Colour")
+            let cli = try CLIRunner(server: server)
+            _ = try await cli.run(["ask", "Why is the sky blue?"])
+            let list = try #require(try await cli.run(["conversations", "list", "--json"]).conversations)
+            let id = try #require(list.first?["id"] as? String)
+            let short = String(id.prefix(8))
 
-        let table = try await cli.run(["conversations"])
-        #expect(table.stdout.contains(short))
-        #expect(table.stdout.contains("Sky Colour"))
+            let table = try await cli.run(["conversations"])
+            #expect(table.stdout.contains(short))
+            #expect(table.stdout.contains("Sky Colour"))
 
-        let show = try await cli.run(["conversations", "show", short])
-        #expect(show.status == 0)
-        #expect(show.stdout.contains("Why is the sky blue?"))
-        #expect(show.stdout.contains("Rayleigh"))
+            let show = try await cli.run(["conversations", "show", short])
+            #expect(show.status == 0)
+            #expect(show.stdout.contains("Why is the sky blue?"))
+            #expect(show.stdout.contains("Rayleigh"))
 
-        let markdown = try await cli.run(["conversations", "export", short, "--format", "markdown"])
-        #expect(markdown.stdout.contains("Sky Colour"))
-        #expect(markdown.stdout.contains("Why is the sky blue?"))
+            let markdown = try await cli.run(["conversations", "export", short, "--format", "markdown"])
+            #expect(markdown.stdout.contains("Sky Colour"))
+            #expect(markdown.stdout.contains("Why is the sky blue?"))
 
-        let file = cli.home.appendingPathComponent("export.json").path
-        #expect(try await cli.run(["conversations", "export", short, "-o", file]).status == 0)
-        let imported = try await cli.run(["conversations", "import", file])
-        #expect(imported.status == 0)
-        #expect(imported.stdout.hasPrefix("Imported"))
-        #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.count == 2)
+            let file = cli.home.appendingPathComponent("export.json").path
+            #expect(try await cli.run(["conversations", "export", short, "-o", file]).status == 0)
+            let imported = try await cli.run(["conversations", "import", file])
+            #expect(imported.status == 0)
+            #expect(imported.stdout.hasPrefix("Imported"))
+            #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.count == 2)
 
-        #expect(try await cli.run(["conversations", "delete", short]).status == 0)
-        let missing = try await cli.run(["conversations", "show", short])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("sibyl conversations list"))
+            #expect(try await cli.run(["conversations", "delete", short]).status == 0)
+            let missing = try await cli.run(["conversations", "show", short])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("sibyl conversations list"))
 
-        let bad = try await cli.run(["conversations", "import", "-"], input: "{\"format\":\"something-else\"}")
-        #expect(bad.status == 1)
-        #expect(bad.stderr.contains("error:"))
+            let bad = try await cli.run(["conversations", "import", "-"], input: "{\"format\":\"something-else\"}")
+            #expect(bad.status == 1)
+            #expect(bad.stderr.contains("error:"))
+        }
     }
 
     @Test func personasAddListUseRemove() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        answerEverything(server, with: ["Ahoy!"])
-        let cli = try CLIRunner(server: server)
-        let added = try await cli.run(["personas", "add", "pirate", "--prompt", "Talk like a pirate.", "--temperature", "1.2", "--summary", "arr"])
-        #expect(added.status == 0)
-        let list = try await cli.run(["personas", "list"])
-        #expect(list.stdout.contains("pirate"))
-        #expect(list.stdout.contains("concise"))
-        #expect(try await cli.run(["ask", "--persona", "pirate", "hello"]).status == 0)
-        let sent = try #require(server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true })
-        #expect((sent["messages"] as? [[String: Any]])?.first?["content"] as? String == "Talk like a pirate.")
-        #expect(sent["temperature"] as? Double == 1.2)
+        try await OpenAITestServer.with { server in
+            answerEverything(server, with: ["Ahoy!"])
+            let cli = try CLIRunner(server: server)
+            let added = try await cli.run(["personas", "add", "pirate", "--prompt", "Talk like a pirate.", "--temperature", "1.2", "--summary", "arr"])
+            #expect(added.status == 0)
+            let list = try await cli.run(["personas", "list"])
+            #expect(list.stdout.contains("pirate"))
+            #expect(list.stdout.contains("concise"))
+            #expect(try await cli.run(["ask", "--persona", "pirate", "hello"]).status == 0)
+            let sent = try #require(server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true })
+            #expect((sent["messages"] as? [[String: Any]])?.first?["content"] as? String == "Talk like a pirate.")
+            #expect(sent["temperature"] as? Double == 1.2)
 
-        let builtIn = try await cli.run(["personas", "remove", "assistant"])
-        #expect(builtIn.status == 1)
-        #expect(builtIn.stderr.contains("built in"))
-        #expect(try await cli.run(["personas", "remove", "pirate"]).status == 0)
-        let unknown = try await cli.run(["ask", "--persona", "pirate", "hello"])
-        #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("There is no persona 'pirate'"))
-        #expect(try await cli.run(["personas", "add", "x"]).status != 0)
+            let builtIn = try await cli.run(["personas", "remove", "assistant"])
+            #expect(builtIn.status == 1)
+            #expect(builtIn.stderr.contains("built in"))
+            #expect(try await cli.run(["personas", "remove", "pirate"]).status == 0)
+            let unknown = try await cli.run(["ask", "--persona", "pirate", "hello"])
+            #expect(unknown.status == 1)
+            #expect(unknown.stderr.contains("There is no persona 'pirate'"))
+            #expect(try await cli.run(["personas", "add", "x"]).status != 0)
+        }
     }
 
     @Test func configSetGetUnsetAndEnvironmentPrecedence() async throws {
@@ -102,21 +102,21 @@ struct ManagementCommandsTests {
         #expect(list.stdout.contains("sk-…6789"))
         #expect(!list.stdout.contains(secret))
         // The key is used: `providers check` against a server that records the header.
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        answerEverything(server, with: ["ok"])
-        var withServer = cli
-        withServer.environment["OPENAI_BASE_URL"] = server.baseURL
-        _ = try await withServer.run(["ask", "hi"])
-        #expect(server.requests(to: chatPath).first?.header("Authorization") == "Bearer \(secret)")
-        // Nothing but the secrets file holds it.
-        for name in try FileManager.default.subpathsOfDirectory(atPath: cli.home.path) where name != "secrets.json" {
-            let path = cli.home.appendingPathComponent(name).path
-            if let data = FileManager.default.contents(atPath: path) {
-                #expect(!String(decoding: data, as: UTF8.self).contains(secret), "key found in \(name)")
+        try await OpenAITestServer.with { server in
+            answerEverything(server, with: ["ok"])
+            var withServer = cli
+            withServer.environment["OPENAI_BASE_URL"] = server.baseURL
+            _ = try await withServer.run(["ask", "hi"])
+            #expect(server.requests(to: chatPath).first?.header("Authorization") == "Bearer \(secret)")
+            // Nothing but the secrets file holds it.
+            for name in try FileManager.default.subpathsOfDirectory(atPath: cli.home.path) where name != "secrets.json" {
+                let path = cli.home.appendingPathComponent(name).path
+                if let data = FileManager.default.contents(atPath: path) {
+                    #expect(!String(decoding: data, as: UTF8.self).contains(secret), "key found in \(name)")
+                }
             }
+            #expect(try await cli.run(["keys", "remove", "openai"]).status == 0)
+            #expect(try await cli.run(["keys", "remove", "openai"]).status == 1)
         }
-        #expect(try await cli.run(["keys", "remove", "openai"]).status == 0)
-        #expect(try await cli.run(["keys", "remove", "openai"]).status == 1)
     }
 }

@@ -5,7 +5,7 @@ import SibylCore
 
 /// `sibyl glasses … --kind monocle`, as a user runs it, on the virtual glasses (and the old `sibyl monocle`, which says where it moved).
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(10)), .serialized,
     .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "stt", "tts", "emulator"].contains($0.name) }.allSatisfy(\.installed)
             || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1",

@@ -6,7 +6,7 @@ import Testing
 /// the strict Pinecone mock `scripts/test.sh` starts (SIBYL_TEST_PINECONE_URL), and documents are
 /// added, searched and removed with their vectors mirrored there.
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(10)), .serialized,
     .enabled(
         if: ProcessInfo.processInfo.environment["SIBYL_TEST_PINECONE_URL"] != nil
             && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "embeddings" }?.installed == true,

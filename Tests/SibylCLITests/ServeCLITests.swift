@@ -6,7 +6,7 @@ import Testing
 /// `sibyl serve` as a user runs it, on the local engines, driven by the official OpenAI Python SDK
 /// (scripts/openai-sdk: pinned in a virtual environment that scripts/test.sh makes).
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(30)), .serialized,
     .enabled(
         if: ProcessInfo.processInfo.environment["SIBYL_OPENAI_SDK_PYTHON"] != nil
             && EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "embeddings", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed),
@@ -46,29 +46,29 @@ struct ServeCLITests {
         let speech = try await EspeakSynthesizer().synthesize("What is the capital of France?", options: SpeechOptions(format: .wav))
         try speech.data.write(to: question)
 
-        let server = try cli.start(["serve", "--port", "0"])
-        let port = try await Self.port(of: server)
-        let check = Process()
-        check.executableURL = URL(fileURLWithPath: try #require(ProcessInfo.processInfo.environment["SIBYL_OPENAI_SDK_PYTHON"]))
-        check.arguments = [
-            Self.repository.appendingPathComponent("scripts/openai-sdk/check.py").path, "--base-url", "http://127.0.0.1:\(port)/v1",
-            "--expect-word", "Paris", "--audio", question.path, "--audio-expect", "capital",
-        ]
-        let output = Pipe()
-        check.standardOutput = output
-        check.standardError = output
-        try check.run()
-        let report = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self)
-        await check.exited()
-        print(report)
-        #expect(check.terminationStatus == 0, "\(report)")
-        #expect(report.contains("PASS docs"))
+        try await cli.withStarted(["serve", "--port", "0"]) { server in
+            let port = try await Self.port(of: server)
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: try #require(ProcessInfo.processInfo.environment["SIBYL_OPENAI_SDK_PYTHON"]))
+            check.arguments = [
+                Self.repository.appendingPathComponent("scripts/openai-sdk/check.py").path, "--base-url", "http://127.0.0.1:\(port)/v1",
+                "--expect-word", "Paris", "--audio", question.path, "--audio-expect", "capital",
+            ]
+            let output = Pipe()
+            check.standardOutput = output
+            check.standardError = output
+            try check.run()
+            let report = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self)
+            await check.exited()
+            print(report)
+            #expect(check.terminationStatus == 0, "\(report)")
+            #expect(report.contains("PASS docs"))
 
-        // SIGTERM shuts the server down cleanly, and it logged one line per request.
-        server.process.terminate()
-        let ended = await server.finish()
-        #expect(ended.status == 0, "stderr: \(ended.stderr)")
-        #expect(ended.stderr.contains("POST /v1/chat/completions 200"))
-        #expect(!ended.stderr.contains("sk-local-unused"), "the client's key is never logged")
+            // SIGTERM shuts the server down cleanly, and it logged one line per request.
+            let ended = await server.stop()
+            #expect(ended.status == 0, "stderr: \(ended.stderr)")
+            #expect(ended.stderr.contains("POST /v1/chat/completions 200"))
+            #expect(!ended.stderr.contains("sk-local-unused"), "the client's key is never logged")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OpenAITestServer
 import SibylCore
+import SibylTestSupport
 import Subprocess
 import SystemPackage
 import TestDatabase
@@ -69,25 +70,26 @@ struct ServeShutdownTests {
     }
 
     static func serveStops(database url: String, folder: URL, failure: Failure) async throws {
-        let model = try await OpenAITestServer.start()
-        answerEverything(model, with: ["Hello."])
-        let cli = try CLIRunner(server: model, extra: ["SIBYL_DATABASE_URL": url, "SIBYL_SERVE_SHUTDOWN_GRACE": "2", "SIBYL_EMBEDDINGS_PROVIDER": "remote"])
-        let server = try cli.start(["serve", "--port", "0"])
-        let port = try await ServeCLITests.port(of: server)
-        #expect(try await HTTPCalls.get("http://127.0.0.1:\(port)/api/v1/conversations").status == 200)
+        try await OpenAITestServer.with { model in
+            answerEverything(model, with: ["Hello."])
+            let cli = try CLIRunner(server: model, extra: ["SIBYL_DATABASE_URL": url, "SIBYL_SERVE_SHUTDOWN_GRACE": "2", "SIBYL_EMBEDDINGS_PROVIDER": "remote"])
+            try await cli.withStarted(["serve", "--port", "0"]) { server in
+                let port = try await ServeCLITests.port(of: server)
+                #expect(try await HTTPCalls.get("http://127.0.0.1:\(port)/api/v1/conversations").status == 200)
 
-        switch failure {
-        case .stopped: _ = try await script("scripts/postgres/stop.sh", [folder.path])
-        case .frozen: for pid in try postgresProcesses(in: folder) { kill(pid, SIGSTOP) }
-        }
-        kill(server.process.processIdentifier, SIGTERM)
-        // A ceiling against a hang, far above the 2 s grace: before the fix the server never exited.
-        let exited = await waitForWork(until: .now + .seconds(120)) { await server.process.exited() }
-        if !exited { kill(server.process.processIdentifier, SIGKILL) }
-        await model.stop()
-        #expect(exited, "sibyl serve still ran 120 s after SIGTERM with its database \(failure); it said:\n\(server.stderr.text)")
-        if failure == .frozen {
-            #expect(server.stderr.text.contains("serve.shutdown_grace has passed"), "what the frozen database held up was given up at the deadline")
+                switch failure {
+                case .stopped: _ = try await script("scripts/postgres/stop.sh", [folder.path])
+                case .frozen: for pid in try postgresProcesses(in: folder) { kill(pid, SIGSTOP) }
+                }
+                kill(server.process.processIdentifier, SIGTERM)
+                // A ceiling against a hang, far above the 2 s grace: before the fix the server never exited.
+                let exited = (try? await server.exitStatus.wait(for: "the exit after SIGTERM", within: .seconds(120)) { $0 != nil }) != nil
+                if !exited { kill(server.process.processIdentifier, SIGKILL) }
+                #expect(exited, "sibyl serve still ran 120 s after SIGTERM with its database \(failure); it said:\n\(server.stderr.text)")
+                if failure == .frozen {
+                    #expect(server.stderr.text.contains("serve.shutdown_grace has passed"), "what the frozen database held up was given up at the deadline")
+                }
+            }
         }
     }
 }

@@ -10,39 +10,39 @@ import Testing
 
 /// Slow and silent clients (slowloris): connections that stall, in the middle of a request head or
 /// idle after an answer, are closed after `serve.idle_timeout`, and meanwhile others are served.
-@Suite("sibyl serve and slow clients")
+@Suite("sibyl serve and slow clients", .timeLimit(.minutes(10)))
 struct SlowClientsTests {
     @Test func silentConnectionsAreClosedWithoutStarvingOthers() async throws {
-        let model = try await OpenAITestServer.start()
-        defer { Task { await model.stop() } }
-        let cli = try CLIRunner(server: model)
-        let server = try cli.start(["serve", "--port", "0"], environment: ["SIBYL_SERVE_IDLE_TIMEOUT": "2"])
-        defer { server.process.terminate() }
-        let port = try #require(UInt16(exactly: try await ServeCLITests.port(of: server)))
+        try await OpenAITestServer.with { model in
+            let cli = try CLIRunner(server: model)
+            try await cli.withStarted(["serve", "--port", "0"], environment: ["SIBYL_SERVE_IDLE_TIMEOUT": "2"]) { server in
+                let port = try #require(UInt16(exactly: try await ServeCLITests.port(of: server)))
 
-        // 100 connections that send the start of a request and then nothing, and 100 that ask once
-        // (keeping the connection alive) and then say nothing more.
-        var stalled: [Int32] = [], idle: [Int32] = []
-        defer { (stalled + idle).forEach { close($0) } }
-        for index in 0..<200 {
-            let socket = try Self.connect(port: port)
-            let text = index % 2 == 0 ? "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " : "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-            _ = text.withCString { send(socket, $0, strlen($0), 0) }
-            if index % 2 == 0 { stalled.append(socket) } else { idle.append(socket) }
+                // 100 connections that send the start of a request and then nothing, and 100 that ask once
+                // (keeping the connection alive) and then say nothing more.
+                var stalled: [Int32] = [], idle: [Int32] = []
+                defer { (stalled + idle).forEach { close($0) } }
+                for index in 0..<200 {
+                    let socket = try Self.connect(port: port)
+                    let text = index % 2 == 0 ? "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " : "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    _ = text.withCString { send(socket, $0, strlen($0), 0) }
+                    if index % 2 == 0 { stalled.append(socket) } else { idle.append(socket) }
+                }
+                let started = ContinuousClock.now
+                let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
+                let served = ContinuousClock.now - started
+                #expect((response as? HTTPURLResponse)?.statusCode == 200, "a normal client is served while 200 others stall")
+
+                // Each stalled connection is closed by the server, and each idle one after its answer.
+                var closed = (stalled: 0, idle: 0)
+                for socket in stalled where Self.waitsForClose(socket, seconds: 20) { closed.stalled += 1 }
+                for socket in idle where Self.waitsForClose(socket, seconds: 20) { closed.idle += 1 }
+                let millis = served.components.seconds * 1000 + served.components.attoseconds / 1_000_000_000_000_000
+                print("[slow] closed by the 2 s limit: \(closed.stalled) of \(stalled.count) connections stalled mid-head, \(closed.idle) of \(idle.count) idle after an answer; a normal request meanwhile took \(millis) ms")
+                #expect(closed.stalled == stalled.count)
+                #expect(closed.idle == idle.count)
+            }
         }
-        let started = ContinuousClock.now
-        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
-        let served = ContinuousClock.now - started
-        #expect((response as? HTTPURLResponse)?.statusCode == 200, "a normal client is served while 200 others stall")
-
-        // Each stalled connection is closed by the server, and each idle one after its answer.
-        var closed = (stalled: 0, idle: 0)
-        for socket in stalled where Self.waitsForClose(socket, seconds: 20) { closed.stalled += 1 }
-        for socket in idle where Self.waitsForClose(socket, seconds: 20) { closed.idle += 1 }
-        let millis = served.components.seconds * 1000 + served.components.attoseconds / 1_000_000_000_000_000
-        print("[slow] closed by the 2 s limit: \(closed.stalled) of \(stalled.count) connections stalled mid-head, \(closed.idle) of \(idle.count) idle after an answer; a normal request meanwhile took \(millis) ms")
-        #expect(closed.stalled == stalled.count)
-        #expect(closed.idle == idle.count)
     }
 
     static func connect(port: UInt16) throws -> Int32 {

@@ -8,7 +8,7 @@ import Testing
 /// pipe source that `scripts/audio/virtual-microphone.sh` starts (scripts/test.sh does), local
 /// whisper.cpp for speech-to-text, the scripted server for the answers, a null sink as the speaker.
 @Suite(
-    .serialized,
+    .timeLimit(.minutes(10)), .serialized,
     .enabled(
         if: ProcessInfo.processInfo.environment["SIBYL_TEST_MICROPHONE"] != nil
             && EngineInstaller(layout: EngineLayout()).status().first { $0.name == "stt" }?.installed == true,
@@ -47,42 +47,44 @@ struct VoiceCLITests {
     }
 
     @Test func askByVoiceRecordsUntilSilenceTranscribesAndAnswers() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        answerEverything(server, with: ["Paris is the capital of France."])
-        let cli = try runner(server)
-        let speech = try await Self.spoken("What is the capital of France?")
-        let running = try cli.start(["ask", "--voice", "--no-speak"])
-        try await running.waitForOutput(containing: "listening", inErrors: true)
-        await Self.say(speech)
-        let result = await running.finish()
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("you said › "), "\(result.stdout)")
-        #expect(result.stdout.lowercased().contains("capital"), "\(result.stdout)")
-        #expect(result.stdout.contains("Paris is the capital of France."))
-        // What was heard is the question the model got, and the exchange is saved.
-        let asked = server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true }
-        let question = ((asked?["messages"] as? [[String: Any]])?.last?["content"] as? String) ?? ""
-        #expect(question.lowercased().contains("france"), "\(question)")
-        #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.first?["messageCount"] as? Int == 2)
+        try await OpenAITestServer.with { server in
+            answerEverything(server, with: ["Paris is the capital of France."])
+            let cli = try runner(server)
+            let speech = try await Self.spoken("What is the capital of France?")
+            try await cli.withStarted(["ask", "--voice", "--no-speak"]) { running in
+                try await running.waitForOutput(containing: "listening", inErrors: true)
+                await Self.say(speech)
+                let result = await running.finish()
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                #expect(result.stdout.contains("you said › "), "\(result.stdout)")
+                #expect(result.stdout.lowercased().contains("capital"), "\(result.stdout)")
+                #expect(result.stdout.contains("Paris is the capital of France."))
+                // What was heard is the question the model got, and the exchange is saved.
+                let asked = server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true }
+                let question = ((asked?["messages"] as? [[String: Any]])?.last?["content"] as? String) ?? ""
+                #expect(question.lowercased().contains("france"), "\(question)")
+                #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.first?["messageCount"] as? Int == 2)
+            }
+        }
     }
 
     @Test func chatByVoiceSpeaksTheAnswerAndStopsWhenNobodySpeaks() async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        answerEverything(server, with: ["It is Paris."])
-        var cli = try runner(server)
-        cli.environment["SIBYL_VOICE_WAIT_SECONDS"] = "3"
-        let speech = try await Self.spoken("What is the capital of France?")
-        let running = try cli.start(["chat", "--voice"])
-        try await running.waitForOutput(containing: "listening", inErrors: true)
-        await Self.say(speech)
-        let result = await running.finish()
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("It is Paris."))
-        // The answer was spoken (to the virtual speaker): no playback error was reported.
-        #expect(!result.stderr.contains("could not play"), "\(result.stderr)")
-        #expect(result.stderr.contains("no speech heard"))
-        #expect(result.stdout.contains("nobody spoke twice in a row"))
+        try await OpenAITestServer.with { server in
+            answerEverything(server, with: ["It is Paris."])
+            var cli = try runner(server)
+            cli.environment["SIBYL_VOICE_WAIT_SECONDS"] = "3"
+            let speech = try await Self.spoken("What is the capital of France?")
+            try await cli.withStarted(["chat", "--voice"]) { running in
+                try await running.waitForOutput(containing: "listening", inErrors: true)
+                await Self.say(speech)
+                let result = await running.finish()
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                #expect(result.stdout.contains("It is Paris."))
+                // The answer was spoken (to the virtual speaker): no playback error was reported.
+                #expect(!result.stderr.contains("could not play"), "\(result.stderr)")
+                #expect(result.stderr.contains("no speech heard"))
+                #expect(result.stdout.contains("nobody spoke twice in a row"))
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ private struct FixedKeys: SecretReading {
     func names() throws -> [String] { keys.keys.sorted() }
 }
 
-@Suite("The database key, and settings a shared database holds")
+@Suite("The database key, and settings a shared database holds", .timeLimit(.minutes(10)))
 struct DatabaseKeyTests {
     @Test func aSealedKeyOpensOnlyForItsOwnRowAndItsOwnDatabaseKey() throws {
         let key = DatabaseKey.generate()

@@ -11,7 +11,7 @@ func temporaryPaths() throws -> SibylPaths {
     return paths
 }
 
-@Suite("Settings: environment over file over defaults")
+@Suite("Settings: environment over file over defaults", .timeLimit(.minutes(10)))
 struct SettingsTests {
     @Test func dataDirectoryComesFromTheEnvironment() {
         #expect(SibylPaths(environment: ["SIBYL_HOME": "/srv/sibyl", "HOME": "/home/u"]).home.path == "/srv/sibyl")
@@ -88,7 +88,7 @@ struct SettingsTests {
     }
 }
 
-@Suite("Secrets and provider resolution")
+@Suite("Secrets and provider resolution", .timeLimit(.minutes(10)))
 struct SecretsTests {
     @Test func secretsFileIsOwnerOnlyAndSurvivesReopen() throws {
         let paths = try temporaryPaths()

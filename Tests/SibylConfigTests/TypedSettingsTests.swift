@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import SibylConfig
 
-@Suite("Typed settings: one declaration gives the key, the type, the default and the environment")
+@Suite("Typed settings: one declaration gives the key, the type, the default and the environment", .timeLimit(.minutes(10)))
 struct TypedSettingsTests {
     @Test func everyDeclaredSettingHasOneUniqueName() {
         let names = ConfigKey.all.map(\.name)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SibylCore
 
-@Suite("Audio resampling")
+@Suite("Audio resampling", .timeLimit(.minutes(10)))
 struct AudioResamplingTests {
     // MARK: Signals and measurements
 

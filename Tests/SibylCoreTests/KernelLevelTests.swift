@@ -1,7 +1,7 @@
 import SibylCore
 import Testing
 
-@Suite("Kernel levels chosen from the CPU")
+@Suite("Kernel levels chosen from the CPU", .timeLimit(.minutes(10)))
 struct KernelLevelTests {
     @Test func levelsAreOrderedByWidth() {
         #expect(KernelLevel.portable < .avx2)

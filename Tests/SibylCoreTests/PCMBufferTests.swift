@@ -35,7 +35,7 @@ enum WAVFixtures {
     }
 }
 
-@Suite("PCM decoding")
+@Suite("PCM decoding", .timeLimit(.minutes(10)))
 struct PCMBufferTests {
     @Test("8-bit WAV samples are unsigned with a 128 offset")
     func unsigned8() throws {

@@ -2,15 +2,26 @@ import Foundation
 import Synchronization
 import Testing
 import SibylCore
+import TestEvents
 
 /// PipeDrain reads children's output with blocking reads on threads of its own, in place of
 /// FileHandle.readabilityHandler, whose libdispatch sources crashed test runs when many were torn
 /// down at once (swift-corelibs-libdispatch issue 949).
+@Suite(.timeLimit(.minutes(10)))
 struct PipeDrainTests {
-    /// What one child printed, and whether the end was reported (and how often).
+    /// What one child printed, whether the end was reported (and how often), and whether the
+    /// drain has let go of its callbacks (after which it can report nothing more).
     final class Collected: Sendable {
         let bytes = Mutex(Data())
-        let ends = Mutex(0)
+        let ends = Observed(0)
+        let released = Observed(false)
+    }
+
+    /// Says when it is deinitialised: captured by a drain's callbacks, it goes when the drain lets go of them.
+    final class ReleaseMarker: Sendable {
+        let released: Observed<Bool>
+        init(_ released: Observed<Bool>) { self.released = released }
+        deinit { released.update { $0 = true } }
     }
 
     /// Starts `/bin/sh -c script` with its output drained into a `Collected`.
@@ -21,21 +32,19 @@ struct PipeDrainTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         let collected = Collected()
+        let marker = ReleaseMarker(collected.released)
         PipeDrain.start(pipe.fileHandleForReading, chunk: { chunk in
             collected.bytes.withLock { $0.append(chunk) }
         }, ended: {
-            collected.ends.withLock { $0 += 1 }
+            withExtendedLifetime(marker) { collected.ends.update { $0 += 1 } }
         })
         try process.run()
         return (process, collected)
     }
 
+    /// Waits for the drain to report the end (an event; the ceiling is a guard against hangs only).
     static func waitForEnd(_ collected: Collected) async throws {
-        // A ceiling against hangs only.
-        let deadline = ContinuousClock.now + .seconds(300)
-        while collected.ends.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await collected.ends.wait(for: "the end of the output", within: .seconds(300)) { $0 > 0 }
     }
 
     @Test func readsEveryByteInOrderAndSaysWhenTheOutputEnds() async throws {
@@ -46,8 +55,9 @@ struct PipeDrainTests {
         let lines = String(decoding: collected.bytes.withLock { $0 }, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 30000)
         #expect(lines.enumerated().allSatisfy { Int($0.element) == $0.offset })
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(collected.ends.withLock { $0 } == 1)
+        // Once the drain has let go of its callbacks it can call none again: the end was reported once.
+        try await collected.released.wait(for: "the drain to let go of its callbacks") { $0 }
+        #expect(collected.ends.value == 1)
     }
 
     @Test func manyChildrenAtOnceEachGetTheirOwnOutput() async throws {
@@ -90,15 +100,17 @@ struct PipeDrainTests {
             children.append((process, input, output))
         }
         let outputs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            let waiting = Observed(0)
             for (index, child) in children.enumerated() {
                 group.addTask {
+                    waiting.update { $0 += 1 }
                     let text = String(decoding: await PipeDrain.readToEnd(child.output.fileHandleForReading), as: UTF8.self)
                     await child.process.exited()
                     return (index, text)
                 }
             }
-            // Give every waiter time to start (and, the old way, to take a thread) before answering.
-            try await Task.sleep(for: .milliseconds(200))
+            // Every waiter has started (and, the old way, taken a thread) before the children are answered.
+            try await waiting.wait(for: "every waiter to start") { $0 == count }
             for (index, child) in children.enumerated() {
                 child.input.fileHandleForWriting.write(Data("\(index)\n".utf8))
                 try child.input.fileHandleForWriting.close()

@@ -2,7 +2,7 @@ import Foundation
 import SibylCore
 import Testing
 
-@Suite("Voice-activity detection")
+@Suite("Voice-activity detection", .timeLimit(.minutes(10)))
 struct VoiceActivityDetectorTests {
     /// A 300 Hz tone at the given peak level (0…1), as 16 kHz samples.
     static func tone(seconds: Double, amplitude: Double) -> [Int16] {

@@ -11,7 +11,7 @@ import Testing
 /// document (the list is generated from it, so a new route cannot escape), search, citations,
 /// exports, files or the OpenAI-compatible endpoints.
 @Suite(
-    "Access control between accounts",
+    "Access control between accounts", .timeLimit(.minutes(10)),
     .serialized,
     .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().first { $0.name == "embeddings" }?.installed == true

@@ -7,7 +7,7 @@ import Testing
 
 /// On a server with accounts each account may bring its own API key: its requests use it before
 /// the shared key administrators set, and no one else sees or uses it.
-@Suite("API keys per account")
+@Suite("API keys per account", .timeLimit(.minutes(10)))
 struct AccountKeysTests {
     @Test func eachAccountMayBringItsOwnKey() async throws {
         let sharedKey = "sk-shared-AAAA0123456789abcdefSHARED"

@@ -5,7 +5,7 @@ import Testing
 
 /// A turn may ask for the answer's language (the browser's "Answer in" setting): the system prompt
 /// says so, a translator keeps its own target, and only a language's name gets into the prompt.
-@Suite("The answer's language")
+@Suite("The answer's language", .timeLimit(.minutes(10)))
 struct AnswerLanguageTests {
     @Test func aTurnMayAskForTheAnswersLanguage() async throws {
         try await withServerFixture { fixture in

@@ -8,7 +8,7 @@ import Testing
 import SibylCore
 
 /// Accounts on a server: who may start it where, sign-in, sessions with CSRF, API tokens, roles.
-@Suite("Accounts over the API")
+@Suite("Accounts over the API", .timeLimit(.minutes(10)))
 struct AuthRoutesTests {
     static let password = "correct horse battery"
 

@@ -5,7 +5,7 @@ import SibylApp
 import Testing
 @testable import SibylServer
 
-@Suite("Conversations over the API")
+@Suite("Conversations over the API", .timeLimit(.minutes(10)))
 struct ConversationRoutesTests {
     @Test func startListSearchRenameExportImportAndDelete() async throws {
         try await withServerFixture { fixture in

@@ -12,10 +12,11 @@ import NIOCore
 import SibylApp
 import SibylCore
 import Storage
+import SibylTestSupport
 import Testing
 @testable import SibylServer
 
-@Suite("Glasses over the API", .serialized)
+@Suite("Glasses over the API", .timeLimit(.minutes(10)), .serialized)
 struct GlassesRoutesTests {
     /// A browser that joins the relay route: the server starts a controller on it, which begins
     /// by sending the glasses the raw-REPL interrupt.
@@ -35,7 +36,7 @@ struct GlassesRoutesTests {
                 }
             }
             _ = firstBytes
-            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
+            try await eventually { fixture.server.state.glasses.all.isEmpty }
         }
     }
 
@@ -68,7 +69,7 @@ struct GlassesRoutesTests {
                     #expect(link?["state"] as? String != nil)
                 }
             }
-            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
+            try await eventually { fixture.server.state.glasses.all.isEmpty }
         }
     }
 
@@ -118,7 +119,7 @@ struct GlassesRoutesTests {
                     return
                 }
             }
-            try await waitUntil { fixture.server.state.glasses.all.isEmpty }
+            try await eventually { fixture.server.state.glasses.all.isEmpty }
         }
     }
 
@@ -200,16 +201,15 @@ struct GlassesRoutesTests {
         }
     }
 
-    /// Polls the virtual glasses' screen until it shows what `condition` wants (ceiling: 3 minutes, against hangs).
+    /// Waits until the virtual glasses' screen shows what `condition` wants (the server offers no
+    /// event for a redrawn screen: it is asked until it does; a ceiling of 3 minutes against hangs).
     func waitUntilScreen(_ fixture: ServerFixture, headers: HTTPFields = [:], _ condition: @escaping @Sendable ([String]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(180)
-        while ContinuousClock.now < deadline {
-            let lines = try await fixture.client.execute(uri: "/api/v1/glasses/emulator/screen", method: .get, headers: headers) { response in
+        var lines: [String] = []
+        try await eventually(within: .seconds(180), "the screen to show what was waited for; it shows \(lines)") {
+            lines = try await fixture.client.execute(uri: "/api/v1/glasses/emulator/screen", method: .get, headers: headers) { response in
                 (response.object["lines"] as? [String]) ?? []
             }
-            if condition(lines) { return }
-            try await Task.sleep(for: .milliseconds(200))
+            return condition(lines)
         }
-        Issue.record("the screen never showed what was waited for")
     }
 }

@@ -1,12 +1,13 @@
 @testable import APIContract
 import Foundation
 import HummingbirdTesting
+import SibylTestSupport
 import Testing
 import Assistant
 import SibylApp
 @testable import SibylServer
 
-@Suite struct HealthTests {
+@Suite(.timeLimit(.minutes(10))) struct HealthTests {
     @Test func healthzAnswersAndTheSpecIsServed() async throws {
         try await withServerFixture { fixture in
             try await fixture.client.execute(uri: "/healthz", method: .get) { response in
@@ -21,18 +22,22 @@ import SibylApp
     }
 }
 
-@Suite struct SpecTests {
+@Suite(.timeLimit(.minutes(10))) struct SpecTests {
     /// Every route the server has is in the document, and the document has no route the server lacks.
-    @Test func theDocumentDescribesEveryRoute() throws {
+    @Test func theDocumentDescribesEveryRoute() async throws {
         let spec = try sibylSpec.get()
         let documented = Set(spec.operationKeys.map { "\($0.method.uppercased()) \($0.path)" })
         #expect(documented.count > 40)
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-spec-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let runtime = try SibylRuntime(environment: ["SIBYL_HOME": home.path])
-        let routes = SibylServer(runtime: runtime, configuration: .init()).router().routes
-            .map { "\($0.method.rawValue) \(Self.template($0.path.description))" }
-            .filter { !$0.contains(" /v1/") && !WebRoutes.isPage($0.split(separator: " ")[1]) }
+        let routes = try await withTeardown {
+            SibylServer(runtime: runtime, configuration: .init()).router().routes
+                .map { "\($0.method.rawValue) \(Self.template($0.path.description))" }
+                .filter { !$0.contains(" /v1/") && !WebRoutes.isPage($0.split(separator: " ")[1]) }
+        } teardown: {
+            await runtime.shutdown()
+        }
         for route in routes { #expect(documented.contains(route), "\(route) is not in openapi.yaml") }
         for operation in documented { #expect(routes.contains(operation), "\(operation) is documented but not served") }
     }

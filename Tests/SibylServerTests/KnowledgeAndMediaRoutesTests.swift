@@ -10,7 +10,7 @@ import Testing
 /// Routes that need the local engines: documents and search (MiniLM), speech (espeak-ng, ffmpeg),
 /// transcription (whisper.cpp). The chat model is the scripted server.
 @Suite(
-    "Documents, search, audio over the API",
+    "Documents, search, audio over the API", .timeLimit(.minutes(10)),
     .serialized,
     .enabled(
         if: EngineInstaller(layout: EngineLayout()).status().filter { ["embeddings", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)

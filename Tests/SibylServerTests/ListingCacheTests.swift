@@ -5,7 +5,7 @@ import NIOCore
 import Testing
 @testable import SibylServer
 
-@Suite("Listing cache")
+@Suite("Listing cache", .timeLimit(.minutes(10)))
 struct ListingCacheTests {
     private func request(ifNoneMatch etag: String? = nil) -> Request {
         var head = HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: "/api/v1/conversations")

@@ -6,12 +6,13 @@ import NIOCore
 import OpenAITestServer
 import ServiceLifecycle
 import SibylApp
+import SibylTestSupport
 import Testing
 @testable import SibylServer
 
 /// A real server on a port, a real HTTP client: what happens when the client or the server goes
 /// away in the middle of an answer.
-@Suite("Streams when a client or the server goes away")
+@Suite("Streams when a client or the server goes away", .timeLimit(.minutes(10)))
 struct LiveStreamTests {
     /// Runs the server as `sibyl serve` does (without signal handlers), on a free port.
     static func withLiveServer(
@@ -19,32 +20,27 @@ struct LiveStreamTests {
     ) async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-live-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
-        let model = try await OpenAITestServer.start()
-        var environment = ["SIBYL_HOME": home.path, "OPENAI_BASE_URL": model.baseURL, "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "first-words"]
-        environment.merge(extra) { $1 }
-        let runtime = try SibylRuntime(environment: environment)
-        let server = SibylServer(runtime: runtime, configuration: .init(port: 0))
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let group = server.serviceGroup { channel in
-            portContinuation.yield(channel.localAddress?.port ?? 0)
-            portContinuation.finish()
+        try await OpenAITestServer.with { model in
+            var environment = ["SIBYL_HOME": home.path, "OPENAI_BASE_URL": model.baseURL, "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "first-words"]
+            environment.merge(extra) { $1 }
+            let runtime = try SibylRuntime(environment: environment)
+            let server = SibylServer(runtime: runtime, configuration: .init(port: 0))
+            let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+            let group = server.serviceGroup { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            }
+            let running = Task { try await group.run() }
+            try await withTeardown {
+                var port = 0
+                for await value in ports { port = value }
+                try await body(port, runtime, model, group)
+            } teardown: {
+                await group.triggerGracefulShutdown()
+                _ = await running.result
+                await runtime.shutdown()
+            }
         }
-        let running = Task { try await group.run() }
-        var port = 0
-        for await value in ports { port = value }
-        do {
-            try await body(port, runtime, model, group)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await running.result
-            await runtime.shutdown()
-            await model.stop()
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        _ = await running.result
-        await runtime.shutdown()
-        await model.stop()
     }
 
     static func startConversation(port: Int) async throws -> UUID {
@@ -83,7 +79,7 @@ struct LiveStreamTests {
             #expect(try await reading.value.contains("event: started"))
             reading.cancel()
             // The answer went on without the client and was saved whole.
-            try await waitUntil { try await runtime.conversations.messages(in: conversation).last?.status == .complete }
+            try await eventually { try await runtime.conversations.messages(in: conversation).last?.status == .complete }
             let saved = try await #require(try runtime.conversations.messages(in: conversation).last)
             #expect(saved.text == String(repeating: "word ", count: 60))
         }
@@ -99,7 +95,7 @@ struct LiveStreamTests {
                 for try await chunk in response.body { received += String(buffer: chunk) }
                 return received
             }
-            try await waitUntil { try await runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
+            try await eventually { try await runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             await group.triggerGracefulShutdown()
             let received = try await reading.value
             #expect(events(in: received).last?.name == "cancelled", "the client is told, and its stream ends")

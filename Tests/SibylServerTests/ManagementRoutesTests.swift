@@ -3,7 +3,7 @@ import HummingbirdTesting
 import Testing
 @testable import SibylServer
 
-@Suite("Personas, settings, keys, logs and models over the API")
+@Suite("Personas, settings, keys, logs and models over the API", .timeLimit(.minutes(10)))
 struct ManagementRoutesTests {
     @Test func personasCanBeAddedUsedAndRemoved() async throws {
         try await withServerFixture { fixture in

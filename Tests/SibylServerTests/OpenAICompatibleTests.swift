@@ -4,7 +4,7 @@ import LocalEngines
 import Testing
 @testable import SibylServer
 
-@Suite("OpenAI-compatible endpoints")
+@Suite("OpenAI-compatible endpoints", .timeLimit(.minutes(10)))
 struct OpenAICompatibleTests {
     @Test func personasAreModels() async throws {
         try await withServerFixture { fixture in

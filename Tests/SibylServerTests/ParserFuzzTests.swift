@@ -15,7 +15,7 @@ import Testing
 /// install, call the model), which is neither fast nor what is being tested.
 ///
 /// The mutator and the run harness are shared with the extractor fuzz tests (the files here link to them).
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(60)), .serialized)
 struct ParserFuzzTests {
     @Test func multipart() async throws {
         let mutator = Mutator(corpus: MultipartSeeds.bodies, dictionary: MultipartSeeds.tokens, maxSize: 256 << 10)

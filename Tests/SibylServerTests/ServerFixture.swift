@@ -6,6 +6,7 @@ import HummingbirdTesting
 import HummingbirdWebSocket
 import OpenAITestServer
 import SibylApp
+import SibylTestSupport
 @testable import SibylServer
 
 /// A Sibyl server on its own data directory, its chat provider a scriptable test server, driven
@@ -25,26 +26,23 @@ func withServerFixture(
     _ body: @escaping @Sendable (ServerFixture) async throws -> Void
 ) async throws {
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-server-\(UUID().uuidString)", isDirectory: true)
-    let model = try await OpenAITestServer.start()
-    do {
+    defer { try? FileManager.default.removeItem(at: home) }
+    try await OpenAITestServer.with { model in
         var environment = ["SIBYL_HOME": home.path, "OPENAI_BASE_URL": model.baseURL, "SIBYL_MAX_RETRIES": "0", "SIBYL_TITLES": "first-words"]
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         environment["SIBYL_ENGINES"] = ProcessInfo.processInfo.environment["SIBYL_ENGINES"]
         let runtime = try SibylRuntime(environment: environment.merging(extra) { $1 })
-        var configuration = SibylServer.Configuration(port: 0, limits: limits)
-        configuration.trustedProxies = trustedProxies
-        let server = SibylServer(runtime: runtime, configuration: configuration, accounts: accounts)
-        let router = server.router()
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(testing) { client in
-            try await body(ServerFixture(home: home, model: model, runtime: runtime, server: server, client: ContractCheckingClient(inner: client)))
+        try await withTeardown {
+            var configuration = SibylServer.Configuration(port: 0, limits: limits)
+            configuration.trustedProxies = trustedProxies
+            let server = SibylServer(runtime: runtime, configuration: configuration, accounts: accounts)
+            let router = server.router()
+            let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(testing) { client in
+                try await body(ServerFixture(home: home, model: model, runtime: runtime, server: server, client: ContractCheckingClient(inner: client)))
+            }
+        } teardown: {
+            await runtime.shutdown()
         }
-        await runtime.shutdown()
-    } catch {
-        await model.stop()
-        try? FileManager.default.removeItem(at: home)
-        throw error
     }
-    await model.stop()
-    try? FileManager.default.removeItem(at: home)
 }

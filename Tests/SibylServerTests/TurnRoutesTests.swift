@@ -3,10 +3,11 @@ import Foundation
 import HummingbirdTesting
 import OpenAITestServer
 import SibylApp
+import SibylTestSupport
 import Testing
 @testable import SibylServer
 
-@Suite("Questions and answers over the API")
+@Suite("Questions and answers over the API", .timeLimit(.minutes(10)))
 struct TurnRoutesTests {
     /// Starts a conversation and returns its id.
     static func conversation(_ client: any TestClientProtocol) async throws -> String {
@@ -90,7 +91,7 @@ struct TurnRoutesTests {
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "Sing"]).text
             let conversation = UUID(uuidString: id)!
             // Cancel once some of the answer has been written (and saved: every second).
-            try await waitUntil { try await fixture.runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
+            try await eventually { try await fixture.runtime.conversations.messages(in: conversation).last?.text.hasPrefix("la la") == true }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns/current", method: .delete) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["status"] as? String == "cancelled")
@@ -111,7 +112,7 @@ struct TurnRoutesTests {
             let second = try await Self.conversation(fixture.client)
             let port = try #require(fixture.client.port)
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(first)/turns", json: ["text": "one"]).text
-            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) != nil }
+            try await eventually { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) != nil }
             // These requests, too, go on connections of their own with a long ceiling: the test
             // framework's client gives up after 20 s, and a stalled machine took longer.
             let refused = try await request(port: port, "POST", "/api/v1/conversations/\(second)/turns", json: ["text": "two"])
@@ -120,7 +121,7 @@ struct TurnRoutesTests {
             #expect(refused.headers["retry-after"] != nil)
             #expect(events(in: try await streamed).contains { $0.name == "finished" })
             // The slot is free again once the answer has ended.
-            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) == nil }
+            try await eventually { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: first)!) == nil }
             let answered = try await request(port: port, "POST", "/api/v1/conversations/\(second)/turns", json: ["text": "two", "stream": false])
             let object = (try? JSONSerialization.jsonObject(with: Data(answered.text.utf8))) as? [String: Any]
             #expect(object?["status"] as? String == "complete")
@@ -133,7 +134,7 @@ struct TurnRoutesTests {
             let id = try await Self.conversation(fixture.client)
             let port = try #require(fixture.client.port)
             async let streamed = request(port: port, "POST", "/api/v1/conversations/\(id)/turns", json: ["text": "one"]).text
-            try await waitUntil { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: id)!) != nil }
+            try await eventually { fixture.runtime.conversations.answerUnderWay(in: UUID(uuidString: id)!) != nil }
             try await fixture.client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "two"])) { response in
                 #expect(response.status == .conflict)
                 #expect(response.errorCode == "busy")
@@ -146,17 +147,5 @@ struct TurnRoutesTests {
             }
             _ = try await streamed
         }
-    }
-}
-
-/// Waits (polling) until a condition holds; fails after a generous minute, only against hangs.
-func waitUntil(_ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the condition never held")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// The browser UI's files: served from Sibyl itself with the security headers, revalidated by
 /// hash, complete in every language; Debian's libraries only by name.
-@Suite("The browser UI's files")
+@Suite("The browser UI's files", .timeLimit(.minutes(10)))
 struct WebRoutesTests {
     static let webFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/SibylServer/Resources/Web")

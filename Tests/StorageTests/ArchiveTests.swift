@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("JSON export and import")
+@Suite("JSON export and import", .timeLimit(.minutes(10)))
 struct ArchiveTests {
     @Test("Export then import into another store gives the same conversation, ids included")
     func roundTrip() throws {

@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("Concurrent appends")
+@Suite("Concurrent appends", .timeLimit(.minutes(10)))
 struct ConcurrencyTests {
     static let tasks = 8
     static let appendsPerTask = 25

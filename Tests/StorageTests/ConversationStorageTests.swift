@@ -3,11 +3,12 @@ import PostgresStorage
 import SibylCore
 import Storage
 import TestDatabase
+import SibylTestSupport
 import Testing
 
 /// What every conversation back end promises (`ConversationStorage`), run on each: the SQLite file
 /// of a data directory and the PostgreSQL several `sibyl serve` instances share.
-@Suite("Conversation storage, on every back end")
+@Suite("Conversation storage, on every back end", .timeLimit(.minutes(10)))
 struct ConversationStorageTests {
     @Test(arguments: ConversationBackend.available)
     func conversationsAreCreatedFoundListedAndChanged(_ backend: ConversationBackend) async throws {
@@ -194,7 +195,7 @@ struct ConversationStorageTests {
 
 /// What only the shared database has to promise: owners kept apart, and answers of live writers
 /// left alone while those of dead ones are marked failed.
-@Suite("Conversations in PostgreSQL")
+@Suite("Conversations in PostgreSQL", .timeLimit(.minutes(10)))
 struct PostgresConversationStoreTests {
     @Test(.enabled(if: TestDatabase.url != nil)) func ownersNeverSeeEachOthersConversations() async throws {
         try await TestDatabase.withMigrated { database in
@@ -251,13 +252,10 @@ struct PostgresConversationStoreTests {
                 // It dies without letting go (its connections just end, as with kill -9). The server
                 // drops the lock once it has noticed, a moment later.
                 await other.close()
-                var busy = try await store.settlePendingAnswers(in: conversation.id, reason: "gone")
-                let deadline = ContinuousClock.now + .seconds(60)
-                while busy > 0, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                    busy = try await store.settlePendingAnswers(in: conversation.id, reason: "gone")
+                // (PostgreSQL tells no client when it has: asked until it has.)
+                try await eventually("the dead instance's lock dropped") {
+                    try await store.settlePendingAnswers(in: conversation.id, reason: "gone") == 0
                 }
-                #expect(busy == 0)
                 let settled = try #require(try await store.message(id: answer.id))
                 #expect(settled.status == .failed && settled.error == "gone" && settled.text == "Writing")
                 await here.release()
@@ -282,13 +280,8 @@ struct PostgresConversationStoreTests {
                 let here = InstanceLease(database: database, sweepInterval: .milliseconds(200))
                 try await here.hold()
                 let store = PostgresConversationStore(database: database, owner: "users/bo", lease: here)
-                var status = try await store.message(id: answer.id)?.status
-                let deadline = ContinuousClock.now + .seconds(60)
-                while status != .failed, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    status = try await store.message(id: answer.id)?.status
-                }
-                #expect(status == .failed)
+                // The sweep runs every 200 ms and says so to no one: looked at until it has run.
+                try await eventually("the lease's sweep to mark the answer failed") { try await store.message(id: answer.id)?.status == .failed }
                 #expect(try await store.message(id: answer.id)?.error == InstanceLease.interrupted)
                 await here.release()
             }

@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("Conversations")
+@Suite("Conversations", .timeLimit(.minutes(10)))
 struct ConversationTests {
     @Test("A created conversation reads back as it was")
     func createAndRead() throws {

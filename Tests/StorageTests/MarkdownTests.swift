@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("Markdown export")
+@Suite("Markdown export", .timeLimit(.minutes(10)))
 struct MarkdownTests {
     @Test("The transcript has the title, metadata, every message and its status")
     func transcript() throws {

@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("Messages")
+@Suite("Messages", .timeLimit(.minutes(10)))
 struct MessageTests {
     @Test("Messages come back in append order with everything they carry")
     func appendAndRead() throws {

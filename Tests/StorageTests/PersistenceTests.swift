@@ -4,7 +4,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("File database")
+@Suite("File database", .timeLimit(.minutes(10)))
 struct PersistenceTests {
     @Test("The database file is in WAL mode")
     func walMode() throws {
@@ -114,7 +114,7 @@ struct PersistenceTests {
     }
 }
 
-@Suite("Attachment files")
+@Suite("Attachment files", .timeLimit(.minutes(10)))
 struct AttachmentFileTests {
     @Test("Unused files are swept once they are old enough; files in use never are")
     func sweep() throws {
@@ -143,7 +143,7 @@ struct AttachmentFileTests {
     }
 }
 
-@Suite("Citations and the operations log")
+@Suite("Citations and the operations log", .timeLimit(.minutes(10)))
 struct CitationAndLogTests {
     @Test func citationsRoundTripThroughTheStoreAndArchives() throws {
         let store = try ConversationStore.inMemory()

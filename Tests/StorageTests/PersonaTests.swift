@@ -3,7 +3,7 @@ import SibylCore
 import Testing
 @testable import Storage
 
-@Suite("Personas")
+@Suite("Personas", .timeLimit(.minutes(10)))
 struct PersonaTests {
     @Test("Saving a persona with a known name in another case replaces it")
     func upsert() throws {

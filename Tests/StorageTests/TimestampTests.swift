@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Storage
 
-@Suite("Timestamps")
+@Suite("Timestamps", .timeLimit(.minutes(10)))
 struct TimestampTests {
     @Test("ISO-8601 keeps milliseconds and reads common variants")
     func iso8601() throws {

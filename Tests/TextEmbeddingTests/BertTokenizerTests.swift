@@ -3,6 +3,7 @@ import Testing
 import TextEmbedding
 
 /// The tokenizer's rules on a small vocabulary, so that expected ids are easy to read.
+@Suite(.timeLimit(.minutes(10)))
 struct BertTokenizerTests {
     static let tokens = [
         "[PAD]", "[UNK]", "[CLS]", "[SEP]", "cafe", "naive", "resume", "hello", "world", ",", "!",

@@ -25,7 +25,7 @@ extension Array {
     }
 }
 
-@Suite(.enabled(if: InstalledModel.runs, InstalledModel.skipReason))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: InstalledModel.runs, InstalledModel.skipReason))
 struct MiniLMEmbedderTests {
     @Test func emptyInputGivesNoVectors() async throws {
         let result = try await InstalledModel.embedder().embed([], options: EmbeddingOptions())
@@ -153,6 +153,7 @@ struct MiniLMEmbedderTests {
 }
 
 /// Loading errors, with the real weights where a test needs a valid file.
+@Suite(.timeLimit(.minutes(10)))
 struct MiniLMLoadingTests {
     @Test func missingFilesAreNamed() throws {
         let directory = try temporaryDirectory()

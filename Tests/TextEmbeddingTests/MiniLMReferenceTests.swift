@@ -7,7 +7,7 @@ import TextEmbedding
 /// Agreement with sentence-transformers on `shared/fixtures/minilm-reference.json`.
 /// Skipped where the shared fixtures are not beside the checkout (they are not part of it).
 @Suite(
-    .enabled(if: InstalledModel.runs, InstalledModel.skipReason),
+    .timeLimit(.minutes(10)), .enabled(if: InstalledModel.runs, InstalledModel.skipReason),
     .enabled(if: MiniLMReference.location != nil, "shared/fixtures/minilm-reference.json not found beside the checkout; set SIBYL_FIXTURES")
 )
 struct MiniLMReferenceTests {

@@ -38,6 +38,7 @@ enum SafeTensorsWriter {
     }
 }
 
+@Suite(.timeLimit(.minutes(10)))
 final class SafeTensorsTests {
     let directory: URL
     init() throws { directory = try temporaryDirectory() }

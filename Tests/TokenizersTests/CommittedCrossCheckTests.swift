@@ -5,7 +5,7 @@ import Tokenizers
 /// `Fixtures/tiktoken-crosscheck.json`: generated texts with tiktoken's ids, committed so that
 /// the check runs where Python tiktoken does not (scripts/tokenizers/make-crosscheck-fixture.py).
 @Suite(
-    .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
+    .timeLimit(.minutes(10)), .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
 )
 struct CommittedCrossCheckTests {
     private struct Fixture: Decodable {

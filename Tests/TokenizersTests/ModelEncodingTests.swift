@@ -2,6 +2,7 @@ import Testing
 import Tokenizers
 
 /// Which encoding a model name uses, as tiktoken's model table says.
+@Suite(.timeLimit(.minutes(10)))
 struct ModelEncodingTests {
     @Test(arguments: [
         "gpt-4o", "gpt-4o-mini", "gpt-4o-2024-08-06", "chatgpt-4o-latest", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano",

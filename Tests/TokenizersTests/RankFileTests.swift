@@ -3,6 +3,7 @@ import Testing
 @testable import Tokenizers
 
 /// Reading rank files: the format, and errors that say what is wrong and where.
+@Suite(.timeLimit(.minutes(10)))
 struct RankFileTests {
     private func parse(_ text: String) throws(BPETokenizerError) -> (bytes: [UInt8], offsets: [Int32]) {
         let bytes = Array(text.utf8)

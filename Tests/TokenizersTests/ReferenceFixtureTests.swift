@@ -6,7 +6,7 @@ import Tokenizers
 /// The shared fixture `shared/fixtures/tiktoken-reference.json` (tiktoken's own output) and the
 /// reference ids in `shared/LOCAL-MODELS.md`.
 @Suite(
-    .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
+    .timeLimit(.minutes(10)), .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
 )
 struct ReferenceFixtureTests {
     private struct Fixture: Decodable {

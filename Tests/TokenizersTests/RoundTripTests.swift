@@ -4,7 +4,7 @@ import Testing
 
 /// decode(encode(x)) == x for all kinds of text, and the two merge strategies agree.
 @Suite(
-    .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
+    .timeLimit(.minutes(10)), .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
 )
 struct RoundTripTests {
     static let samples: [String] = [

@@ -4,7 +4,7 @@ import Tokenizers
 /// Special tokens: encoded as text unless allowed, found anywhere in the text when allowed,
 /// refused by `encodeChecked` when not allowed, and decoded back to their text.
 @Suite(
-    .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
+    .timeLimit(.minutes(10)), .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing)
 )
 struct SpecialTokenTests {
     @Test(arguments: BPETokenizer.Encoding.allCases)

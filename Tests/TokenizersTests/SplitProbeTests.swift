@@ -8,7 +8,7 @@ import Testing
 /// which every string of up to three scalars from a small alphabet is a token. A piece of up to
 /// three scalars then encodes to exactly one token, and any difference in where a piece starts
 /// or ends changes the ids. Needs only python3 with tiktoken, not the rank files.
-@Suite(.enabled(if: TestEnvironment.pythonHasTiktoken, "python3 with tiktoken is not available (pip install tiktoken)"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: TestEnvironment.pythonHasTiktoken, "python3 with tiktoken is not available (pip install tiktoken)"))
 struct SplitProbeTests {
     /// One scalar of each class the patterns tell apart.
     static let alphabet: [String] = [

@@ -6,7 +6,7 @@ import Testing
 /// The Swift tokenizer against Python tiktoken on thousands of generated texts, both encodings,
 /// with special tokens as text and allowed. Runs when `python3` can import tiktoken.
 @Suite(
-    .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing),
+    .timeLimit(.minutes(10)), .enabled(if: TestEnvironment.runsRankFileTests, TestEnvironment.rankFilesMissing),
     .enabled(if: TestEnvironment.pythonHasTiktoken, "python3 with tiktoken is not available (pip install tiktoken)")
 )
 struct TiktokenCrossCheckTests {

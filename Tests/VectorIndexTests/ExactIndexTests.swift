@@ -1,7 +1,7 @@
 import Testing
 @testable import VectorIndex
 
-@Suite("ExactIndex")
+@Suite("ExactIndex", .timeLimit(.minutes(10)))
 struct ExactIndexTests {
     /// Checks hits against the reference: same ids in the same order, scores within rounding.
     func expectMatches(_ hits: [SearchHit], _ reference: [(id: Int64, score: Double)], sourceLocation: SourceLocation = #_sourceLocation) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VectorIndex
 
-@Suite("HNSWIndex")
+@Suite("HNSWIndex", .timeLimit(.minutes(10)))
 struct HNSWIndexTests {
     @Test("recall@10 is at least 0.95 on 20,000 random 64-d vectors at ef 256")
     func recall() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VectorIndex
 
-@Suite("HNSW serialisation")
+@Suite("HNSW serialisation", .timeLimit(.minutes(10)))
 struct HNSWSerializationTests {
     func makeIndex() throws -> (HNSWIndex, [[Float]]) {
         let vectors = TestVectors.unit(3_000, dimension: 40, seed: 30)

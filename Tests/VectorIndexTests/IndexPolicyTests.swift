@@ -1,7 +1,7 @@
 import Testing
 import VectorIndex
 
-@Suite("IndexPolicy")
+@Suite("IndexPolicy", .timeLimit(.minutes(10)))
 struct IndexPolicyTests {
     @Test("automatic picks exact below the threshold and HNSW from it")
     func automatic() throws {

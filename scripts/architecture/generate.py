@@ -26,7 +26,7 @@ LAYERS = [
     ("Assistant core", "the conversation engine, grounding, personas, the glasses assistant, the use cases' values, Wire; links no back end",
      ["Assistant"]),
     ("Application", "composes the runtime (providers, local engines, back ends) and runs the use cases", ["SibylApp"]),
-    ("Test support", "libraries the tests (and the benchmarks' scripted model) share", ["OpenAITestServer", "APIContract", "TestDatabase", "SibylTestSupport", "TestFixtures", "TestPDFs", "FrameOracle"]),
+    ("Test support", "libraries the tests (and the benchmarks' scripted model) share", ["OpenAITestServer", "APIContract", "TestDatabase", "TestEvents", "SibylTestSupport", "TestFixtures", "TestPDFs", "FrameOracle"]),
     ("Shells", "translate input and output: the CLI, the HTTP server, the benchmarks", ["SibylServer", "SibylCLI", "sibyl", "SibylBenchmarks", "TokenizerBenchmark"]),
 ]
 # Left out of the graph, to keep it readable.

@@ -137,6 +137,8 @@ typedef struct {
     int camera_asleep;
     /// The microphone is sampling, at this rate and depth.
     int microphone_running, sample_rate, bit_depth;
+    /// How far the app has read the microphone's input since `frame.microphone.start`, in 16 kHz samples.
+    unsigned long long microphone_read;
     int stay_awake;
 } cframe_peripherals;
 

@@ -11,7 +11,7 @@ import Testing
 /// Serialized: formats run one after another, so a format's time is not shared with another format
 /// (the server's parser fuzz suite may still run beside them), and the peak memory printed after
 /// each format is the process's peak up to then.
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(60)), .serialized)
 struct ExtractorFuzzTests {
     /// OCR answers at once from a stand-in, so that pages without a text layer are still rendered by
     /// poppler and cairo (a path worth fuzzing) without a tesseract run per input. The low resolution
@@ -104,6 +104,7 @@ struct ExtractorFuzzTests {
         var run = try FuzzRun(format: "hang-check")
         await withKnownIssue {
             let finished = await run.run(index: 7, limit: .milliseconds(100)) {
+                // The stalled input this test simulates (30 s, far past the 100 ms limit).
                 try? await Task.sleep(for: .seconds(30))
                 return .accepted
             }

@@ -125,6 +125,7 @@ struct FuzzRun {
             return result
         }
         let timer = Task {
+            // The per-input time limit the fuzzing enforces (what it measures), not a wait for an event.
             guard (try? await Task.sleep(for: limit)) != nil else { return }
             outcome.finish(false)
         }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LocalEngines
 
-@Suite("Half-precision conversion")
+@Suite("Half-precision conversion", .timeLimit(.minutes(10)))
 struct HalfFloatTests {
     @Test("Every half value survives a round trip through Float")
     func roundTrip() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LocalEngines
 
-@Suite("NumPy arrays")
+@Suite("NumPy arrays", .timeLimit(.minutes(10)))
 struct NumPyArrayTests {
     @Test("float32, float64 and float16 arrays in both byte orders", arguments: ["<f4", ">f4", "<f8", ">f8", "<f2", "=f4", "|f4"])
     func dataTypes(descr: String) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LocalEngines
 
-@Suite("tiktoken rank files")
+@Suite("tiktoken rank files", .timeLimit(.minutes(10)))
 struct TiktokenRanksTests {
     @Test("Tokens come back by rank, with a bare '=' read as the empty token")
     func ranks() throws {

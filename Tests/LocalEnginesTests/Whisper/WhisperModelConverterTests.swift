@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import LocalEngines
 
-@Suite("CTranslate2 → ggml conversion (synthetic model)")
+@Suite("CTranslate2 → ggml conversion (synthetic model)", .timeLimit(.minutes(10)))
 struct WhisperModelConverterTests {
     typealias Synthetic = SyntheticWhisperModel
 
@@ -197,7 +197,7 @@ struct WhisperModelConverterTests {
     }
 }
 
-@Suite("CTranslate2 model reader")
+@Suite("CTranslate2 model reader", .timeLimit(.minutes(10)))
 struct CTranslate2ModelTests {
     @Test("Variables, scalars and aliases are indexed without loading data")
     func index() throws {

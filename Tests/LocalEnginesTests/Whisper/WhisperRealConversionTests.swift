@@ -4,7 +4,7 @@ import ZIPFoundation
 @testable import LocalEngines
 
 /// Converts the real Whisper base model from the pinned PyPI downloads, when they are at hand.
-@Suite("Whisper base conversion from the pinned downloads", .enabled(if: RealWhisperDownloads.enabled, RealWhisperDownloads.missing))
+@Suite("Whisper base conversion from the pinned downloads", .timeLimit(.minutes(10)), .enabled(if: RealWhisperDownloads.enabled, RealWhisperDownloads.missing))
 struct WhisperRealConversionTests {
     static let expectedSize = 147_951_465
     static let expectedSHA256 = "c0db470711f9496ec80feedb59b0916f10a0c301218e7254a61e7d3d1890dc6d"

@@ -1,10 +1,11 @@
 import Foundation
 import SibylCore
+import SibylTestSupport
 import Testing
 @testable import LocalEngines
 
 /// The transcriber's contract with whisper-cli, checked against stand-in scripts (no engine needed).
-@Suite("Whisper transcriber (stand-in whisper-cli)")
+@Suite("Whisper transcriber (stand-in whisper-cli)", .timeLimit(.minutes(10)))
 struct WhisperTranscriberTests {
     /// A shell script playing whisper-cli, and a placeholder model.
     struct FakeEngine {
@@ -210,22 +211,19 @@ struct WhisperTranscriberTests {
 
     @Test("Cancelling the task terminates whisper-cli")
     func cancellation() async throws {
-        // The stand-in would run for 10 minutes: an answer well before that can only come from the cancel.
-        let engine = try FakeEngine(script: "echo $$ > \"$(dirname \"$0\")/pid\"; exec sleep 600")
+        // The stand-in would run for 10 minutes: an answer before that can only come from the cancel.
+        // It writes its id whole (a rename) before it turns into `sleep`.
+        let engine = try FakeEngine(script: "dir=\"$(dirname \"$0\")\"; echo $$ > \"$dir/pid.new\"; mv \"$dir/pid.new\" \"$dir/pid\"; exec sleep 600")
         let transcriber = engine.transcriber
-        let started = ContinuousClock.now
         let task = Task { try await transcriber.transcribe(Self.tone, options: TranscriptionOptions()) }
         let pidFile = engine.directory.file("pid")
-        while !FileManager.default.fileExists(atPath: pidFile.path), ContinuousClock.now - started < .seconds(300) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        try await Task.sleep(for: .milliseconds(100))
-        let cancelledAt = ContinuousClock.now
+        // Nothing tells the test when the child has started: it looks for the file until it is there.
+        try await eventually(within: .seconds(300), "the stand-in's pid file") { FileManager.default.fileExists(atPath: pidFile.path) }
         task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
         // What the code controls is that the cancel reaches the child (checked below); how quickly a
         // busy machine runs the teardown is not, so the ceiling only catches a cancel that was lost.
-        #expect(ContinuousClock.now - cancelledAt < .seconds(300))
+        let outcome = try await waitFor("the transcription to end after the cancel", within: .seconds(300)) { await task.result }
+        #expect(throws: CancellationError.self) { try outcome.get() }
         let pid = try #require(Int32(String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0, "whisper-cli (pid \(pid)) is still running")
     }

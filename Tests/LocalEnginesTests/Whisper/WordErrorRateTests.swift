@@ -1,6 +1,6 @@
 import Testing
 
-@Suite("Word error rate")
+@Suite("Word error rate", .timeLimit(.minutes(10)))
 struct WordErrorRateTests {
     @Test("Case, punctuation, hyphens and abbreviations do not count as errors")
     func normalisation() {

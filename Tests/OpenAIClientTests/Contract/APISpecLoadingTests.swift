@@ -4,6 +4,7 @@ import Testing
 
 /// Loading specs that need the normaliser or the lenient fallback, and finding the spec file;
 /// uses small inline documents, so it always runs.
+@Suite(.timeLimit(.minutes(10)))
 struct APISpecLoadingTests {
     /// A document with the three constructs OpenAI's spec has and OpenAPIKit (through Yams)
     /// cannot take as written.

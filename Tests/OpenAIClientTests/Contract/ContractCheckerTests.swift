@@ -4,7 +4,7 @@ import Testing
 
 /// Contract tests of the checker itself against OpenAI's spec: bodies a correct client sends
 /// pass, and each typical client mistake is reported at the member that is wrong.
-@Suite(.enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or place shared/specs/openai-openapi.yaml in an ancestor directory"))
+@Suite(.timeLimit(.minutes(10)), .enabled(if: APISpec.openAILocation != nil, "OpenAI spec not found: set SIBYL_OPENAI_SPEC or place shared/specs/openai-openapi.yaml in an ancestor directory"))
 struct ContractCheckerTests {
     let checker: ContractChecker
 

@@ -5,6 +5,7 @@ import Testing
 import Yams
 
 /// The validator on small hand-written schemas; needs no spec file, so it always runs.
+@Suite(.timeLimit(.minutes(10)))
 struct JSONSchemaValidatorTests {
     /// Validates JSON text against a schema written in YAML, with optional components YAML
     /// (the body of `components:`) for `$ref`s to resolve against.

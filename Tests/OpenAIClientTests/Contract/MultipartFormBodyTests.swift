@@ -3,6 +3,7 @@ import Testing
 @testable import APIContract
 
 /// The multipart splitter and the header parameter parser, which see bytes no spec is needed for.
+@Suite(.timeLimit(.minutes(10)))
 struct MultipartFormBodyTests {
     @Test func partsKeepTheirNamesFilenamesAndBytes() throws {
         var form = MultipartTestForm()

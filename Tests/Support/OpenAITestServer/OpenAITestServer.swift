@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
+import TestEvents
 
 /// A scriptable OpenAI-compatible HTTP server for tests, with fault injection.
 ///
@@ -19,6 +20,8 @@ public final class OpenAITestServer: Sendable {
     private let state = Mutex(State())
     private let task = Mutex<Task<Void, any Error>?>(nil)
     private let portBox = Mutex(0)
+    /// How many requests have come: waiting for requests waits for this to change.
+    private let arrivals = Observed(0)
 
     /// The API root to give the client, e.g. `http://127.0.0.1:54321/v1`.
     public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
@@ -79,6 +82,16 @@ public final class OpenAITestServer: Sendable {
         requests.filter { $0.path == path }
     }
 
+    /// Waits until at least `count` requests to `path` have come (woken by each one that does, not
+    /// polling), and returns them; `ceiling` is a guard against hangs only.
+    @discardableResult
+    public func requests(to path: String, count: Int, within ceiling: Duration = .seconds(120)) async throws -> [RecordedRequest] {
+        try await arrivals.wait(for: "\(count) requests to \(path) (\(requests(to: path).count) came)", within: ceiling) { _ in
+            let found = requests(to: path)
+            return found.count >= count ? found : nil
+        }
+    }
+
     /// Forgets recorded requests and queued replies.
     public func reset() {
         state.withLock { $0 = State() }
@@ -103,32 +116,51 @@ public final class OpenAITestServer: Sendable {
             if let handler = state.handlers[recorded.path] { return handler(recorded) }
             return .error(status: 404, message: "Unknown request URL: \(recorded.method) \(recorded.path).", code: "unknown_url")
         }
+        arrivals.update { $0 += 1 }
         return try await response(for: reply)
     }
 
     private func response(for reply: Reply) async throws -> Response {
         switch reply {
         case .delayed(let wait, let next):
+            // A scripted slow reply: the delay is what the test simulates.
             try await Task.sleep(for: wait)
             return try await response(for: next)
         case .body(let status, let headers, let data):
             return Response(status: .init(code: status), headers: fields(headers), body: .init(byteBuffer: ByteBuffer(bytes: data)))
         case .stream(let status, let headers, let chunks, let pause, let dropConnection):
-            let body = ResponseBody { writer in
-                for (index, chunk) in chunks.enumerated() {
-                    if index > 0, pause > .zero { try await Task.sleep(for: pause) }
-                    try await writer.write(ByteBuffer(bytes: chunk))
-                }
-                if dropConnection {
-                    // Let the written bytes reach the client first: closing discards unflushed writes.
-                    try await Task.sleep(for: .milliseconds(100))
-                    // Throwing mid-body makes the server close the connection without ending the response.
-                    throw DroppedConnection()
-                }
-                try await writer.finish(nil)
+            return stream(status: status, headers: headers, chunks: chunks, pause: pause, dropConnection: dropConnection, hold: nil)
+        case .held(let inner, let chunk, let gate):
+            guard case .stream(let status, let headers, let chunks, let pause, let dropConnection) = inner else {
+                await gate()
+                return try await response(for: inner)
             }
-            return Response(status: .init(code: status), headers: fields(headers), body: body)
+            return stream(status: status, headers: headers, chunks: chunks, pause: pause, dropConnection: dropConnection, hold: (chunk, gate))
         }
+    }
+
+    /// A streamed body; with `hold`, the gate is awaited before that chunk is written.
+    private func stream(
+        status: Int, headers: [(String, String)], chunks: [Data], pause: Duration, dropConnection: Bool, hold: (chunk: Int, gate: @Sendable () async -> Void)?
+    ) -> Response {
+        let body = ResponseBody { writer in
+            for (index, chunk) in chunks.enumerated() {
+                // A scripted pause between pieces: what the test simulates (a slow stream).
+                if index > 0, pause > .zero { try await Task.sleep(for: pause) }
+                if let hold, hold.chunk == index { await hold.gate() }
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            if dropConnection {
+                // Let the written bytes reach the client first: closing discards unflushed writes.
+                // (Part of the fault injection it simulates, a connection reset after some bytes:
+                // the writer offers no event for bytes sent, and nothing waits on this pause.)
+                try await Task.sleep(for: .milliseconds(100))
+                // Throwing mid-body makes the server close the connection without ending the response.
+                throw DroppedConnection()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .init(code: status), headers: fields(headers), body: body)
     }
 
     private func fields(_ headers: [(String, String)]) -> HTTPFields {

@@ -9,6 +9,10 @@ public indirect enum Reply: Sendable {
     case stream(status: Int, headers: [(String, String)], chunks: [Data], pause: Duration, dropConnection: Bool)
     /// Waits before sending anything at all (no headers), then answers.
     case delayed(Duration, Reply)
+    /// A reply held for the test: for a stream, `gate` is awaited before chunk `beforeChunk` is
+    /// written (the chunks before it are sent); for anything else, before it is answered. The test
+    /// lets it go on when it is ready (an event it controls, where a pause would guess).
+    case held(Reply, beforeChunk: Int, gate: @Sendable () async -> Void)
 
     /// A JSON response from a JSON text.
     public static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> Reply {
@@ -74,6 +78,16 @@ public indirect enum Reply: Sendable {
             return .eventStream(Array(pieces.prefix(dropAfter)), pause: pause, dropConnection: true)
         }
         return .eventStream(pieces, pause: pause)
+    }
+
+    /// A streamed chat completion (as `chatStream`) that sends its first `sent` deltas and then
+    /// waits for `gate` before the rest: the test holds the answer in the middle for as long as
+    /// it needs (to look at what was saved, to kill the server that asked).
+    public static func chatStream(
+        _ deltas: [String], holdingAfter sent: Int, until gate: @escaping @Sendable () async -> Void, model: String = "test-model", pause: Duration = .zero
+    ) -> Reply {
+        // Chunk 0 gives the role; chunk 1 + k, the k-th delta.
+        .held(chatStream(deltas, model: model, pause: pause), beforeChunk: 1 + sent, gate: gate)
     }
 }
 
