@@ -14,21 +14,7 @@ struct GlassesConnectionTests {
     ) async throws {
         let driver = makeDriver(transport)
         let connection = GlassesConnection(transport: transport, driver: driver, options: options)
-        var events = EventReader(connection)
-        let serving = Task { await connection.run() }
-        // Stopped and awaited whatever the body does.
-        func stop() async {
-            await connection.stop()
-            serving.cancel()
-            await serving.value
-        }
-        do {
-            try await body(connection, driver, transport, &events)
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await connection.whileRunning { events in try await body(connection, driver, transport, &events) }
     }
 
     @Test func theAppIsBroughtUpStepByStep() async throws {

@@ -89,21 +89,7 @@ struct GlassesFirmwareTests {
         options.bootloader = bootloader
         options.dfu.reconnectDelay = .milliseconds(1)
         let connection = GlassesConnection(transport: transport, driver: driver, options: options)
-        var events = EventReader(connection)
-        let serving = Task { await connection.run() }
-        // Stopped and awaited whatever the body does.
-        func stop() async {
-            await connection.stop()
-            serving.cancel()
-            await serving.value
-        }
-        do {
-            try await body(bootloader, &events)
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await connection.whileRunning { events in try await body(bootloader, &events) }
     }
 
     @Test func olderFirmwareIsReplacedAndTheAppComesUpOnTheNewOne() async throws {

@@ -150,6 +150,27 @@ actor ScriptedDriver: GlassesDriver {
 }
 
 /// A connection's events, read in order as the test waits for them.
+extension GlassesConnection {
+    /// Runs the connection while `body` reads its events; stopped, and its run awaited, whatever
+    /// the body does.
+    nonisolated func whileRunning(_ body: (inout EventReader) async throws -> Void) async throws {
+        var events = EventReader(self)
+        let serving = Task { await self.run() }
+        func stopped() async {
+            await stop()
+            serving.cancel()
+            await serving.value
+        }
+        do {
+            try await body(&events)
+        } catch {
+            await stopped()
+            throw error
+        }
+        await stopped()
+    }
+}
+
 struct EventReader {
     private var iterator: AsyncStream<GlassesConnection.Event>.Iterator
     /// Every event read so far.

@@ -65,14 +65,14 @@ struct InstallerTests {
 
     /// Runs `test` against a fresh `Index`, whose server sends `body(wheel)` in place of the wheel when given.
     func withIndex(body: ((FakeWheel) -> Data)? = nil, _ test: (Index) async throws -> Void) async throws {
-        let server = try await OpenAITestServer.start()
-        defer { Task { await server.stop() } }
-        let wheel = try FakeWheel()
-        serveIndex(server, wheel: wheel, body: body?(wheel))
-        let layout = temporaryLayout()
-        let url = "http://127.0.0.1:\(server.port)/simple"
-        let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: url)
-        try await test(Index(server: server, wheel: wheel, layout: layout, url: url, installer: installer))
+        try await OpenAITestServer.with { server in
+            let wheel = try FakeWheel()
+            serveIndex(server, wheel: wheel, body: body?(wheel))
+            let layout = temporaryLayout()
+            let url = "http://127.0.0.1:\(server.port)/simple"
+            let installer = EngineInstaller(layout: layout, manifest: try manifest(for: wheel), index: url)
+            try await test(Index(server: server, wheel: wheel, layout: layout, url: url, installer: installer))
+        }
     }
 
     @Test func installsVerifiesAndIsIdempotent() async throws {
