@@ -21,8 +21,8 @@ public enum ConfigError: Error, Equatable, LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unknownKey(let key):
-            let suggestions = ConfigKey.all.map(\.name).filter { $0.contains(key.split(separator: ".").last.map(String.init) ?? key) }
-            let hint = suggestions.isEmpty ? "" : " Did you mean \(suggestions.prefix(3).joined(separator: ", "))?"
+            let suggestions = ConfigKey.suggestions(for: key)
+            let hint = suggestions.isEmpty ? "" : " Did you mean \(suggestions.joined(separator: ", "))?"
             return "Unknown setting '\(key)'.\(hint)"
         case .invalidValue(let key, let value, let expected):
             return "'\(value)' is not valid for \(key): expected \(expected)."
@@ -49,5 +49,32 @@ extension ConfigError: RemedyProviding {
     public var remedy: Remedy? {
         if case .unknownKey = self { return .listSettings }
         return nil
+    }
+}
+
+extension ConfigKey {
+    /// Up to three settings `name` may have meant: those a few slips of the keyboard away (closest
+    /// first), then those that contain its last part (`lexical_weight` finds `docs.lexical_weight`).
+    public static func suggestions(for name: String) -> [String] {
+        let names = all.map(\.name)
+        let slips = max(2, name.count / 6)
+        let close = names.map { ($0, editDistance($0, name)) }.filter { $0.1 <= slips }.sorted { $0.1 < $1.1 }.map(\.0)
+        let last = name.split(separator: ".").last.map(String.init) ?? name
+        let containing = last.isEmpty ? [] : names.filter { $0.contains(last) && !close.contains($0) }
+        return Array((close + containing).prefix(3))
+    }
+
+    /// Insertions, deletions and substitutions between two names (Levenshtein's distance).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

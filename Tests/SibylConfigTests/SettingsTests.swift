@@ -61,6 +61,12 @@ struct SettingsTests {
         #expect(!FileManager.default.fileExists(atPath: paths.configFile.path))
         #expect(ConfigError.unknownKey("chat.modle").errorDescription?.hasPrefix("Unknown setting 'chat.modle'") == true)
         #expect(ConfigError.unknownKey("chat.modle").remedy == .listSettings)
+        // A slip of the keyboard is answered with the setting meant.
+        #expect(ConfigKey.suggestions(for: "chat.modle").first == "chat.model")
+        #expect(ConfigKey.suggestions(for: "docs.lexical_wieght").first == "docs.lexical_weight")
+        #expect(ConfigKey.suggestions(for: "lexical_weight") == ["docs.lexical_weight"])
+        #expect(ConfigKey.suggestions(for: "zzzz.qqqq").isEmpty)
+        #expect(ConfigError.unknownKey("serve.prot").errorDescription?.contains("Did you mean serve.port") == true)
     }
 
     @Test func unsetRestoresTheDefault() throws {
