@@ -37,6 +37,32 @@ def test_settings_connect_a_provider_and_say_what_works(stub_server, model_stub,
     expect(page.get_by_role("button", name="Edit pirate")).to_have_count(0)
 
 
+
+def test_editing_a_persona_keeps_its_model_and_temperature(stub_server, context):
+    # Saving replaces the whole persona: an edit in the page must send back what it does not change.
+    page = context.new_page()
+    api = stub_server.url + "/api/v1/personas/tutor"
+    made = page.request.put(api, data={"systemPrompt": "Explain step by step.", "summary": "patient", "model": "tutor-model", "temperature": 0.3})
+    assert made.ok, made.text()
+    page.goto(stub_server.url + "/#/settings")
+    page.get_by_role("button", name="Edit tutor").click()
+    expect(page.get_by_label("Model", exact=True)).to_have_value("tutor-model")
+    expect(page.get_by_label("Temperature", exact=True)).to_have_value("0.3")
+    page.get_by_label("System prompt").fill("Explain slowly, step by step.")
+    page.get_by_role("button", name="Save the persona").click()
+    expect(page.get_by_label("System prompt")).to_have_value("")  # the form is reset once saved
+    saved = page.request.get(api).json()
+    assert (saved["systemPrompt"], saved["summary"], saved["model"], saved["temperature"]) == ("Explain slowly, step by step.", "patient", "tutor-model", 0.3), saved
+    # And the two can be changed or cleared in the form.
+    page.get_by_role("button", name="Edit tutor").click()
+    page.get_by_label("Model", exact=True).fill("")
+    page.get_by_label("Temperature", exact=True).fill("0.7")
+    page.get_by_role("button", name="Save the persona").click()
+    expect(page.get_by_label("System prompt")).to_have_value("")
+    saved = page.request.get(api).json()
+    assert (saved.get("model"), saved["temperature"]) == (None, 0.7), saved
+    assert page.request.delete(api).ok
+
 def test_the_log_filters_exports_and_follows(stub_server, model_stub, context):
     page = context.new_page()
     page.goto(stub_server.url + "/#/logs")

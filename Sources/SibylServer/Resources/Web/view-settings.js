@@ -42,10 +42,14 @@ export async function renderSettings({ show, who, toast }) {
   const personaName = h('input', { id: 'persona-name', type: 'text', required: true, pattern: '[a-z0-9][a-z0-9-]*' });
   const personaSummary = h('input', { id: 'persona-summary', type: 'text' });
   const personaPrompt = h('textarea', { id: 'persona-prompt', rows: '4', required: true });
+  const personaModel = h('input', { id: 'persona-model', type: 'text' });
+  const personaTemperature = h('input', { id: 'persona-temperature', type: 'number', min: '0', max: '2', step: '0.05', inputmode: 'decimal' });
   const personaForm = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); savePersona(); } },
     field('settings.personaName', personaName, 'settings.personaNameHint'),
     field('settings.personaSummary', personaSummary),
     field('settings.personaPrompt', personaPrompt),
+    field('settings.personaModel', personaModel, 'settings.personaModelHint'),
+    field('settings.personaTemperature', personaTemperature, 'settings.personaTemperatureHint'),
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.personaSave' })));
 
   show(
@@ -211,6 +215,9 @@ export async function renderSettings({ show, who, toast }) {
             personaName.value = persona.name;
             personaSummary.value = persona.summary ?? '';
             personaPrompt.value = persona.systemPrompt;
+            // Saving replaces the whole persona: what it has beyond its prompt is in the form too.
+            personaModel.value = persona.model ?? '';
+            personaTemperature.value = persona.temperature ?? '';
             personaPrompt.focus();
           } }, t('settings.edit')),
           h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('settings.removePersona', { name: persona.name }), onclick: async () => {
@@ -232,6 +239,8 @@ export async function renderSettings({ show, who, toast }) {
     try {
       const body = { systemPrompt: personaPrompt.value.trim() };
       if (personaSummary.value.trim()) body.summary = personaSummary.value.trim();
+      if (personaModel.value.trim()) body.model = personaModel.value.trim();
+      if (personaTemperature.value !== '') body.temperature = personaTemperature.valueAsNumber;
       await api(`/personas/${encodeURIComponent(personaName.value.trim())}`, { method: 'PUT', body });
       toast(t('settings.saved'));
       personaForm.reset();
