@@ -3,6 +3,7 @@ chart; a question with the documents switch on is answered with a citation that 
 passage on the right page; search ranks passages; a document can be removed."""
 
 import base64
+import re
 
 from playwright.sync_api import expect
 
@@ -45,7 +46,8 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     expect(table_row).to_have_count(1)
     expect(table_row.locator("td").nth(0)).to_have_text("PDF")
     expect(table_row.locator("td").nth(1)).to_have_text("3")
-    expect(page.locator(".hint").filter(has_text="documents ·")).to_contain_text("1 documents · 3 pages")
+    # Counts are in their language's plural forms (one document, three pages).
+    expect(page.locator(".hint").filter(has_text="3 pages")).to_have_text(re.compile(r"^1 document · 3 pages · [\d,]+ tokens · [\d,]+ passages?$"))
     table_row.get_by_role("button").first.click()
     details = page.locator(".document-details")
     expect(details.get_by_role("heading", name="Passage sizes")).to_be_visible()
@@ -79,6 +81,12 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     page.get_by_label("Answer from my documents").uncheck()
 
     page.get_by_role("link", name="Documents").click()
+    # In Korean, a count has one form whatever the number.
+    page.get_by_label("Language").select_option("ko")
+    page.reload()
+    expect(page.locator(".hint").filter(has_text="3쪽")).to_have_text(re.compile(r"^문서 1개 · 3쪽 · 토큰 [\d,]+개 · 구절 [\d,]+개$"))
+    page.get_by_label("언어", exact=True).select_option("en")
+    page.reload()
     page.get_by_role("button", name="Remove handbook").click()
     expect(page.locator("table.documents tbody tr")).to_have_count(0)
     expect(page.get_by_text("No documents in this collection yet.")).to_be_visible()

@@ -44,7 +44,25 @@ export function language() {
  * @param {Record<string, string | number>} [values]
  */
 export function t(key, values = {}) {
-  const text = catalog[key] ?? fallback[key] ?? key;
+  return fill(catalog[key] ?? fallback[key] ?? key, values);
+}
+
+/**
+ * The words for `key` that count `count` things, in the form the page's language uses for that
+ * number: the catalog holds `key.one`, `key.other` and so on, one for each of the language's
+ * plural categories (Intl.PluralRules: English has one and other, Korean and Indonesian only
+ * other); `{count}` is the number as the language writes it.
+ * @param {string} key
+ * @param {number} count
+ * @param {Record<string, string | number>} [values]
+ */
+export function tn(key, count, values = {}) {
+  const category = new Intl.PluralRules(current).select(count);
+  const text = catalog[`${key}.${category}`] ?? catalog[`${key}.other`] ?? fallback[`${key}.${category}`] ?? fallback[`${key}.other`] ?? key;
+  return fill(text, { count: formatNumber(count), ...values });
+}
+
+function fill(text, values) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in values ? String(values[name]) : `{${name}}`));
 }
 

@@ -4,7 +4,7 @@
 
 import { api, ApiError, csrfHeader, parseServerEvent } from './api.js';
 import { h } from './dom.js';
-import { formatDate, formatNumber, t, translate } from './i18n.js';
+import { formatDate, formatNumber, t, tn, translate } from './i18n.js';
 
 const FORMATS = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.png,.jpg,.jpeg,.tif,.tiff,.webp,.gif,.bmp';
 
@@ -98,7 +98,7 @@ export async function renderDocuments({ show, toast }) {
       collections.replaceChildren(...stats.map((c) => h('option', { value: c.collection })));
       const mine = stats.find((c) => c.collection === name());
       summary.textContent = mine?.documents
-        ? t('docs.summary', { documents: formatNumber(mine.documents), pages: formatNumber(mine.pages), tokens: formatNumber(mine.tokens), passages: formatNumber(mine.passages) })
+        ? t('docs.summary', { documents: tn('docs.documentCount', mine.documents), pages: tn('docs.pageCount', mine.pages), tokens: tn('docs.tokenCount', mine.tokens), passages: tn('docs.passageCount', mine.passages) })
         : t('docs.emptyCollection');
       table.replaceChildren(...documents.map((document) => h('tr', {},
         h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link', onclick: () => showDetails(document.id) }, document.title || document.path)),
@@ -182,7 +182,7 @@ export async function renderDocuments({ show, toast }) {
           document.pages ? [h('dt', { i18n: 'docs.pages' }), h('dd', {}, formatNumber(document.pages))] : null,
           h('dt', { i18n: 'docs.tokens' }), h('dd', {}, formatNumber(document.tokens)),
           h('dt', { i18n: 'docs.passages' }), h('dd', {}, formatNumber(document.passages)),
-          h('dt', { i18n: 'docs.size' }), h('dd', {}, t('docs.bytes', { bytes: formatNumber(document.bytes) })),
+          h('dt', { i18n: 'docs.size' }), h('dd', {}, tn('docs.byteCount', document.bytes)),
           document.ocrConfidence ? [h('dt', { i18n: 'docs.ocr' }), h('dd', {}, `${Math.round(document.ocrConfidence)} %`)] : null,
           h('dt', { i18n: 'docs.timings' }), h('dd', {}, t('docs.timingsValue', { extract: timings.extract, chunk: timings.chunk, embed: timings.embed, index: timings.index })),
           document.warnings.length ? [h('dt', { i18n: 'docs.warnings' }), h('dd', {}, document.warnings.join('; '))] : null),
@@ -253,7 +253,7 @@ export async function renderDocuments({ show, toast }) {
     try {
       toast(t('docs.reindexing'));
       const report = await api('/documents/reindex', { method: 'POST', body: { collection: name() } });
-      toast(t('docs.reindexed', { documents: report.documents, passages: report.passages }));
+      toast(t('docs.reindexed', { documents: tn('docs.documentCount', report.documents), passages: tn('docs.passageCount', report.passages) }));
       refresh();
     } catch (error) {
       toast(error.message);

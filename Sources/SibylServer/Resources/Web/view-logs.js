@@ -3,7 +3,7 @@
 
 import { api } from './api.js';
 import { field, h } from './dom.js';
-import { formatDate, t, translate } from './i18n.js';
+import { formatDate, t, tn, translate } from './i18n.js';
 
 const LEVELS = ['debug', 'info', 'warning', 'error'];
 
@@ -56,7 +56,7 @@ export async function renderLogs({ show }) {
   }
 
   function showCount() {
-    count.textContent = t('logs.count', { count: entries.length });
+    count.textContent = tn('logs.count', entries.length);
   }
 
   async function load() {
