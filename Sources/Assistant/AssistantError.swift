@@ -23,6 +23,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case invalidMaxTokens(Int)
     case invalidAnswerLanguage(String)
     case invalidImageCount(Int)
+    /// A size the image model does not draw.
+    case invalidImageSize(String, model: String, accepted: [String])
     case noSpeech
     case unknownKey(String)
     case noDocumentsFound([String])
@@ -72,6 +74,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "'\(text.prefix(40))' is not a language's name (such as Korean): only letters, spaces and hyphens, up to 40 characters."
         case .invalidImageCount(let count):
             "Between 1 and 10 images can be drawn at once, not \(count)."
+        case .invalidImageSize(let size, let model, let accepted):
+            "\(model) does not draw \(size) images: choose \(accepted.joined(separator: ", "))."
         case .noSpeech:
             "No speech was heard in the recording. Speak closer to the microphone, or check that it is not muted."
         case .unknownKey(let name):

@@ -16,6 +16,23 @@ public struct ImageOptions: Sendable, Hashable {
     }
 }
 
+/// The sizes image models draw.
+public enum ImageSizes {
+    /// The sizes `model` is known to take (OpenAI's image models); nil for a model Sibyl does
+    /// not know, such as a compatible server's, which is sent whatever size is asked for.
+    public static func accepted(by model: String) -> [String]? {
+        switch model.lowercased() {
+        case "dall-e-3": ["1024x1024", "1792x1024", "1024x1792"]
+        case "dall-e-2": ["256x256", "512x512", "1024x1024"]
+        case let name where name.hasPrefix("gpt-image-"): ["1024x1024", "1536x1024", "1024x1536", "auto"]
+        default: nil
+        }
+    }
+
+    /// What is offered for a model Sibyl does not know.
+    public static let common = ["1024x1024", "1792x1024", "1024x1792", "512x512", "256x256"]
+}
+
 /// An image a model drew, already downloaded: provider URLs expire, so bytes are kept at once.
 public struct GeneratedImage: Sendable, Hashable {
     public var data: Data

@@ -94,6 +94,8 @@ def test_images_are_drawn_kept_and_shown(stub_server, model_stub, context):
     page = context.new_page()
     page.goto(stub_server.url + "/#/images")
     expect(page.get_by_text("No images yet")).to_be_visible()
+    # Only the sizes the image model (DALL·E 3 by default) draws.
+    expect(page.locator("#image-size option")).to_have_text(["1024 × 1024", "1792 × 1024", "1024 × 1792"])
     page.get_by_label("What to draw").fill("a lighthouse at dawn")
     page.get_by_role("button", name="Draw").click()
     tile = page.locator(".gallery .tile").first

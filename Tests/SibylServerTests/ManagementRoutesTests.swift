@@ -152,6 +152,20 @@ struct ManagementRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "count": 11])) { response in
                 #expect(response.status == .badRequest)
             }
+            // Only the sizes the image model draws: offered, and checked before anything is sent.
+            try await fixture.client.execute(uri: "/api/v1/images/options", method: .get) { response in
+                #expect(response.object["model"] as? String == "dall-e-3")
+                #expect(response.object["sizes"] as? [String] == ["1024x1024", "1792x1024", "1024x1792"])
+            }
+            let drawn = fixture.model.requests(to: "/v1/images/generations").count
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "size": "512x512"])) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("dall-e-3 does not draw 512x512 images: choose 1024x1024, 1792x1024, 1024x1792"), "\(response.text)")
+            }
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "size": "512x512", "model": "dall-e-2"])) { response in
+                #expect(response.status == .created)
+            }
+            #expect(fixture.model.requests(to: "/v1/images/generations").count == drawn + 1, "the refused size never reached the provider")
             fixture.model.handle("/v1/images/generations") { _ in .error(status: 500, message: "the image model is down") }
             try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox"])) { response in
                 #expect(response.status == .badGateway)

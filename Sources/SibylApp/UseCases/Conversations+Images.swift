@@ -12,6 +12,10 @@ extension SibylRuntime.Conversations {
         let text = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw AssistantError.emptyPrompt }
         guard (1...10).contains(options.count) else { throw AssistantError.invalidImageCount(options.count) }
+        if let size = options.size, let model = options.model ?? (try? runtime.providers.provider(for: .images).model),
+           let sizes = ImageSizes.accepted(by: model), !sizes.contains(size) {
+            throw AssistantError.invalidImageSize(size, model: model, accepted: sizes)
+        }
         let images: [GeneratedImage]
         do {
             images = try await runtime.providers.imageGenerator().generateImages(text, options: options)
@@ -26,6 +30,13 @@ extension SibylRuntime.Conversations {
         let reply = try await runtime.engine.record(question: text, answer: images.compactMap(\.revisedPrompt).first ?? "", attachments: attachments, in: conversation.id)
         await runtime.log(.info, .imagine, "drew \(images.count) image\(images.count == 1 ? "" : "s")", details: ["conversation": conversation.id.uuidString.lowercased()])
         return ImagineResult(conversation: conversation, message: reply, images: images)
+    }
+
+    /// The image model drawing uses, and the sizes to offer for it (the ones it is known to take,
+    /// else the common ones).
+    public func imageChoices() -> (model: String?, sizes: [String]) {
+        let model = try? runtime.providers.provider(for: .images).model
+        return (model, model.flatMap(ImageSizes.accepted(by:)) ?? ImageSizes.common)
     }
 
     /// Images Sibyl drew, newest first.

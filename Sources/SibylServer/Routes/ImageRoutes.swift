@@ -27,7 +27,17 @@ struct ImageRoutes: RouteCollectionAdding {
         var images: [Wire.Image]
     }
 
+    /// The image model, and the sizes it draws.
+    struct ImageChoices: Codable, Sendable {
+        var model: String?
+        var sizes: [String]
+    }
+
     func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("images/options") { _, context in
+            let choices = try await state.runtime(for: context).conversations.imageChoices()
+            return JSONBody(ImageChoices(model: choices.model, sizes: choices.sizes))
+        }
         group.post("images") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(ImagineRequest.self, limit: state.limits.jsonBodyBytes)

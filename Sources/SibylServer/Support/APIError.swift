@@ -59,7 +59,7 @@ public struct APIError: Error, Sendable {
             case .missingAPIKey, .noModel: return make(.serviceUnavailable, "not_configured")
             case .noSpeech: return make(.unprocessableContent, "no_speech")
             case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidMaxTokens, .invalidAnswerLanguage,
-                 .invalidImageCount, .noDocumentsFound:
+                 .invalidImageCount, .invalidImageSize, .noDocumentsFound:
                 return make(.badRequest, "invalid_request")
             }
         case let error as AccountError:

@@ -11,7 +11,8 @@ import { formatDate, t } from './i18n.js';
  */
 export async function renderImages({ show }) {
   const prompt = h('textarea', { id: 'image-prompt', rows: '2', required: true, i18nPlaceholder: 'images.example' });
-  const size = h('select', { id: 'image-size' }, ['1024x1024', '1792x1024', '1024x1792', '512x512', '256x256'].map((value) => h('option', { value }, value.replace('x', ' × '))));
+  // Only the sizes the image model draws (filled once the server says which model that is).
+  const size = h('select', { id: 'image-size' });
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'submit', i18n: 'images.draw' });
   const gallery = h('ul', { class: 'gallery' });
@@ -36,6 +37,15 @@ export async function renderImages({ show }) {
         h('a', { href: `#/chat/${image.conversationId}`, class: 'small-link' }, t('images.conversation'))));
   }
 
+  async function loadSizes() {
+    try {
+      const { sizes } = await api('/images/options');
+      size.replaceChildren(...sizes.map((value) => h('option', { value }, value.replace('x', ' × '))));
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  }
+
   async function load() {
     try {
       const images = await api('/images?limit=60');
@@ -50,7 +60,7 @@ export async function renderImages({ show }) {
     button.disabled = true;
     button.textContent = t('images.drawing');
     try {
-      await api('/images', { method: 'POST', body: { prompt: prompt.value.trim(), size: size.value } });
+      await api('/images', { method: 'POST', body: { prompt: prompt.value.trim(), size: size.value || undefined } });
       prompt.value = '';
       await load();
     } catch (failure) {
@@ -61,5 +71,6 @@ export async function renderImages({ show }) {
     }
   }
 
+  loadSizes();
   load();
 }
