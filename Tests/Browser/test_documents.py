@@ -52,6 +52,17 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     details = page.locator(".document-details")
     expect(details.get_by_role("heading", name="Passage sizes")).to_be_visible()
     expect(details.locator("canvas[role=img]")).to_have_count(1)
+    # The chart's text follows the theme: a canvas cannot read the palette's light-dark() pairs, so
+    # the page resolves them, and again when the theme changes.
+    seen = {}
+    for theme in ("dark", "midnight", "light"):
+        page.get_by_label("Theme").select_option(theme)
+        seen[theme] = page.evaluate("""() => {
+            const chart = Chart.getChart(document.querySelector('.document-details canvas'));
+            return [chart.options.scales.x.ticks.color, chart.options.scales.y.ticks.color, getComputedStyle(document.body).color];
+        }""")
+        assert seen[theme][0] == seen[theme][1] == seen[theme][2], (theme, seen[theme])
+    assert seen["dark"][0] != seen["light"][0], seen
     expect(details.locator("dl")).to_contain_text("Time per phase")
     every_theme(page, "documents")
 

@@ -204,23 +204,34 @@ export async function renderDocuments({ show, toast }) {
     }
     const canvas = h('canvas', { role: 'img', 'aria-label': t('docs.chartLabel', { summary: bins.map((b) => `${b.from}–${b.to}: ${b.count}`).join(', ') }) });
     box.replaceChildren(canvas);
-    const style = getComputedStyle(document.documentElement);
-    const text = style.getPropertyValue('--text').trim();
-    const grid = style.getPropertyValue('--border').trim();
-    new window.Chart(canvas, {
+    const chart = new window.Chart(canvas, {
       type: 'bar',
-      data: { labels: bins.map((b) => `${b.from}–${b.to}`), datasets: [{ label: t('docs.passages'), data: bins.map((b) => b.count), backgroundColor: style.getPropertyValue('--accent').trim() }] },
+      data: { labels: bins.map((b) => `${b.from}–${b.to}`), datasets: [{ label: t('docs.passages'), data: bins.map((b) => b.count) }] },
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
         plugins: { legend: { display: false } },
         scales: {
-          x: { title: { display: true, text: t('docs.tokensPerPassage'), color: text }, ticks: { color: text }, grid: { color: grid } },
-          y: { beginAtZero: true, ticks: { color: text, precision: 0 }, grid: { color: grid } },
+          x: { title: { display: true, text: t('docs.tokensPerPassage') } },
+          y: { beginAtZero: true, ticks: { precision: 0 } },
         },
       },
     });
+    paintChart(chart, box);
+    // The chart follows the theme: a theme picked in the page, or the system's light or dark.
+    const repaint = () => {
+      if (!canvas.isConnected) {
+        themeWatch.disconnect();
+        systemScheme.removeEventListener('change', repaint);
+        return;
+      }
+      paintChart(chart, box);
+    };
+    const themeWatch = new MutationObserver(repaint);
+    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    const systemScheme = matchMedia('(prefers-color-scheme: dark)');
+    systemScheme.addEventListener('change', repaint);
   }
 
   async function search() {
@@ -325,4 +336,32 @@ function streamUpload(form, onSent, onEvent) {
     request.addEventListener('error', () => reject(new ApiError(0, 'unreachable', t('error.unreachable'))));
     request.send(form);
   });
+}
+
+/**
+ * A palette colour as a canvas takes it. The palette's variables hold light-dark() pairs, which
+ * only CSS resolves: an element inside `where` is given the colour and asked what it came to.
+ */
+function themeColor(variable, where) {
+  const probe = document.createElement('span');
+  probe.hidden = true;
+  probe.style.color = `var(${variable})`;
+  where.append(probe);
+  const color = getComputedStyle(probe).color;
+  probe.remove();
+  return color;
+}
+
+/** Gives the chart the theme's colours: bars in the accent, text and grid lines readable on the card. */
+function paintChart(chart, where) {
+  const text = themeColor('--text', where);
+  const grid = themeColor('--border', where);
+  chart.data.datasets[0].backgroundColor = themeColor('--accent', where);
+  const { x, y } = chart.options.scales;
+  x.title.color = text;
+  for (const axis of [x, y]) {
+    axis.ticks.color = text;
+    axis.grid.color = grid;
+  }
+  chart.update();
 }
