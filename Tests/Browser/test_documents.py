@@ -94,9 +94,11 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     page.get_by_role("link", name="Documents").click()
     # In Korean, a count has one form whatever the number.
     page.get_by_label("Language").select_option("ko")
+    expect(page.locator("html")).to_have_attribute("lang", "ko")  # the choice is kept once the catalog is in
     page.reload()
     expect(page.locator(".hint").filter(has_text="3쪽")).to_have_text(re.compile(r"^문서 1개 · 3쪽 · 토큰 [\d,]+개 · 구절 [\d,]+개$"))
     page.get_by_label("언어", exact=True).select_option("en")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
     page.reload()
     page.get_by_role("button", name="Remove handbook").click()
     expect(page.locator("table.documents tbody tr")).to_have_count(0)

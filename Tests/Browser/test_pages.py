@@ -63,6 +63,24 @@ def test_editing_a_persona_keeps_its_model_and_temperature(stub_server, context)
     assert (saved.get("model"), saved["temperature"]) == (None, 0.7), saved
     assert page.request.delete(api).ok
 
+
+def test_every_page_opens_without_a_failed_request_or_console_error(stub_server, context):
+    # The first thing a page asks (accounts and who is calling) is answered 200 on a server without
+    # accounts too: no 404 in the console (it was GET /api/v1/auth/session).
+    page = context.new_page()
+    failed, console = [], []
+    page.on("response", lambda response: failed.append(f"{response.status} {response.request.method} {response.url}") if response.status >= 400 else None)
+    page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
+    for view, heading in [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]:
+        page.goto(f"{stub_server.url}/#/{view}")
+        if heading:
+            expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+        else:
+            expect(page.get_by_label("Your question")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+    assert failed == [], failed
+    assert console == [], console
+
 def test_the_log_filters_exports_and_follows(stub_server, model_stub, context):
     page = context.new_page()
     page.goto(stub_server.url + "/#/logs")

@@ -330,6 +330,40 @@ struct AuthRoutesTests {
         }
     }
 
+    /// A page asks first whether the server has accounts and who it is: always answered 200, so a
+    /// fresh page logs no failed request.
+    @Test func theAuthStatusIsAnsweredWhoeverAsks() async throws {
+        try await withServerFixture { fixture in
+            try await fixture.client.execute(uri: "/api/v1/auth/status", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["accounts"] as? Bool == false)
+                #expect(response.object["session"] == nil)
+            }
+        }
+        try await Self.withAccounts { fixture, _ in
+            try await fixture.client.execute(uri: "/api/v1/auth/status", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["accounts"] as? Bool == true)
+                #expect(response.object["session"] == nil)
+            }
+            let (cookie, csrf) = try await Self.signIn(fixture.client, "bo")
+            try await fixture.client.execute(uri: "/api/v1/auth/status", method: .get, headers: [.cookie: cookie]) { response in
+                let session = try #require(response.object["session"] as? [String: Any])
+                #expect((session["account"] as? [String: Any])?["name"] as? String == "bo")
+                #expect(session["via"] as? String == "session")
+                #expect(session["csrfToken"] as? String == csrf)
+            }
+            // A session that ended, or a token that was never issued: signed out, not an error.
+            for headers: HTTPFields in [[.cookie: "sibyl_session=ended"], [.authorization: "Bearer sibyl_unknown"]] {
+                try await fixture.client.execute(uri: "/api/v1/auth/status", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.object["accounts"] as? Bool == true)
+                    #expect(response.object["session"] == nil)
+                }
+            }
+        }
+    }
+
     @Test func everyResponseCarriesTheSecurityHeaders() async throws {
         try await withServerFixture { fixture in
             for uri in ["/healthz", "/api/v1/conversations", "/api/v1/conversations/\(UUID().uuidString)", "/v1/models"] {

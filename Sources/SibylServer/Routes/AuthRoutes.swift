@@ -62,6 +62,12 @@ struct AuthRoutes: RouteCollectionAdding {
         var secret: String
     }
 
+    /// Whether the server has accounts, and who is signed in: a normal answer either way.
+    struct AuthStatus: Codable, Sendable {
+        var accounts: Bool
+        var session: SessionBody?
+    }
+
     struct NewAccount: Codable, Sendable {
         var name: String
         var password: String
@@ -89,10 +95,13 @@ struct AuthRoutes: RouteCollectionAdding {
             let session = try await accounts.signIn(name: body.name, password: body.password, address: context.clientKey)
             return try signedIn(session, status: .ok, context: context)
         }
+        group.get("auth/status") { request, _ in
+            guard let accounts = state.accounts else { return JSONBody(AuthStatus(accounts: false)) }
+            guard let credential = try await AuthMiddleware.caller(of: request, accounts: accounts) else { return JSONBody(AuthStatus(accounts: true)) }
+            return JSONBody(AuthStatus(accounts: true, session: Self.session(credential)))
+        }
         group.get("auth/session") { _, context in
-            let credential = try credentialOn(context)
-            let csrfToken: String? = if case .session(_, let token) = credential.kind { token } else { nil }
-            return JSONBody(SessionBody(account: AccountBody(credential.account), via: csrfToken == nil ? "token" : "session", csrfToken: csrfToken, expiresAt: nil))
+            JSONBody(Self.session(try credentialOn(context)))
         }
         group.delete("auth/session") { _, context in
             let (accounts, credential) = (try accountsOn(), try credentialOn(context))
@@ -164,6 +173,12 @@ struct AuthRoutes: RouteCollectionAdding {
             try await accounts.resetPassword(name: credential.account.name, to: body.password)
             return signedOut(context)
         }
+    }
+
+    /// What a credential is, as `GET auth/session` tells it.
+    static func session(_ credential: Credential) -> SessionBody {
+        let csrfToken: String? = if case .session(_, let token) = credential.kind { token } else { nil }
+        return SessionBody(account: AccountBody(credential.account), via: csrfToken == nil ? "token" : "session", csrfToken: csrfToken, expiresAt: nil)
     }
 
     private func accountsOn() throws -> Accounts {

@@ -16,7 +16,7 @@ struct AuthMiddleware: RouterMiddleware {
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
     /// Reachable without signing in, as `METHOD /path` below the group's prefix.
-    static let publicRoutes: Set<String> = ["GET /api/v1/openapi.yaml", "POST /api/v1/auth/session", "POST /api/v1/auth/setup"]
+    static let publicRoutes: Set<String> = ["GET /api/v1/openapi.yaml", "POST /api/v1/auth/session", "POST /api/v1/auth/setup", "GET /api/v1/auth/status"]
 
     /// Requests a read-only token may make besides reading: they answer, but store nothing.
     static let readOnlyPosts: Set<String> = [
@@ -43,6 +43,16 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError(.forbidden, code: "admin_only", "Only an administrator may do this.")
         }
         return try await next(request, context)
+    }
+
+    /// Who is calling, when anyone is: nil without a credential, or with one that is unknown,
+    /// revoked or expired (for a route that answers either way).
+    static func caller(of request: Request, accounts: Accounts) async throws -> Credential? {
+        do {
+            return try await AuthMiddleware(accounts: accounts).identify(request)
+        } catch let error as APIError where error.status == .unauthorized {
+            return nil
+        }
     }
 
     private func identify(_ request: Request) async throws -> Credential {

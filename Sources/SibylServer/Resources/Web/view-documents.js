@@ -90,11 +90,13 @@ export async function renderDocuments({ show, toast }) {
   async function refresh() {
     const inCollection = `collection=${encodeURIComponent(name())}`;
     try {
-      const [documents, stats, failed] = await Promise.all([
-        api(`/documents?${inCollection}`).catch((error) => (error instanceof ApiError && error.status === 404 ? [] : Promise.reject(error))),
-        api('/collections'),
-        api(`/documents/failures?${inCollection}`).catch(() => []),
-      ]);
+      // A collection nothing was added to yet does not exist: it is not asked about (no failed
+      // request), it is shown empty.
+      const stats = await api('/collections');
+      const exists = stats.some((c) => c.collection === name());
+      const [documents, failed] = exists
+        ? await Promise.all([api(`/documents?${inCollection}`), api(`/documents/failures?${inCollection}`).catch(() => [])])
+        : [[], []];
       collections.replaceChildren(...stats.map((c) => h('option', { value: c.collection })));
       const mine = stats.find((c) => c.collection === name());
       summary.textContent = mine?.documents
