@@ -11,7 +11,7 @@ public enum LocalEngineError: Error, LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case .notInstalled(let component, let missing):
-            "The local \(component) engine is not installed (\(missing) is missing)."
+            "The local \(component) engine is not installed (missing: \(missing))."
         case .serverDied(let status, let tail, let log):
             "llama-server stopped while starting (\(status)):\n\(tail)\nLog: \(log)"
         case .startupTimedOut(let seconds, let log):
