@@ -473,7 +473,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
-        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore"], swiftSettings: modernSettings),
+        .testTarget(name: "GlassesTests", dependencies: ["Glasses", "SecureDFU", "SibylCore", "TestEvents"], swiftSettings: modernSettings),
         .testTarget(
             name: "SecureDFUTests",
             dependencies: [

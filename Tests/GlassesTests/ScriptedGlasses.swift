@@ -3,6 +3,7 @@ import Glasses
 import SecureDFU
 import SibylCore
 import Synchronization
+import TestEvents
 import Testing
 
 /// A link the test drives: connects (or fails as often as told), records writes, and reports what
@@ -149,28 +150,21 @@ actor ScriptedDriver: GlassesDriver {
     }
 }
 
-/// A connection's events, read in order as the test waits for them.
 extension GlassesConnection {
     /// Runs the connection while `body` reads its events; stopped, and its run awaited, whatever
     /// the body does.
     nonisolated func whileRunning(_ body: (inout EventReader) async throws -> Void) async throws {
         var events = EventReader(self)
         let serving = Task { await self.run() }
-        func stopped() async {
+        try await withTeardown { try await body(&events) } teardown: {
             await stop()
             serving.cancel()
             await serving.value
         }
-        do {
-            try await body(&events)
-        } catch {
-            await stopped()
-            throw error
-        }
-        await stopped()
     }
 }
 
+/// A connection's events, read in order as the test waits for them.
 struct EventReader {
     private var iterator: AsyncStream<GlassesConnection.Event>.Iterator
     /// Every event read so far.
