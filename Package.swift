@@ -138,13 +138,16 @@ let package = Package(
             // Accelerate's current CBLAS interface (the classic one is deprecated since macOS 13.3).
             swiftSettings: optimizedInDebug + [.unsafeFlags(["-Xcc", "-DACCELERATE_NEW_LAPACK"], .when(platforms: [.macOS]))]
         ),
+        // ONNX Runtime's C API, opened at run time from the library `models install stt` puts in place.
+        .target(name: "COnnxRuntime", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "LocalEngines",
             dependencies: [
-                "SibylCore",
+                "SibylCore", "COnnxRuntime",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -428,7 +431,7 @@ let package = Package(
         .testTarget(
             name: "LocalEnginesTests",
             dependencies: [
-                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs", "SibylTestSupport",
+                "LocalEngines", "SibylCore", "OpenAIClient", "OpenAITestServer", "TestPDFs", "SibylTestSupport", "TestFixtures",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

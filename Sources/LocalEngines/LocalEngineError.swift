@@ -4,18 +4,19 @@ import SibylCore
 /// Problems running a local engine.
 public enum LocalEngineError: Error, LocalizedError, Equatable {
     case notInstalled(component: String, missing: String)
-    case serverDied(status: String, logTail: String, log: String)
-    case startupTimedOut(seconds: Int, log: String)
+    /// A resident engine's server (`server`, installed by `component`) exited while starting.
+    case serverDied(server: String, component: String, status: String, logTail: String, log: String)
+    case startupTimedOut(server: String, component: String, seconds: Int, log: String)
     case noFreePort
 
     public var errorDescription: String? {
         switch self {
         case .notInstalled(let component, let missing):
             "The local \(component) engine is not installed (missing: \(missing))."
-        case .serverDied(let status, let tail, let log):
-            "llama-server stopped while starting (\(status)):\n\(tail)\nLog: \(log)"
-        case .startupTimedOut(let seconds, let log):
-            "llama-server did not become ready within \(seconds) s. Log: \(log)"
+        case .serverDied(let server, _, let status, let tail, let log):
+            "\(server) stopped while starting (\(status)):\n\(tail)\nLog: \(log)"
+        case .startupTimedOut(let server, _, let seconds, let log):
+            "\(server) did not become ready within \(seconds) s. Log: \(log)"
         case .noFreePort:
             "No free local port could be found for the engine."
         }
@@ -25,8 +26,8 @@ public enum LocalEngineError: Error, LocalizedError, Equatable {
         switch self {
         case .notInstalled(let component, _):
             "Install the \(component) component, or configure a remote provider for it."
-        case .serverDied, .startupTimedOut:
-            "Check the log; reinstalling the chat component may help."
+        case .serverDied(_, let component, _, _, _), .startupTimedOut(_, let component, _, _):
+            "Check the log; reinstalling the \(component) component may help."
         case .noFreePort:
             nil
         }
@@ -38,7 +39,7 @@ extension LocalEngineError: RemedyProviding {
     public var remedy: Remedy? {
         switch self {
         case .notInstalled(let component, _): .install(component: component)
-        case .serverDied, .startupTimedOut: .install(component: "chat")
+        case .serverDied(_, let component, _, _, _), .startupTimedOut(_, let component, _, _): .install(component: component)
         case .noFreePort: nil
         }
     }

@@ -25,6 +25,7 @@ public final class LocalEngineHost: Sendable {
     let logDirectory: URL
     let logger: Logger
     private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
+    private let speech = Mutex<LocalTranscriber?>(nil)
 
     public init(layout: EngineLayout, logDirectory: URL, logger: Logger) {
         self.layout = layout
@@ -62,8 +63,28 @@ public final class LocalEngineHost: Sendable {
         }
     }
 
+    /// The local speech-to-text engines: Moonshine in this process for English questions, and
+    /// whisper-server for the rest, each loaded once (on first use, or by `start()`) and shared by
+    /// every surface of this process.
+    public func speechToText() throws -> LocalTranscriber {
+        try requireInstalled("stt")
+        return speech.withLock { current in
+            if let current { return current }
+            let created = LocalTranscriber(
+                moonshine: MoonshineTranscriber(layout: layout),
+                whisper: WhisperServerTranscriber(
+                    configuration: .init(layout: layout, logFile: logDirectory.appendingPathComponent("whisper-server.log")),
+                    logger: logger
+                )
+            )
+            current = created
+            return created
+        }
+    }
+
     /// Stops every engine this process started.
     public func shutdown() async {
         for server in chatServers.withLock({ Array($0.values) }) { await server.stop() }
+        await speech.withLock { $0 }?.whisper.stop()
     }
 }

@@ -106,12 +106,11 @@ public final class Providers: Sendable {
         return first.id
     }
 
-    /// Speech-to-text: whisper.cpp locally, or the remote provider.
+    /// Speech-to-text: whisper.cpp locally (kept loaded in whisper-server), or the remote provider.
     public func transcriber() throws -> any Transcriber {
         let provider = try provider(for: .stt)
         if provider.isLocal {
-            try local.requireInstalled("stt")
-            return WhisperTranscriber(layout: local.layout)
+            return try local.speechToText()
         }
         return try remoteClient(for: .stt).0
     }

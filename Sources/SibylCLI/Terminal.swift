@@ -12,6 +12,15 @@ enum Terminal {
     static let stdoutStyled: Bool = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     static let stderrStyled: Bool = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     static let stdinIsTerminal: Bool = isatty(STDIN_FILENO) == 1
+    /// The language of the terminal's locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: "ko_KR.UTF-8" → "ko"); nil for C/POSIX.
+    static let language: String? = locale(ProcessInfo.processInfo.environment)
+
+    static func locale(_ environment: [String: String]) -> String? {
+        let value = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
+        let code = value.prefix { $0.isLetter }.lowercased()
+        guard code.count == 2 || code.count == 3, code != "c" else { return nil }
+        return code
+    }
 
     /// Writes text to stdout at once (answers stream a few characters at a time).
     static func write(_ text: String) {

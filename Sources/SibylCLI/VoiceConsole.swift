@@ -36,7 +36,7 @@ struct VoiceConsole {
             return nil
         }
         Terminal.error(Terminal.dim("transcribing…", stderr: true))
-        let turn = try await runtime.voice.ask(AudioFile(data: recording.encoded(), format: .wav), request: request)
+        let turn = try await runtime.voice.ask(AudioFile(data: recording.encoded(), format: .wav), request: request, languageHint: Terminal.language)
         Terminal.print(Terminal.bold("you said › ") + turn.transcript.text.trimmingCharacters(in: .whitespacesAndNewlines))
         return turn
     }

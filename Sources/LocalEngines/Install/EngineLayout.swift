@@ -46,7 +46,13 @@ public struct EngineLayout: Sendable, Hashable {
     public var fastChatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
     public var miniLMDirectory: URL { root.appendingPathComponent("models/all-MiniLM-L6-v2", isDirectory: true) }
     public var whisperCLI: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-cli") }
+    /// whisper.cpp's HTTP server: the model loaded once, for every question.
+    public var whisperServer: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-server") }
     public var whisperModel: URL { root.appendingPathComponent("models/ggml-whisper-base.bin") }
+    /// Moonshine base (English): encoder, decoder with its key/value cache, and tokenizer, in ONNX Runtime's format.
+    public var moonshineDirectory: URL { root.appendingPathComponent("models/moonshine-base-en", isDirectory: true) }
+    /// ONNX Runtime's C library, which Moonshine runs on.
+    public var onnxRuntime: URL { root.appendingPathComponent("onnxruntime/lib/libonnxruntime.so.1.22.1") }
     /// The MicroPython unix port, as a CPython 3.11 extension module (runs the Monocle emulator).
     public var microPythonModule: URL { root.appendingPathComponent("micropython/micropython_run.cpython-311-x86_64-linux-gnu.so") }
 }

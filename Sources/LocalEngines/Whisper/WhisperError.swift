@@ -16,6 +16,8 @@ public enum WhisperError: Error, Equatable, LocalizedError {
     case missingOutput(stderr: String)
     /// whisper.cpp's JSON result could not be read.
     case unreadableOutput(String)
+    /// whisper-server answered a transcription with an error status.
+    case serverFailed(status: Int, message: String)
 
     public var errorDescription: String? {
         switch self {
@@ -31,6 +33,8 @@ public enum WhisperError: Error, Equatable, LocalizedError {
             "whisper.cpp finished without writing a transcript: \(stderr.isEmpty ? "it printed no error" : stderr)"
         case .unreadableOutput(let reason):
             "whisper.cpp's JSON transcript could not be read: \(reason)"
+        case .serverFailed(let status, let message):
+            "whisper-server failed (HTTP \(status)): \(message.isEmpty ? "it gave no reason" : message)"
         }
     }
 
@@ -40,7 +44,7 @@ public enum WhisperError: Error, Equatable, LocalizedError {
             "Convert the recording to WAV first (for example `ffmpeg -i input -ar 16000 -ac 1 output.wav`), or use a remote speech-to-text provider."
         case .unknownLanguage:
             "Use an ISO-639-1 code such as en, fr or de, or leave the language out to detect it."
-        case .processFailed, .crashed, .missingOutput, .unreadableOutput:
+        case .processFailed, .crashed, .missingOutput, .unreadableOutput, .serverFailed:
             "If the program or the model file is damaged, reinstall the speech-to-text component."
         }
     }
@@ -50,7 +54,7 @@ extension WhisperError: RemedyProviding {
     /// A damaged engine is reinstalled.
     public var remedy: Remedy? {
         switch self {
-        case .processFailed, .crashed, .missingOutput, .unreadableOutput: .install(component: "stt")
+        case .processFailed, .crashed, .missingOutput, .unreadableOutput, .serverFailed: .install(component: "stt")
         default: nil
         }
     }

@@ -21,7 +21,7 @@ extension SibylRuntime.Glasses {
         var assistantOptions = GlassesAssistant.Options()
         assistantOptions.persona = options.persona ?? settings[.glassesPersona]
         assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
-        assistantOptions.language = options.language ?? settings[.glassesLanguage]
+        assistantOptions.language = options.language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: nil)
         assistantOptions.documents = options.documents
         assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
         let assistant = GlassesAssistant(connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(), options: assistantOptions)

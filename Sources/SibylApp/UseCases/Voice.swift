@@ -21,12 +21,22 @@ extension SibylRuntime.Voice {
     /// Answers a spoken question: the recording (any format a browser or phone records) is
     /// trimmed to where someone speaks, transcribed, and asked as `request` asks (its question
     /// text is replaced by what was heard). Speak the answer with `speak(message:in:)`.
-    public func ask(_ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions()) async throws -> VoiceTurn {
+    ///
+    /// The spoken language is the one `transcription` names, else the `voice.language` setting
+    /// ("auto": detect it on each question), else `languageHint` (the page's or the terminal's
+    /// language): a known language skips detection and lets English go to the fast recogniser.
+    public func ask(
+        _ audio: AudioFile, request: AskRequest, transcription: TranscriptionOptions = TranscriptionOptions(), languageHint: String? = nil
+    ) async throws -> VoiceTurn {
         guard !audio.data.isEmpty else { throw AssistantError.emptyAudio }
         let clock = ContinuousClock()
         let started = clock.now
         let speech = try await speechOnly(audio)
         let decoded = clock.now
+        var transcription = transcription
+        if transcription.language == nil, !transcription.translate {
+            transcription.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
+        }
         let heard = try await transcribe(speech, options: transcription)
         let transcribed = clock.now
         let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -37,6 +47,14 @@ extension SibylRuntime.Voice {
         var request = request
         request.question = text
         return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
+    }
+
+    /// The language to transcribe in: the setting's, or the hint when the setting is unset; nil
+    /// (detect) when the setting says "auto" or nothing is known.
+    static func spokenLanguage(setting: String?, hint: String?) -> String? {
+        let chosen = (setting ?? hint)?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let chosen, !chosen.isEmpty, chosen != "auto" else { return nil }
+        return chosen
     }
 
     /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.

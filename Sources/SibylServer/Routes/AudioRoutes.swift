@@ -61,7 +61,7 @@ struct AudioRoutes: RouteCollectionAdding {
             }
             let request = AskRequest("", conversation: .id(id), documents: documents, options: try TurnOptions(model: form.field("model"), answerLanguage: form.field("answerLanguage")))
             let transcription = TranscriptionOptions(language: form.field("language"))
-            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voice.ask(audio, request: request, transcription: transcription) }
+            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voice.ask(audio, request: request, transcription: transcription, languageHint: form.field("languageHint")) }
             let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
             if form.field("stream") == "false" {
                 let answer = await TurnRoutes(state: state).respondWhole(turn.ask, slot: slot, runtime: runtime)

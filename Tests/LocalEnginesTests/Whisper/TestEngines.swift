@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 import Testing
 @testable import LocalEngines
 
@@ -12,11 +13,36 @@ enum TestEngines {
     /// Two threads: the tests run where cores are few, and one transcription at a time.
     static let transcriber = WhisperTranscriber(layout: layout, threads: min(4, WhisperTranscriber.defaultThreads))
 
-    static var whisperEnabled: Bool { transcriber.isInstalled || required }
+    /// whisper-server with the model loaded once, shared by the tests of this process (one
+    /// transcription at a time); it is stopped when the test process exits.
+    static let server = WhisperServerTranscriber(configuration: .init(
+        layout: layout,
+        logFile: FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-whisper-server-test-\(UUID().uuidString).log"),
+        threads: min(4, WhisperTranscriber.defaultThreads)
+    ))
+
+    static var whisperEnabled: Bool {
+        (transcriber.isInstalled && FileManager.default.isExecutableFile(atPath: layout.whisperServer.path)) || required
+    }
     static let whisperMissing: Comment = """
-        whisper-cli or the Whisper model is missing under \(EngineLayout().root.path): install them with \
+        whisper-cli, whisper-server or the Whisper model is missing under \(EngineLayout().root.path): install them with \
         `sibyl models install stt` (SIBYL_REQUIRE_ENGINES=1 turns this skip into a failure)
         """
+
+    /// The two ways Sibyl runs Whisper locally: a process per recording, and the resident server.
+    enum Whisper: String, CaseIterable, CustomTestStringConvertible {
+        case cli = "whisper-cli"
+        case server = "whisper-server"
+
+        var transcriber: any Transcriber {
+            switch self {
+            case .cli: TestEngines.transcriber
+            case .server: TestEngines.server
+            }
+        }
+
+        var testDescription: String { rawValue }
+    }
 
     static let librivox = URL(fileURLWithPath: "/usr/share/pocketsphinx/test/data/librivox")
     static var librivoxEnabled: Bool { FileManager.default.fileExists(atPath: librivox.appendingPathComponent("transcription").path) || required }

@@ -1,17 +1,19 @@
 import Foundation
 import SibylCore
 import SibylTestSupport
+import TestFixtures
 import Testing
 @testable import LocalEngines
 
-/// The real whisper.cpp with the installed model, one transcription at a time.
+/// The real whisper.cpp with the installed model, one transcription at a time, run both ways:
+/// a whisper-cli process per recording, and the resident whisper-server.
 @Suite("Whisper transcription with the installed engine", .timeLimit(.minutes(30)), .serialized, .enabled(if: TestEngines.whisperEnabled, TestEngines.whisperMissing))
 struct WhisperAccuracyTests {
-    static func transcribe(_ wav: Data, _ options: TranscriptionOptions = TranscriptionOptions()) async throws -> (Transcription, Duration) {
+    static func transcribe(_ wav: Data, _ options: TranscriptionOptions = TranscriptionOptions(), with engine: TestEngines.Whisper) async throws -> (Transcription, Duration) {
         let clock = ContinuousClock()
         var result: Transcription?
         let elapsed = try await clock.measure {
-            result = try await TestEngines.transcriber.transcribe(AudioFile(data: wav, format: .wav), options: options)
+            result = try await engine.transcriber.transcribe(AudioFile(data: wav, format: .wav), options: options)
         }
         return (try #require(result), elapsed)
     }
@@ -27,8 +29,8 @@ struct WhisperAccuracyTests {
         }
     }
 
-    @Test("WER ≤ 10 % on the five LibriVox clips", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing))
-    func librivoxWordErrorRate() async throws {
+    @Test("WER ≤ 10 % on the five LibriVox clips", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing), arguments: TestEngines.Whisper.allCases)
+    func librivoxWordErrorRate(engine: TestEngines.Whisper) async throws {
         let clips = try Self.librivoxClips()
         #expect(clips.count == 5)
         var total = WordErrorRate(errors: 0, referenceWords: 0)
@@ -36,20 +38,20 @@ struct WhisperAccuracyTests {
         var elapsed = Duration.zero
         for clip in clips {
             let wav = try Data(contentsOf: TestEngines.librivox.appendingPathComponent("\(clip.id).wav"))
-            let (result, time) = try await Self.transcribe(wav)
+            let (result, time) = try await Self.transcribe(wav, with: engine)
             let wer = WordErrorRate(reference: clip.reference, hypothesis: result.text)
-            print("[whisper] \(clip.id): \(wer) in \(time) — \(result.text)")
+            print("[\(engine)] \(clip.id): \(wer) in \(time) — \(result.text)")
             #expect(result.language == "en")
             total = total + wer
             audioSeconds += result.duration ?? 0
             elapsed += time
         }
-        print("[whisper] LibriVox WER \(total); \(String(format: "%.1f", audioSeconds)) s of audio in \(elapsed)")
+        print("[\(engine)] LibriVox WER \(total); \(String(format: "%.1f", audioSeconds)) s of audio in \(elapsed)")
         #expect(total.rate <= 0.10, "WER \(total)")
     }
 
-    @Test("espeak-ng speech (22,050 Hz) → 16 kHz → Whisper comes back word for word", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing))
-    func espeakRoundTrip() async throws {
+    @Test("espeak-ng speech (22,050 Hz) → 16 kHz → Whisper comes back word for word", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing), arguments: TestEngines.Whisper.allCases)
+    func espeakRoundTrip(engine: TestEngines.Whisper) async throws {
         let sentence = "The quick brown fox jumps over the lazy dog. Please send the report to the office before noon."
         let spoken = try TestEngines.speak(sentence)
         let original = try WAVAudio(parsing: spoken)
@@ -57,32 +59,32 @@ struct WhisperAccuracyTests {
         let speech = try AudioResampling.speechWAV(fromWAV: spoken)
         #expect(speech.sampleRate == 16_000)
         #expect(abs(speech.duration - original.duration) < 0.001)
-        let (result, time) = try await Self.transcribe(speech.encoded(), TranscriptionOptions(language: "en"))
+        let (result, time) = try await Self.transcribe(speech.encoded(), TranscriptionOptions(language: "en"), with: engine)
         let wer = WordErrorRate(reference: sentence, hypothesis: result.text)
-        print("[whisper] espeak-ng round trip: \(wer) in \(time) — \(result.text)")
+        print("[\(engine)] espeak-ng round trip: \(wer) in \(time) — \(result.text)")
         #expect(wer.rate <= 0.15, "\(result.text)")
     }
 
-    @Test("Monocle audio (signed 8-bit, 8 kHz) is transcribed", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing))
-    func monocleAudio() async throws {
+    @Test("Monocle audio (signed 8-bit, 8 kHz) is transcribed", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing), arguments: TestEngines.Whisper.allCases)
+    func monocleAudio(engine: TestEngines.Whisper) async throws {
         let sentence = "Please remind me to call my mother tomorrow morning."
         let spoken = try PCMBuffer(wav: TestEngines.speak(sentence))
         let narrowband = AudioResampling.resample(spoken.samples, from: spoken.sampleRate, to: 8_000)
         let bytes = Data(narrowband.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
         let samples = AudioResampling.speechPCM16(fromSigned8: bytes)
         let wav = AudioResampling.wav(pcm16: samples, sampleRate: 16_000)
-        let (result, time) = try await Self.transcribe(wav.encoded())
+        let (result, time) = try await Self.transcribe(wav.encoded(), with: engine)
         let wer = WordErrorRate(reference: sentence, hypothesis: result.text)
-        print("[whisper] Monocle 8-bit 8 kHz: \(wer) in \(time) — \(result.text)")
+        print("[\(engine)] Monocle 8-bit 8 kHz: \(wer) in \(time) — \(result.text)")
         #expect(wer.rate <= 0.25, "\(result.text)")
         #expect(result.text.lowercased().contains("mother"))
     }
 
-    @Test("German speech is translated into English", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing))
-    func translation() async throws {
+    @Test("German speech is translated into English", .enabled(if: TestEngines.espeakEnabled, TestEngines.espeakMissing), arguments: TestEngines.Whisper.allCases)
+    func translation(engine: TestEngines.Whisper) async throws {
         let spoken = try TestEngines.speak("Guten Morgen. Das Wetter ist heute sehr schön, und ich trinke einen Kaffee.", voice: "de")
-        let (result, time) = try await Self.transcribe(spoken, TranscriptionOptions(translate: true))
-        print("[whisper] translation de → en in \(time): \(result.text)")
+        let (result, time) = try await Self.transcribe(spoken, TranscriptionOptions(translate: true), with: engine)
+        print("[\(engine)] translation de → en in \(time): \(result.text)")
         #expect(result.language == "de")
         let text = result.text.lowercased()
         #expect(text.contains("morning"), "\(result.text)")
@@ -90,8 +92,8 @@ struct WhisperAccuracyTests {
         #expect(!text.contains("kaffee"), "\(result.text)")
     }
 
-    @Test("A float32 stereo 44.1 kHz WAV gives the same transcript", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing))
-    func floatStereoInput() async throws {
+    @Test("A float32 stereo 44.1 kHz WAV gives the same transcript", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing), arguments: TestEngines.Whisper.allCases)
+    func floatStereoInput(engine: TestEngines.Whisper) async throws {
         let source = try PCMBuffer(wav: Data(contentsOf: TestEngines.librivox.appendingPathComponent("sense_and_sensibility_01_austen_64kb-0880.wav")))
         let upsampled = AudioResampling.resample(source.samples, from: source.sampleRate, to: 44_100)
         var payload = Data(capacity: upsampled.count * 8)
@@ -101,15 +103,15 @@ struct WhisperAccuracyTests {
             }
         }
         let wav = Self.floatWAV(payload, channels: 2, rate: 44_100)
-        let (result, _) = try await Self.transcribe(wav, TranscriptionOptions(language: "en", prompt: "Sense and Sensibility, by Jane Austen."))
+        let (result, _) = try await Self.transcribe(wav, TranscriptionOptions(language: "en", prompt: "Sense and Sensibility, by Jane Austen."), with: engine)
         #expect(WordErrorRate(reference: "he was not an ill disposed young man", hypothesis: result.text).errors == 0, "\(result.text)")
         #expect(abs((result.duration ?? 0) - source.duration) < 0.001)
     }
 
-    @Test("SRT subtitles come back with timings", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing))
-    func subtitles() async throws {
+    @Test("SRT subtitles come back with timings", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing), arguments: TestEngines.Whisper.allCases)
+    func subtitles(engine: TestEngines.Whisper) async throws {
         let wav = try Data(contentsOf: TestEngines.librivox.appendingPathComponent("sense_and_sensibility_01_austen_64kb-0930.wav"))
-        let (result, _) = try await Self.transcribe(wav, TranscriptionOptions(language: "en", format: .srt))
+        let (result, _) = try await Self.transcribe(wav, TranscriptionOptions(language: "en", format: .srt), with: engine)
         #expect(result.text.hasPrefix("1\n00:00:00,000 --> 00:00:0"), "\(result.text)")
         #expect(result.text.contains("He might even have been made amiable himself."))
     }

@@ -1,3 +1,4 @@
+import TestFixtures
 import Testing
 
 @Suite("Word error rate", .timeLimit(.minutes(10)))

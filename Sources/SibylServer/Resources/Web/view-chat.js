@@ -4,7 +4,7 @@
 
 import { api, ApiError, serverEvents } from './api.js';
 import { field, h } from './dom.js';
-import { formatDate, t, translate } from './i18n.js';
+import { formatDate, language, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
 import { SpeechRecorder, extensionFor, speechWAV } from './voice.js';
 
@@ -539,6 +539,8 @@ export async function renderChat({ show, who, id, toast }) {
       else form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
       if (documents.checked) form.append('documents', 'true');
       if (answerLanguage.value) form.append('answerLanguage', answerLanguage.value);
+      // The page's language, which the server takes as the spoken one unless voice.language says otherwise.
+      form.append('languageHint', language());
       const response = await api(`/conversations/${conversation.id}/voice`, { method: 'POST', body: form, raw: true });
       voice.respondedAt = performance.now();
       await follow(response, answer, voice);

@@ -1,34 +1,34 @@
 import Foundation
 
 /// Word error rate: (substitutions + deletions + insertions) / reference words, after normalising both texts.
-struct WordErrorRate: CustomStringConvertible {
-    var errors: Int
-    var referenceWords: Int
+public struct WordErrorRate: Sendable, CustomStringConvertible {
+    public var errors: Int
+    public var referenceWords: Int
 
-    var rate: Double { referenceWords == 0 ? (errors == 0 ? 0 : 1) : Double(errors) / Double(referenceWords) }
+    public var rate: Double { referenceWords == 0 ? (errors == 0 ? 0 : 1) : Double(errors) / Double(referenceWords) }
 
-    var description: String { String(format: "%.1f %% (%d errors / %d words)", rate * 100, errors, referenceWords) }
+    public var description: String { String(format: "%.1f %% (%d errors / %d words)", rate * 100, errors, referenceWords) }
 
-    init(errors: Int, referenceWords: Int) {
+    public init(errors: Int, referenceWords: Int) {
         self.errors = errors
         self.referenceWords = referenceWords
     }
 
-    init(reference: String, hypothesis: String) {
+    public init(reference: String, hypothesis: String) {
         let ref = Self.normalizedWords(reference)
         let hyp = Self.normalizedWords(hypothesis)
         self.init(errors: Self.editDistance(ref, hyp), referenceWords: ref.count)
     }
 
-    static func + (lhs: WordErrorRate, rhs: WordErrorRate) -> WordErrorRate {
+    public static func + (lhs: WordErrorRate, rhs: WordErrorRate) -> WordErrorRate {
         WordErrorRate(errors: lhs.errors + rhs.errors, referenceWords: lhs.referenceWords + rhs.referenceWords)
     }
 
     /// Spellings Whisper abbreviates that transcripts write out (as Whisper's English normaliser does).
-    static let expansions = ["mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint"]
+    public static let expansions = ["mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint"]
 
     /// Lower case, apostrophes dropped ("don't" → "dont"), other punctuation and hyphens split words.
-    static func normalizedWords(_ text: String) -> [String] {
+    public static func normalizedWords(_ text: String) -> [String] {
         var cleaned = ""
         for character in text.lowercased() {
             if character == "'" || character == "\u{2019}" { continue }
@@ -38,7 +38,7 @@ struct WordErrorRate: CustomStringConvertible {
     }
 
     /// Levenshtein distance over words.
-    static func editDistance(_ a: [String], _ b: [String]) -> Int {
+    public static func editDistance(_ a: [String], _ b: [String]) -> Int {
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
         var previous = Array(0...b.count)

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Assistant
+import Foundation
+import LocalEngines
+import SibylApp
+import SibylCore
+import TestFixtures
+
+/// `SibylBenchmarks voice`: speech-to-text on real recordings, today's pipeline (a whisper-cli
+/// process per question, the language detected) against the engines Sibyl now keeps loaded
+/// (Moonshine for English, Whisper in whisper-server), with the word error rate of each on the
+/// same recordings, the chat model's first token, and the memory the resident engines hold.
+struct VoiceBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voice",
+        abstract: "Speech-to-text on real recordings: per-engine latency (median, p90) and WER against today's whisper-cli pipeline, the first answer token, and the resident engines' memory."
+    )
+
+    @Option(help: "Times each recording is transcribed by each engine, after one warm-up.") var rounds = 1
+    @Option(help: "Threads per engine (default: all cores up to 8).") var threads = WhisperTranscriber.defaultThreads
+    @Flag(help: "Leave out the chat model's first token (and the end-of-speech figures).") var noChat = false
+
+    struct Engine {
+        var name: String
+        var transcriber: any Transcriber
+        var options: TranscriptionOptions
+    }
+
+    struct Result {
+        var engine: String
+        var milliseconds: [Double] = []
+        var errors: [String: WordErrorRate] = [:]
+        var narrowband = WordErrorRate(errors: 0, referenceWords: 0)
+
+        var median: Double { Statistics.median(milliseconds) }
+        var p90: Double { Statistics.percentile(90, of: milliseconds) }
+        var all: WordErrorRate { errors.values.reduce(WordErrorRate(errors: 0, referenceWords: 0), +) }
+    }
+
+    func run() async throws {
+        let layout = EngineLayout()
+        let recordings = try VoiceRecordings.load(engines: layout.root).all
+        let seconds = recordings.map(\.seconds)
+        say(String(format: "%d real recordings (%@), %.1f–%.1f s, median %.1f s; %d threads on %d cores",
+                   recordings.count, Dictionary(grouping: recordings, by: \.set).map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", "),
+                   seconds.min() ?? 0, seconds.max() ?? 0, Statistics.median(seconds), threads, ProcessInfo.processInfo.activeProcessorCount))
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-voice-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let cli = WhisperTranscriber(layout: layout, threads: threads)
+        let server = WhisperServerTranscriber(configuration: .init(layout: layout, logFile: logs.appendingPathComponent("whisper-server.log"), threads: threads))
+        let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
+        let english = TranscriptionOptions(language: "en")
+        let engines = [
+            Engine(name: "today: whisper-cli per question, language detected", transcriber: cli, options: TranscriptionOptions()),
+            Engine(name: "whisper-cli per question, --language en", transcriber: cli, options: english),
+            Engine(name: "whisper-server, kept loaded, en", transcriber: server, options: english),
+            Engine(name: "Moonshine base, kept loaded, en", transcriber: moonshine, options: english),
+        ]
+        var results: [Result] = []
+        for engine in engines {
+            say("\(engine.name)…")
+            results.append(try await measure(engine, on: recordings))
+        }
+        report(results)
+        var memory = [("this process (Moonshine loaded)", Self.residentKilobytes(getpid())), ("whisper-server", await server.processID.flatMap(Self.residentKilobytes))]
+        var ttft: Double?
+        if !noChat {
+            let (median, chatMemory) = try await firstToken(recordings.filter { $0.set == "clean" })
+            ttft = median
+            memory.append(("llama-server (chat model)", chatMemory))
+        }
+        say("memory of the resident engines (RSS):")
+        var total = 0
+        for case let (name, kilobytes?) in memory {
+            total += kilobytes
+            say(String(format: "  %-34@ %7.0f MB", name as NSString, Double(kilobytes) / 1024))
+        }
+        say(String(format: "  %-34@ %7.0f MB (goal < 3,500 MB)", "together" as NSString, Double(total) / 1024))
+        if let ttft {
+            let hangover = 900.0
+            let today = results[0].median, now = results[3].median
+            say("from the end of speech to the first answer token (energy detector's hang-over of \(Int(hangover)) ms + speech-to-text median + first token median):")
+            say(String(format: "  today %.0f ms (%.0f + %.0f + %.0f); now %.0f ms (%.0f + %.0f + %.0f): %.1f× sooner",
+                       hangover + today + ttft, hangover, today, ttft, hangover + now + ttft, hangover, now, ttft, (hangover + today + ttft) / (hangover + now + ttft)))
+        }
+        await server.stop()
+    }
+
+    /// Each recording through one engine, `rounds` times after a warm-up; WER from the first round.
+    func measure(_ engine: Engine, on recordings: [VoiceRecordings.Recording]) async throws -> Result {
+        var result = Result(engine: engine.name)
+        _ = try await engine.transcriber.transcribe(recordings[0].wav(), options: engine.options)
+        let clock = ContinuousClock()
+        for recording in recordings {
+            for round in 0..<rounds {
+                var heard: Transcription?
+                let elapsed = try await clock.measure { heard = try await engine.transcriber.transcribe(recording.wav(), options: engine.options) }
+                result.milliseconds.append(Statistics.milliseconds(elapsed))
+                guard round == 0, let heard else { continue }
+                let wer = WordErrorRate(reference: recording.transcript, hypothesis: heard.text)
+                result.errors[recording.set, default: WordErrorRate(errors: 0, referenceWords: 0)] = result.errors[recording.set, default: WordErrorRate(errors: 0, referenceWords: 0)] + wer
+                if wer.errors > 0 { say("  \(recording.id): \(wer) — \(heard.text)") }
+            }
+            let narrow = try await engine.transcriber.transcribe(recording.wav(recording.narrowband), options: engine.options)
+            result.narrowband = result.narrowband + WordErrorRate(reference: recording.transcript, hypothesis: narrow.text)
+        }
+        return result
+    }
+
+    func report(_ results: [Result]) {
+        let today = results[0].median
+        say("speech-to-text per recording (ms; WER on the same recordings: clean · with a pause · in noise · all · as the Monocle hears it, 8 kHz 8-bit):")
+        for result in results {
+            func rate(_ set: String) -> String { String(format: "%4.1f %%", (result.errors[set]?.rate ?? 0) * 100) }
+            say(String(format: "  %-52@ median %6.0f  p90 %6.0f  %5.1f× | WER %@ · %@ · %@ · %@ · %@",
+                       result.engine as NSString, result.median, result.p90, today / max(result.median, 0.001),
+                       rate("clean"), rate("pause"), rate("noise"), String(format: "%4.1f %%", result.all.rate * 100), String(format: "%4.1f %%", result.narrowband.rate * 100)))
+        }
+    }
+
+    /// The median time from asking (the transcript as the question) to the first answer token,
+    /// through Sibyl's whole answer path on the local chat model; and the chat server's memory (kB).
+    func firstToken(_ recordings: [VoiceRecordings.Recording]) async throws -> (Double, Int?) {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-voice-home-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let runtime = try SibylRuntime(environment: [
+            "SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
+            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "24", "SIBYL_TITLES": "none",
+        ])
+        var times: [Double] = []
+        let clock = ContinuousClock()
+        for (index, recording) in ([recordings[0]] + recordings).enumerated() {
+            let started = clock.now
+            let asked = try await runtime.conversations.ask(AskRequest(recording.transcript, conversation: .new(NewConversation(source: .cli))))
+            guard case .answering(let turn) = asked.outcome else { throw BenchmarkFailure(message: "the question was declined") }
+            for await event in turn.events() {
+                if case .delta = event {
+                    if index > 0 { times.append(Statistics.milliseconds(clock.now - started)) }
+                    break
+                }
+            }
+            turn.cancel()
+        }
+        let pid = Self.children(named: "llama-server").first
+        say(String(format: "first answer token through Sibyl's answer path (local chat model): median %.0f ms, p90 %.0f ms over %d questions",
+                   Statistics.median(times), Statistics.percentile(90, of: times), times.count))
+        // Measured before the runtime stops its chat server.
+        let memory = pid.flatMap(Self.residentKilobytes)
+        await runtime.shutdown()
+        return (Statistics.median(times), memory)
+    }
+
+    /// VmRSS of a process, in kB.
+    static func residentKilobytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    /// This process's children running `name`.
+    static func children(named name: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            guard fields.count > 1, Int32(fields[1]) == getpid() else { return false }
+            return stat.contains("(\(name))")
+        }
+    }
+}

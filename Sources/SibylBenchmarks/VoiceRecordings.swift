@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import SibylCore
+
+/// Real human speech with transcripts (`scripts/bench/voice-recordings.json`), checked against the
+/// manifest's hashes, and the recordings made from them: questions with a pause, and in noise.
+struct VoiceRecordings {
+    struct Recording {
+        var id: String
+        var transcript: String
+        /// 16 kHz mono.
+        var samples: [Float]
+        /// "clean", "pause" or "noise".
+        var set: String
+
+        var seconds: Double { Double(samples.count) / Double(AudioResampling.speechSampleRate) }
+
+        func wav(_ samples: [Float]? = nil) -> AudioFile {
+            AudioFile(data: AudioResampling.wav(pcm16: AudioResampling.pcm16(samples ?? self.samples), sampleRate: AudioResampling.speechSampleRate).encoded(), format: .wav)
+        }
+
+        /// As the Monocle's microphone gives it: 8 kHz, signed 8-bit, then back to 16 kHz.
+        var narrowband: [Float] {
+            let narrow = AudioResampling.resample(samples, from: AudioResampling.speechSampleRate, to: 8_000)
+            let bytes = Data(narrow.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
+            return AudioResampling.speechPCM16(fromSigned8: bytes).map { Float($0) / 32_768 }
+        }
+    }
+
+    struct Manifest: Decodable {
+        struct Entry: Decodable {
+            var id: String
+            var file: String
+            var sha256: String
+            var transcript: String
+        }
+        struct Pauses: Decodable {
+            var gap_ms: Int
+            var pairs: [[String]]
+        }
+        struct Noise: Decodable {
+            var snr_db: Double
+            var seed: UInt64
+            var of: [String]
+        }
+        struct Derived: Decodable {
+            var pauses: Pauses
+            var noise: Noise
+        }
+        var recordings: [Entry]
+        var derived: Derived
+    }
+
+    var all: [Recording]
+
+    /// Reads the manifest's recordings (`$ENGINES` in a path is the engines directory).
+    static func load(engines: URL) throws -> VoiceRecordings {
+        guard let path = ReferenceScript.locate("voice-recordings.json") else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.json is missing") }
+        let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        var clean: [String: Recording] = [:]
+        var all: [Recording] = []
+        for entry in manifest.recordings {
+            let file = URL(fileURLWithPath: entry.file.replacingOccurrences(of: "$ENGINES", with: engines.path))
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw BenchmarkFailure(message: "\(file.path) is missing (Debian's pocketsphinx-testdata, and `sibyl models install stt`, provide the recordings)")
+            }
+            let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            guard digest == entry.sha256 else { throw BenchmarkFailure(message: "\(file.path) is not the manifest's recording (sha256 \(digest))") }
+            let recording = Recording(id: entry.id, transcript: entry.transcript, samples: AudioResampling.speechSamples(from: try PCMBuffer(wav: data)), set: "clean")
+            clean[entry.id] = recording
+            all.append(recording)
+        }
+        let gap = [Float](repeating: 0, count: AudioResampling.speechSampleRate * manifest.derived.pauses.gap_ms / 1000)
+        for pair in manifest.derived.pauses.pairs {
+            let parts = try pair.map { id in try clean[id].orThrow("the manifest pairs an unknown recording \(id)") }
+            all.append(Recording(
+                id: pair.joined(separator: "+"), transcript: parts.map(\.transcript).joined(separator: " "),
+                samples: Array(parts.map(\.samples).joined(separator: gap)), set: "pause"
+            ))
+        }
+        var random = SplitMix64(seed: manifest.derived.noise.seed)
+        for id in manifest.derived.noise.of {
+            let source = try clean[id].orThrow("the manifest adds noise to an unknown recording \(id)")
+            let speech = (source.samples.reduce(0) { $0 + $1 * $1 } / Float(max(1, source.samples.count))).squareRoot()
+            // Uniform noise in ±a has the RMS a/√3: a is √3 times the noise's wanted RMS.
+            let amplitude = speech / Float(pow(10, manifest.derived.noise.snr_db / 20)) * Float(3.0.squareRoot())
+            let noisy = source.samples.map { $0 + Float(Double(random.next() >> 11) * 0x1p-53 * 2 - 1) * amplitude }
+            all.append(Recording(id: id + "+noise", transcript: source.transcript, samples: noisy, set: "noise"))
+        }
+        return VoiceRecordings(all: all)
+    }
+}
+
+extension Optional {
+    func orThrow(_ message: String) throws -> Wrapped {
+        guard let self else { throw BenchmarkFailure(message: message) }
+        return self
+    }
+}
