@@ -22,6 +22,8 @@ public final class LocalEngineHost: Sendable {
 
     public let layout: EngineLayout
     public let installer: EngineInstaller
+    /// Silero VAD, loaded on first use.
+    public let voiceDetector: SileroVoiceDetector
     let logDirectory: URL
     let logger: Logger
     private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
@@ -30,6 +32,7 @@ public final class LocalEngineHost: Sendable {
     public init(layout: EngineLayout, logDirectory: URL, logger: Logger) {
         self.layout = layout
         self.installer = EngineInstaller(layout: layout)
+        self.voiceDetector = SileroVoiceDetector(layout: layout)
         self.logDirectory = logDirectory
         self.logger = logger
     }

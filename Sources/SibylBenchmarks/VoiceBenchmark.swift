@@ -77,14 +77,47 @@ struct VoiceBenchmark: AsyncParsableCommand {
             say(String(format: "  %-34@ %7.0f MB", name as NSString, Double(kilobytes) / 1024))
         }
         say(String(format: "  %-34@ %7.0f MB (goal < 3,500 MB)", "together" as NSString, Double(total) / 1024))
+        let energy = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
+        let silero = try endpointing(recordings, classifier: { try SileroVoiceDetector(layout: layout).stream() }, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
         if let ttft {
-            let hangover = 900.0
-            let today = results[0].median, now = results[3].median
-            say("from the end of speech to the first answer token (energy detector's hang-over of \(Int(hangover)) ms + speech-to-text median + first token median):")
+            let today = energy.delay + results[0].median + ttft
+            let now = silero.delay + results[3].median + ttft
+            say("from the end of speech to the first answer token (end heard + speech-to-text median + first token median):")
             say(String(format: "  today %.0f ms (%.0f + %.0f + %.0f); now %.0f ms (%.0f + %.0f + %.0f): %.1f× sooner",
-                       hangover + today + ttft, hangover, today, ttft, hangover + now + ttft, hangover, now, ttft, (hangover + today + ttft) / (hangover + now + ttft)))
+                       today, energy.delay, results[0].median, ttft, now, silero.delay, results[3].median, ttft, today / now))
         }
         await server.stop()
+    }
+
+    /// How soon after the last word each detector decides the question is over (median, ms), and
+    /// how many questions it cuts short (taking a pause for the end).
+    func endpointing(_ recordings: [VoiceRecordings.Recording], classifier: (() throws -> any SpeechClassifier)?, hangover: Int) throws -> (delay: Double, cut: Int) {
+        let rate = AudioResampling.speechSampleRate
+        var delays: [Double] = []
+        var cut = 0
+        for recording in recordings {
+            let lead = rate / 2
+            let samples = [Int16](repeating: 0, count: lead) + AudioResampling.pcm16(recording.samples) + [Int16](repeating: 0, count: rate * 2)
+            var configuration = VoiceActivityDetector.Configuration()
+            configuration.hangover = .milliseconds(hangover)
+            var detector = VoiceActivityDetector(configuration: configuration, classifier: try classifier?())
+            var fed = 0
+            // 20 ms chunks, as a microphone delivers them.
+            chunks: for start in stride(from: 0, to: samples.count, by: rate / 50) {
+                let chunk = samples[start..<min(samples.count, start + rate / 50)]
+                fed += chunk.count
+                for event in detector.process(chunk) {
+                    guard case .speechEnded(let end) = event else { continue }
+                    delays.append(Double(fed - (lead + recording.speechEnd)) * 1000 / Double(rate))
+                    // Ended more than 300 ms before the last word: a pause was taken for the end.
+                    if end < lead + recording.speechEnd - rate * 3 / 10 { cut += 1 }
+                    break chunks
+                }
+            }
+        }
+        say(String(format: "end of speech heard by the %@ detector (hang-over %d ms): median %.0f ms after the last word, p90 %.0f; %d of %d questions cut short",
+                   classifier == nil ? "energy" : "Silero", hangover, Statistics.median(delays), Statistics.percentile(90, of: delays), cut, recordings.count))
+        return (Statistics.median(delays), cut)
     }
 
     /// Each recording through one engine, `rounds` times after a warm-up; WER from the first round.

@@ -12,6 +12,8 @@ struct VoiceRecordings {
         var samples: [Float]
         /// "clean", "pause" or "noise".
         var set: String
+        /// Where the last word ends (samples), found by loudness in the recording before any noise was added.
+        var speechEnd: Int
 
         var seconds: Double { Double(samples.count) / Double(AudioResampling.speechSampleRate) }
 
@@ -66,16 +68,18 @@ struct VoiceRecordings {
             }
             let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
             guard digest == entry.sha256 else { throw BenchmarkFailure(message: "\(file.path) is not the manifest's recording (sha256 \(digest))") }
-            let recording = Recording(id: entry.id, transcript: entry.transcript, samples: AudioResampling.speechSamples(from: try PCMBuffer(wav: data)), set: "clean")
+            let samples = AudioResampling.speechSamples(from: try PCMBuffer(wav: data))
+            let recording = Recording(id: entry.id, transcript: entry.transcript, samples: samples, set: "clean", speechEnd: speechEnd(samples))
             clean[entry.id] = recording
             all.append(recording)
         }
         let gap = [Float](repeating: 0, count: AudioResampling.speechSampleRate * manifest.derived.pauses.gap_ms / 1000)
         for pair in manifest.derived.pauses.pairs {
             let parts = try pair.map { id in try clean[id].orThrow("the manifest pairs an unknown recording \(id)") }
+            let samples = Array(parts.map(\.samples).joined(separator: gap))
             all.append(Recording(
                 id: pair.joined(separator: "+"), transcript: parts.map(\.transcript).joined(separator: " "),
-                samples: Array(parts.map(\.samples).joined(separator: gap)), set: "pause"
+                samples: samples, set: "pause", speechEnd: speechEnd(samples)
             ))
         }
         var random = SplitMix64(seed: manifest.derived.noise.seed)
@@ -85,9 +89,14 @@ struct VoiceRecordings {
             // Uniform noise in ±a has the RMS a/√3: a is √3 times the noise's wanted RMS.
             let amplitude = speech / Float(pow(10, manifest.derived.noise.snr_db / 20)) * Float(3.0.squareRoot())
             let noisy = source.samples.map { $0 + Float(Double(random.next() >> 11) * 0x1p-53 * 2 - 1) * amplitude }
-            all.append(Recording(id: id + "+noise", transcript: source.transcript, samples: noisy, set: "noise"))
+            all.append(Recording(id: id + "+noise", transcript: source.transcript, samples: noisy, set: "noise", speechEnd: source.speechEnd))
         }
         return VoiceRecordings(all: all)
+    }
+
+    /// The end of the speech in a clean recording, by loudness over the whole of it.
+    static func speechEnd(_ samples: [Float]) -> Int {
+        VoiceActivityDetector.speechRange(in: AudioResampling.pcm16(samples))?.upperBound ?? samples.count
     }
 }
 

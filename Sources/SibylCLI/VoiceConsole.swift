@@ -45,8 +45,12 @@ struct VoiceConsole {
     /// nil when nobody spoke in time. Ctrl-C stops the recording early and keeps what was said.
     func record() async throws -> WAVAudio? {
         let microphone = Microphone(backend: options.audio)
-        let configuration = runtime.voice.detection
-        let recording = Recording(detector: VoiceActivityDetector(sampleRate: Microphone.sampleRate, configuration: configuration))
+        // The recognisers load while the person speaks (once per process; the first question
+        // waits only for what is left of the load).
+        Task { [runtime] in await runtime.voice.warmUp() }
+        let detector = runtime.voice.detector(sampleRate: Microphone.sampleRate)
+        let configuration = detector.configuration
+        let recording = Recording(detector: detector)
         Interrupts.shared.onInterrupt { recording.stop() }
         defer { Interrupts.shared.onInterrupt(nil) }
         Terminal.error(Terminal.dim("listening… (speak; it stops when you fall silent, or press Ctrl-C)", stderr: true))

@@ -212,8 +212,11 @@ extension Setting {
     public static var voiceOnsetMilliseconds: Setting<Int> {
         .init("voice.onset_ms", env: ["SIBYL_VOICE_ONSET_MS"], default: 120, scope: .machine, "loud time before speech counts as begun (ms)")
     }
-    public static var voiceHangoverMilliseconds: Setting<Int> {
-        .init("voice.hangover_ms", env: ["SIBYL_VOICE_HANGOVER_MS"], default: 900, scope: .machine, "quiet time after speech before recording stops (ms)")
+    public static var voiceHangoverMilliseconds: Setting<Int?> {
+        .init("voice.hangover_ms", env: ["SIBYL_VOICE_HANGOVER_MS"], default: nil, scope: .machine, "time without speech before a question counts as ended (ms); unset: 500 with the silero detector, 900 with energy")
+    }
+    public static var voiceDetector: Setting<VoiceDetectorKind> {
+        .init("voice.detector", env: ["SIBYL_VOICE_DETECTOR"], default: .silero, scope: .machine, "how the end of speech is heard: silero (a neural detector, from the stt component) or energy (loudness; used when Silero is not installed)")
     }
     public static var voiceWaitSeconds: Setting<Int> {
         .init("voice.wait_seconds", env: ["SIBYL_VOICE_WAIT_SECONDS"], default: 10, scope: .machine, "how long to wait for speech to begin (s)")
@@ -286,7 +289,7 @@ extension ConfigKey {
             Declared.serveMaxUploadMB.key, Declared.serveMaxUploadFiles.key, Declared.serveMaxTurnsPerClient.key, Declared.serveAuth.key,
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,
             Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.voiceThresholdDB.key,
-            Declared.voiceMarginDB.key, Declared.voiceOnsetMilliseconds.key, Declared.voiceHangoverMilliseconds.key,
+            Declared.voiceMarginDB.key, Declared.voiceOnsetMilliseconds.key, Declared.voiceHangoverMilliseconds.key, Declared.voiceDetector.key,
             Declared.voiceWaitSeconds.key, Declared.voiceMaxSeconds.key, Declared.voiceLanguage.key,
         ]
         for capability in CapabilityKind.allCases {

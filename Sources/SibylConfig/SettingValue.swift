@@ -90,6 +90,7 @@ extension IndexChoice: SettingChoice {}
 extension FusionMethod: SettingChoice {}
 extension VectorStoreKind: SettingChoice {}
 extension TitleStyle: SettingChoice {}
+extension VoiceDetectorKind: SettingChoice {}
 extension AuthSetting: SettingChoice {}
 extension ProviderPreference: SettingChoice {}
 extension LocalChatModel: SettingChoice {

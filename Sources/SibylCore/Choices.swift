@@ -41,6 +41,23 @@ public enum TitleStyle: String, Sendable, Hashable, Codable, CaseIterable {
     case firstWords = "first-words"
 }
 
+/// How the end of a spoken question is heard (`voice.detector`).
+public enum VoiceDetectorKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Silero VAD, a neural detector that hears speech rather than loudness (the stt component's).
+    case silero
+    /// Loudness against the room's noise: no model needed.
+    case energy
+
+    /// The hang-over when `voice.hangover_ms` is unset: a detector that tells speech from noise
+    /// can stop sooner than one that only hears loudness.
+    public var defaultHangoverMilliseconds: Int {
+        switch self {
+        case .silero: 500
+        case .energy: 900
+        }
+    }
+}
+
 /// Whether `sibyl serve` asks who is calling (`serve.auth`).
 public enum AuthSetting: String, Sendable, Hashable, Codable, CaseIterable {
     /// Accounts when any exist or when listening beyond loopback; open otherwise.

@@ -1,7 +1,18 @@
 import Foundation
 
-/// Finds where someone speaks in a stream of 16-bit samples, by energy: the end of speech is the
-/// first stretch of silence longer than the hang-over.
+/// Tells speech from other sound one frame at a time, as a neural voice-activity detector (Silero
+/// VAD) does. It keeps what it heard between frames, so each stream needs its own.
+public protocol SpeechClassifier: AnyObject, Sendable {
+    /// Samples per frame, at 16 kHz.
+    var frameLength: Int { get }
+    /// How likely a frame (`frameLength` samples in -1...1) is speech, 0...1; nil if the
+    /// classifier failed (the frame is then judged by its loudness).
+    func speechProbability(_ frame: [Float]) -> Float?
+}
+
+/// Finds where someone speaks in a stream of 16-bit samples: the end of speech is the first
+/// stretch without speech longer than the hang-over. Frames are judged by a `SpeechClassifier`
+/// when there is one (a neural detector hears speech, not noise, so it can wait less), else by energy:
 ///
 /// Each 20 ms frame's loudness (RMS, in dB below full scale) is compared with a threshold that is
 /// the louder of a fixed floor and the background noise plus a margin; the noise level is learnt
@@ -65,6 +76,15 @@ public struct VoiceActivityDetector: Sendable {
     public private(set) var isSpeaking = false
     /// Whether the detector has decided it is done (speech ended, none came, or too long).
     public private(set) var isDone = false
+    /// Judges frames when set (16 kHz only); else frames are judged by loudness.
+    public let classifier: (any SpeechClassifier)?
+    /// The last frame's speech probability from the classifier.
+    public private(set) var probability: Float?
+
+    /// A classifier's probability at which speech begins, and below which it counts as paused
+    /// (Silero VAD's own defaults).
+    public static let speechProbability: Float = 0.5
+    public static let pauseProbability: Float = 0.35
 
     private var pending: [Int16] = []
     private var position = 0
@@ -73,10 +93,11 @@ public struct VoiceActivityDetector: Sendable {
     private var speechStart = 0
     private var lastLoudEnd = 0
 
-    public init(sampleRate: Int = 16_000, configuration: Configuration = Configuration()) {
+    public init(sampleRate: Int = 16_000, configuration: Configuration = Configuration(), classifier: (any SpeechClassifier)? = nil) {
         self.sampleRate = sampleRate
         self.configuration = configuration
-        frameLength = max(1, sampleRate / 50)
+        self.classifier = sampleRate == 16_000 ? classifier : nil
+        frameLength = self.classifier?.frameLength ?? max(1, sampleRate / 50)
     }
 
     /// The threshold a frame must pass now, in dBFS.
@@ -103,11 +124,12 @@ public struct VoiceActivityDetector: Sendable {
         let frameStart = position
         position += frame.count
         level = Self.decibels(frame)
-        if duration(of: position) <= configuration.calibration {
+        probability = classifier?.speechProbability(frame.map { Float($0) / 32_768 })
+        if probability == nil, duration(of: position) <= configuration.calibration {
             noiseFloor = noiseFloor.map { 0.8 * $0 + 0.2 * level } ?? level
             return nil
         }
-        let loud = level >= threshold
+        let loud = probability.map { $0 >= (isSpeaking ? Self.pauseProbability : Self.speechProbability) } ?? (level >= threshold)
         if !isSpeaking {
             if loud {
                 if loudRun == 0 { speechStart = frameStart }
@@ -167,19 +189,38 @@ public struct VoiceActivityDetector: Sendable {
     /// Where the speech in a whole recording is: from the first onset to the end of the last loud
     /// frame; nil when nobody speaks. With the whole recording at hand, the background noise is
     /// its quietest tenth rather than what came before the speech.
-    public static func speechRange(in samples: [Int16], sampleRate: Int = 16_000, configuration: Configuration = Configuration()) -> Range<Int>? {
-        let frameLength = max(1, sampleRate / 50)
+    ///
+    /// With a classifier (16 kHz), frames are judged by it instead of by loudness.
+    public static func speechRange(
+        in samples: [Int16], sampleRate: Int = 16_000, configuration: Configuration = Configuration(), classifier: (any SpeechClassifier)? = nil
+    ) -> Range<Int>? {
+        let classifier = sampleRate == 16_000 ? classifier : nil
+        let frameLength = classifier?.frameLength ?? max(1, sampleRate / 50)
         guard samples.count >= frameLength else { return nil }
-        let levels = stride(from: 0, to: samples.count - frameLength + 1, by: frameLength).map { decibels(samples[$0..<$0 + frameLength]) }
+        let starts = stride(from: 0, to: samples.count - frameLength + 1, by: frameLength)
+        let judged: [Bool]
+        let levels = starts.map { decibels(samples[$0..<$0 + frameLength]) }
         let sorted = levels.sorted()
         let floor = sorted[sorted.count / 10]
         let threshold = max(configuration.thresholdDB, floor + configuration.marginDB)
-        let onsetFrames = max(1, Int(configuration.onset.components.seconds * 50) + Int(configuration.onset.components.attoseconds / 20_000_000_000_000_000))
+        if let classifier {
+            var speaking = false
+            judged = zip(starts, levels).map { start, level in
+                guard let probability = classifier.speechProbability(samples[start..<start + frameLength].map { Float($0) / 32_768 }) else { return level >= threshold }
+                speaking = probability >= (speaking ? pauseProbability : speechProbability)
+                return speaking
+            }
+        } else {
+            judged = levels.map { $0 >= threshold }
+        }
+        let frameMilliseconds = Double(frameLength) * 1000 / Double(sampleRate)
+        let onsetMilliseconds = Double(configuration.onset.components.seconds) * 1000 + Double(configuration.onset.components.attoseconds) / 1e15
+        let onsetFrames = max(1, Int((onsetMilliseconds / frameMilliseconds).rounded(.down)))
         var run = 0
         var first: Int?
         var last: Int?
-        for (index, level) in levels.enumerated() {
-            if level >= threshold {
+        for (index, speech) in judged.enumerated() {
+            if speech {
                 run += 1
                 if first == nil, run >= onsetFrames { first = (index - run + 1) * frameLength }
                 if first != nil { last = (index + 1) * frameLength }

@@ -175,9 +175,15 @@ struct FaultInjectionTests {
     }
 
     @Test func connectionRefusedIsAConnectionErrorAfterRetries() async throws {
-        let server = try await OpenAITestServer.start()
-        let client = makeClient(server, retries: 1)
-        await server.stop()
+        // A port held by a socket that is bound but not listening refuses every connection, and no
+        // other test's server can take it meanwhile (a stopped server's port once was, by the
+        // time the retry came).
+        let held = try ClosedPort()
+        defer { held.release() }
+        let client = OpenAIClient(configuration: OpenAIConfiguration(
+            baseURL: "http://127.0.0.1:\(held.port)/v1", apiKey: "sk-test-0123456789abcdef",
+            retryPolicy: RetryPolicy(maxRetries: 1, initialDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+        ))
         let error = await #expect(throws: OpenAIError.self) { try await client.complete(request) }
         guard case .connection? = error else {
             Issue.record("expected a connection error, got \(String(describing: error))")

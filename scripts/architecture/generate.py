@@ -16,7 +16,7 @@ PAGE = ROOT / "docs" / "ARCHITECTURE.md"
 LAYERS = [
     ("Core", "value types and capability protocols; no I/O", ["SibylCore", "VectorIndexLayout"]),
     ("Kernels and system libraries", "SIMD kernels compiled per instruction set, and the C libraries Sibyl links",
-     ["VectorIndexAVX512", "VectorIndexAVX2", "TextEmbeddingAVX512", "TextEmbeddingAVX2", "CBLAS", "CPoppler", "CLua", "CFrameLua", "CDBus"]),
+     ["VectorIndexAVX512", "VectorIndexAVX2", "TextEmbeddingAVX512", "TextEmbeddingAVX2", "CBLAS", "CPoppler", "CLua", "CFrameLua", "CDBus", "COnnxRuntime"]),
     ("Adapters", "implement SibylCore's protocols over a library, a service, a file format or a device protocol",
      ["OpenAIClient", "Storage", "Accounts", "Tokenizers", "TextEmbedding", "LocalEngines", "SibylConfig", "VectorIndex", "DocumentExtraction",
       "SecureDFU", "FrameProtocol"]),

@@ -55,6 +55,10 @@ extension EngineInstaller {
                 "onnxruntime": "libonnxruntime.so.1.22.1",
             ]
             try Unpacking.extract(member: "moonshine_cpp-0.1.4.data/purelib/moonshine_cpp/" + members[id]!, from: try source("moonshine-cpp", sources), to: destination)
+        case "silero-vad":
+            try Unpacking.extract(member: "silero_vad/data/silero_vad.onnx", from: try source("silero-vad", sources), to: destination)
+        case "silero-vad-licence":
+            try Unpacking.extract(member: "silero_vad-6.2.3.dist-info/licenses/LICENSE", from: try source("silero-vad", sources), to: destination)
         case "micropython":
             try Unpacking.extract(member: "micropython_run.cpython-311-x86_64-linux-gnu.so", from: try source("micropython-unix", sources), to: destination)
         default:

@@ -51,6 +51,8 @@ public struct EngineLayout: Sendable, Hashable {
     public var whisperModel: URL { root.appendingPathComponent("models/ggml-whisper-base.bin") }
     /// Moonshine base (English): encoder, decoder with its key/value cache, and tokenizer, in ONNX Runtime's format.
     public var moonshineDirectory: URL { root.appendingPathComponent("models/moonshine-base-en", isDirectory: true) }
+    /// Silero VAD: tells speech from other sound, 32 ms at a time.
+    public var sileroModel: URL { root.appendingPathComponent("models/silero-vad/silero_vad.onnx") }
     /// ONNX Runtime's C library, which Moonshine runs on.
     public var onnxRuntime: URL { root.appendingPathComponent("onnxruntime/lib/libonnxruntime.so.1.22.1") }
     /// The MicroPython unix port, as a CPython 3.11 extension module (runs the Monocle emulator).

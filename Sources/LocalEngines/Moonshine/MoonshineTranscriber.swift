@@ -35,8 +35,10 @@ public final class MoonshineTranscriber: Transcriber, Sendable {
 
     public var isInstalled: Bool { files.allSatisfy { FileManager.default.fileExists(atPath: $0.path) } }
 
-    /// Loads the model and runs it once on a moment of silence, so the first question does not wait.
+    /// Loads the model and runs it once on a moment of silence, so the first question does not
+    /// wait; nothing when it is loaded already.
     public func start() async throws {
+        guard !isLoaded else { return }
         _ = try await onQueue { model, _ in try model.decode(try model.encode([Float](repeating: 0, count: 8_000)), seconds: 0.5) }
     }
 

@@ -5,14 +5,35 @@ import SibylConfig
 public import SibylCore
 
 extension SibylRuntime.Voice {
-    /// The voice-activity detector's settings (`voice.*`).
-    public var detection: VoiceActivityDetector.Configuration {
+    /// A voice-activity detector for one stream of audio, with the `voice.*` settings: Silero VAD
+    /// when `voice.detector` is silero and it is installed, else the energy detector.
+    public func detector(sampleRate: Int = AudioResampling.speechSampleRate) -> VoiceActivityDetector {
+        let classifier = speechClassifier()
+        return VoiceActivityDetector(sampleRate: sampleRate, configuration: detection(hearingSpeech: classifier != nil), classifier: classifier)
+    }
+
+    /// Silero VAD for one stream of audio; nil when `voice.detector` is energy, or Silero is not
+    /// installed or does not load (then loudness decides, as before).
+    public func speechClassifier() -> (any SpeechClassifier)? {
+        guard runtime.settings[.voiceDetector] == .silero, runtime.local.voiceDetector.isInstalled else { return nil }
+        do {
+            return try runtime.local.voiceDetector.stream()
+        } catch {
+            runtime.logger.warning("Silero VAD did not load; loudness decides where speech ends: \(error)")
+            return nil
+        }
+    }
+
+    /// The voice-activity detector's settings (`voice.*`); `hearingSpeech`: a classifier judges the
+    /// frames, so the hang-over's default is shorter.
+    public func detection(hearingSpeech: Bool = false) -> VoiceActivityDetector.Configuration {
         let settings = runtime.settings
         var configuration = VoiceActivityDetector.Configuration()
         configuration.thresholdDB = settings[.voiceThresholdDB]
         configuration.marginDB = settings[.voiceMarginDB]
         configuration.onset = .milliseconds(settings[.voiceOnsetMilliseconds])
-        configuration.hangover = .milliseconds(settings[.voiceHangoverMilliseconds])
+        let detector: VoiceDetectorKind = hearingSpeech ? .silero : .energy
+        configuration.hangover = .milliseconds(settings[.voiceHangoverMilliseconds] ?? detector.defaultHangoverMilliseconds)
         configuration.waitForSpeech = .seconds(settings[.voiceWaitSeconds])
         configuration.maximumSpeech = .seconds(settings[.voiceMaxSeconds])
         return configuration
@@ -49,6 +70,22 @@ extension SibylRuntime.Voice {
         return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
     }
 
+    /// Loads the local speech engines (both recognisers and the voice detector) now, so that the
+    /// first question does not wait for them; nothing when speech-to-text is remote or the stt
+    /// component is not installed. Problems are logged: the first question meets them again.
+    public func warmUp() async {
+        guard runtime.providers.transcribesLocally, let transcriber = try? runtime.local.speechToText() else { return }
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = speechClassifier()
+            try await transcriber.start()
+            runtime.logger.info("speech-to-text is loaded and warm (\(clock.now - started))")
+        } catch {
+            runtime.logger.warning("the speech-to-text engines did not load: \(error)")
+        }
+    }
+
     /// The language to transcribe in: the setting's, or the hint when the setting is unset; nil
     /// (detect) when the setting says "auto" or nothing is known.
     static func spokenLanguage(setting: String?, hint: String?) -> String? {
@@ -65,7 +102,8 @@ extension SibylRuntime.Voice {
         guard isWAV || converter.isAvailable || runtime.providers.transcribesLocally else { return audio }
         let wav = try await converter.speechWAV(from: audio)
         let samples = try AudioResampling.speechPCM16(fromWAV: wav.data)
-        guard let range = VoiceActivityDetector.speechRange(in: samples, configuration: detection) else {
+        let classifier = speechClassifier()
+        guard let range = VoiceActivityDetector.speechRange(in: samples, configuration: detection(hearingSpeech: classifier != nil), classifier: classifier) else {
             throw AssistantError.noSpeech
         }
         // A little of the quiet around the words helps speech-to-text with the first and last ones.

@@ -24,8 +24,15 @@ public struct WordErrorRate: Sendable, CustomStringConvertible {
         WordErrorRate(errors: lhs.errors + rhs.errors, referenceWords: lhs.referenceWords + rhs.referenceWords)
     }
 
-    /// Spellings Whisper abbreviates that transcripts write out (as Whisper's English normaliser does).
-    public static let expansions = ["mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint"]
+    /// Spellings Whisper abbreviates that transcripts write out (as Whisper's English normaliser does),
+    /// and small numbers, which recognisers write as digits and transcripts as words.
+    public static let expansions: [String: String] = {
+        var words = ["mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint"]
+        let numbers = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+        for (value, word) in numbers.enumerated() { words[String(value)] = word }
+        return words
+    }()
 
     /// Lower case, apostrophes dropped ("don't" → "dont"), other punctuation and hyphens split words.
     public static func normalizedWords(_ text: String) -> [String] {
