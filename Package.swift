@@ -154,7 +154,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            resources: [.embedInCode("Resources/engines.json"), .embedInCode("Resources/model-licence-apache-2.0.txt")]
+            resources: [.embedInCode("Resources/engines.json"), .embedInCode("Resources/model-licence-apache-2.0.txt"), .embedInCode("Resources/onnxruntime-licence-mit.txt")]
         ),
         .target(
             name: "SibylConfig",

@@ -19,6 +19,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
     @Option(help: "Times each recording is transcribed by each engine, after one warm-up.") var rounds = 1
     @Option(help: "Threads per engine (default: all cores up to 8).") var threads = WhisperTranscriber.defaultThreads
     @Flag(help: "Leave out the chat model's first token (and the end-of-speech figures).") var noChat = false
+    @Flag(help: "Only where each detector hears the end of speech (no transcription, no chat).") var endpointingOnly = false
 
     struct Engine {
         var name: String
@@ -47,6 +48,14 @@ struct VoiceBenchmark: AsyncParsableCommand {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-voice-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
+        if endpointingOnly {
+            _ = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
+            _ = try endpointing(recordings, classifier: { try SileroVoiceDetector(layout: layout).stream() }, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
+            let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
+            try await moonshine.start()
+            _ = try await liveQuestions(recordings, transcriber: moonshine, classifier: { try SileroVoiceDetector(layout: layout).stream() })
+            return
+        }
         let cli = WhisperTranscriber(layout: layout, threads: threads)
         let server = WhisperServerTranscriber(configuration: .init(layout: layout, logFile: logs.appendingPathComponent("whisper-server.log"), threads: threads))
         let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
@@ -79,12 +88,14 @@ struct VoiceBenchmark: AsyncParsableCommand {
         say(String(format: "  %-34@ %7.0f MB (goal < 3,500 MB)", "together" as NSString, Double(total) / 1024))
         let energy = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
         let silero = try endpointing(recordings, classifier: { try SileroVoiceDetector(layout: layout).stream() }, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
+        _ = silero
+        let live = try await liveQuestions(recordings, transcriber: moonshine, classifier: { try SileroVoiceDetector(layout: layout).stream() })
         if let ttft {
             let today = energy.delay + results[0].median + ttft
-            let now = silero.delay + results[3].median + ttft
-            say("from the end of speech to the first answer token (end heard + speech-to-text median + first token median):")
-            say(String(format: "  today %.0f ms (%.0f + %.0f + %.0f); now %.0f ms (%.0f + %.0f + %.0f): %.1f× sooner",
-                       today, energy.delay, results[0].median, ttft, now, silero.delay, results[3].median, ttft, today / now))
+            let now = live + ttft
+            say("from the end of speech to the first answer token:")
+            say(String(format: "  today %.0f ms (end heard %.0f + whisper-cli %.0f + first token %.0f); now %.0f ms (question heard and transcribed %.0f + first token %.0f): %.1f× sooner",
+                       today, energy.delay, results[0].median, ttft, now, live, ttft, today / now))
         }
         await server.stop()
     }
@@ -110,7 +121,10 @@ struct VoiceBenchmark: AsyncParsableCommand {
                     guard case .speechEnded(let end) = event else { continue }
                     delays.append(Double(fed - (lead + recording.speechEnd)) * 1000 / Double(rate))
                     // Ended more than 300 ms before the last word: a pause was taken for the end.
-                    if end < lead + recording.speechEnd - rate * 3 / 10 { cut += 1 }
+                    if end < lead + recording.speechEnd - rate * 3 / 10 {
+                        cut += 1
+                        say("  cut short: \(recording.id) ended at \(String(format: "%.2f", Double(end - lead) / Double(rate))) s of \(String(format: "%.2f", Double(recording.speechEnd) / Double(rate))) s")
+                    }
                     break chunks
                 }
             }
@@ -118,6 +132,59 @@ struct VoiceBenchmark: AsyncParsableCommand {
         say(String(format: "end of speech heard by the %@ detector (hang-over %d ms): median %.0f ms after the last word, p90 %.0f; %d of %d questions cut short",
                    classifier == nil ? "energy" : "Silero", hangover, Statistics.median(delays), Statistics.percentile(90, of: delays), cut, recordings.count))
         return (Statistics.median(delays), cut)
+    }
+
+    /// Each recording played in real time, in 20 ms chunks, into the listener the terminal uses
+    /// (Silero with the default hang-over, then Moonshine at each end it hears, waiting longer when
+    /// the words stop mid-sentence): the median time from the last word to the question's
+    /// transcript, how many questions were cut short, and their WER.
+    func liveQuestions(_ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier) async throws -> Double {
+        let rate = AudioResampling.speechSampleRate
+        let chunk = rate / 50
+        var delays: [Double] = []
+        var cut: [String] = []
+        var total = WordErrorRate(errors: 0, referenceWords: 0)
+        let clock = ContinuousClock()
+        for recording in recordings {
+            let lead = rate / 2
+            let samples = [Int16](repeating: 0, count: lead) + AudioResampling.pcm16(recording.samples) + [Int16](repeating: 0, count: rate * 3)
+            var configuration = VoiceActivityDetector.Configuration()
+            configuration.hangover = .milliseconds(VoiceDetectorKind.silero.defaultHangoverMilliseconds)
+            let listener = SpokenQuestionListener(
+                detector: VoiceActivityDetector(configuration: configuration, classifier: try classifier()), transcriber: transcriber, options: TranscriptionOptions(language: "en")
+            )
+            let started = clock.now
+            let lastWord = started + .milliseconds((lead + recording.speechEnd) * 1000 / rate)
+            let playing = Task {
+                for (index, start) in stride(from: 0, to: samples.count, by: chunk).enumerated() {
+                    // The microphone delivers each chunk when it has been spoken.
+                    try await Task.sleep(until: started + .milliseconds((index + 1) * 20), clock: .continuous)
+                    await listener.add(Array(samples[start..<min(samples.count, start + chunk)]))
+                    if await listener.isDone { return }
+                }
+                await listener.stop()
+            }
+            let outcome = try await listener.result()
+            let ready = clock.now
+            playing.cancel()
+            guard case .heard(let transcription, _) = outcome else {
+                cut.append(recording.id + " (nothing heard)")
+                continue
+            }
+            let wer = WordErrorRate(reference: recording.transcript, hypothesis: transcription.text)
+            total = total + wer
+            // Heard before the last word was spoken: a pause was taken for the end.
+            guard ready > lastWord else {
+                cut.append("\(recording.id): \(transcription.text)")
+                continue
+            }
+            delays.append(Statistics.milliseconds(ready - lastWord))
+            say(String(format: "  %@: ready %.0f ms after the last word — %@", recording.id, Statistics.milliseconds(ready - lastWord), transcription.text))
+        }
+        say(String(format: "a question played in real time into the terminal's listener (Silero, %d ms hang-over, Moonshine at each end, up to 1.2 s for words that stop mid-sentence): transcript ready %.0f ms after the last word (median of the questions heard whole; p90 %.0f), %d of %d cut short, WER %.1f %%",
+                   VoiceDetectorKind.silero.defaultHangoverMilliseconds, Statistics.median(delays), Statistics.percentile(90, of: delays), cut.count, recordings.count, total.rate * 100))
+        for line in cut { say("  cut short: \(line)") }
+        return Statistics.median(delays)
     }
 
     /// Each recording through one engine, `rounds` times after a warm-up; WER from the first round.

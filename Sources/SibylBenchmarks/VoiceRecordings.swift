@@ -21,6 +21,15 @@ struct VoiceRecordings {
             AudioFile(data: AudioResampling.wav(pcm16: AudioResampling.pcm16(samples ?? self.samples), sampleRate: AudioResampling.speechSampleRate).encoded(), format: .wav)
         }
 
+        /// The recording cut to its words (by loudness over the whole of it).
+        var words: Recording {
+            guard let range = VoiceActivityDetector.speechRange(in: AudioResampling.pcm16(samples)) else { return self }
+            var cut = self
+            cut.samples = Array(samples[range])
+            cut.speechEnd = cut.samples.count
+            return cut
+        }
+
         /// As the Monocle's microphone gives it: 8 kHz, signed 8-bit, then back to 16 kHz.
         var narrowband: [Float] {
             let narrow = AudioResampling.resample(samples, from: AudioResampling.speechSampleRate, to: 8_000)
@@ -75,7 +84,9 @@ struct VoiceRecordings {
         }
         let gap = [Float](repeating: 0, count: AudioResampling.speechSampleRate * manifest.derived.pauses.gap_ms / 1000)
         for pair in manifest.derived.pauses.pairs {
-            let parts = try pair.map { id in try clean[id].orThrow("the manifest pairs an unknown recording \(id)") }
+            // Each part cut to its words (the recordings have quiet of their own at each end), so
+            // the pause between them is the gap exactly.
+            let parts = try pair.map { id in try clean[id].orThrow("the manifest pairs an unknown recording \(id)").words }
             let samples = Array(parts.map(\.samples).joined(separator: gap))
             all.append(Recording(
                 id: pair.joined(separator: "+"), transcript: parts.map(\.transcript).joined(separator: " "),

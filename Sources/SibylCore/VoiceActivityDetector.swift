@@ -100,6 +100,15 @@ public struct VoiceActivityDetector: Sendable {
         frameLength = self.classifier?.frameLength ?? max(1, sampleRate / 50)
     }
 
+    /// Listens on after an end of speech, for a speaker who only paused: more speech gives
+    /// `.speechStarted` again. The wait for speech and the longest utterance count from the start.
+    public mutating func resume() {
+        guard isDone, !isSpeaking else { return }
+        isDone = false
+        loudRun = 0
+        quietRun = 0
+    }
+
     /// The threshold a frame must pass now, in dBFS.
     public var threshold: Double {
         max(configuration.thresholdDB, (noiseFloor ?? -120) + configuration.marginDB)

@@ -174,6 +174,11 @@ public struct EngineInstaller: Sendable {
             let licence = layout.url(for: output).deletingLastPathComponent().appendingPathComponent("qwen2.5-coder-LICENSE.txt")
             try Data(PackageResources.model_licence_apache_2_0_txt).write(to: licence, options: .atomic)
         }
+        if id == "onnxruntime" {
+            // The wheel carries Moonshine's licence, not ONNX Runtime's: it is installed beside the library.
+            let licence = layout.url(for: output).deletingLastPathComponent().appendingPathComponent("onnxruntime-LICENSE.txt")
+            try Data(PackageResources.onnxruntime_licence_mit_txt).write(to: licence, options: .atomic)
+        }
     }
 
     /// Verifies a made file against the output's pins before it may be used.

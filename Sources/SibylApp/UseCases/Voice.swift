@@ -94,6 +94,29 @@ extension SibylRuntime.Voice {
         return chosen
     }
 
+    /// A listener for one spoken question (16 kHz samples as they are recorded): it hears where the
+    /// question ends, by the voice detector and by whether the words end a sentence, and
+    /// transcribes it once. Ask what it heard with `ask(heard:request:)`.
+    public func listener(transcription: TranscriptionOptions = TranscriptionOptions(), languageHint: String? = nil) throws -> SpokenQuestionListener {
+        var transcription = transcription
+        if transcription.language == nil, !transcription.translate {
+            transcription.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
+        }
+        return SpokenQuestionListener(detector: detector(), transcriber: try runtime.providers.transcriber(), options: transcription)
+    }
+
+    /// Asks what a listener heard.
+    public func ask(heard: Transcription, request: AskRequest) async throws -> VoiceTurn {
+        let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard GlassesAssistant.hasWords(text) else {
+            await runtime.log(.info, .voice, "speech-to-text heard no words")
+            throw AssistantError.noSpeech
+        }
+        var request = request
+        request.question = text
+        return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request))
+    }
+
     /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.
     /// Without ffmpeg, audio other than WAV goes to a remote transcriber as it is.
     func speechOnly(_ audio: AudioFile) async throws -> AudioFile {

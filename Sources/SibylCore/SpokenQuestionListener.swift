@@ -1,0 +1,148 @@
+import Foundation
+
+/// Listens to one spoken question as it is recorded and decides when it is over, by sound and by
+/// sense: after the detector's hang-over without speech, what was said is transcribed at once; a
+/// transcript that ends a sentence (". ? !") is the question, so a short hang-over costs nothing;
+/// one that does not (the speaker paused mid-sentence: "And so, my fellow Americans,") is given
+/// until `patience` without speech for the rest. The transcript made at the end is the answer's
+/// question: nothing is transcribed twice.
+public actor SpokenQuestionListener {
+    /// How the question ended.
+    public enum Outcome: Sendable {
+        /// The question, its transcript, and the speech (with a quarter second around it).
+        case heard(Transcription, speech: WAVAudio)
+        /// Nobody spoke in time.
+        case noSpeech
+    }
+
+    public let sampleRate: Int
+    /// Longest wait without speech after words that do not end a sentence.
+    public let patience: Duration
+    private var detector: VoiceActivityDetector
+    private let transcriber: any Transcriber
+    private let options: TranscriptionOptions
+    private var samples: [Int16] = []
+    private var start: Int?
+    /// The end of speech being checked, its transcription, and whether that transcript ends a sentence.
+    private var tentative: (end: Int, task: Task<Transcription, any Error>)?
+    private var heard: (end: Int, transcription: Transcription)?
+    private var outcome: Result<Outcome, any Error>?
+    /// Stopped from outside: the next transcript is the question.
+    private var stopping = false
+    private var waiters: [CheckedContinuation<Outcome, any Error>] = []
+
+    public init(detector: VoiceActivityDetector, transcriber: any Transcriber, options: TranscriptionOptions, patience: Duration = .milliseconds(1200)) {
+        self.detector = detector
+        sampleRate = detector.sampleRate
+        self.transcriber = transcriber
+        self.options = options
+        self.patience = max(patience, detector.configuration.hangover)
+    }
+
+    /// The detector's reading of the last frame (for a level meter).
+    public var level: (level: Double, threshold: Double, speaking: Bool) { (detector.level, detector.threshold, detector.isSpeaking) }
+
+    /// Whether the question is over.
+    public var isDone: Bool { outcome != nil }
+
+    public var heardSpeech: Bool { start != nil }
+
+    /// Adds recorded samples.
+    public func add(_ chunk: [Int16]) {
+        guard outcome == nil else { return }
+        samples += chunk
+        for event in detector.process(chunk) {
+            switch event {
+            case .speechStarted(let sample):
+                if start == nil { start = sample }
+                // The speaker only paused: what was transcribed is not the whole question.
+                tentative?.task.cancel()
+                tentative = nil
+                heard = nil
+            case .speechEnded(let end):
+                check(end: end)
+            case .tooLong(let end):
+                check(end: end, last: true)
+            case .noSpeech:
+                if start == nil { finish(.success(.noSpeech)) }
+            }
+        }
+        // Out of patience: the words so far are the question, whole sentence or not.
+        if let heard, samples.count - heard.end >= patienceSamples { finish(.success(.heard(heard.transcription, speech: speech(to: heard.end)))) }
+        if outcome == nil, detector.isDone, tentative == nil, heard == nil, start != nil { detector.resume() }
+    }
+
+    /// Ends the question now (the microphone stopped, or Ctrl-C): what was said so far is the question.
+    public func stop() {
+        guard outcome == nil else { return }
+        guard start != nil else { return finish(.success(.noSpeech)) }
+        stopping = true
+        if let heard { return finish(.success(.heard(heard.transcription, speech: speech(to: heard.end)))) }
+        // A transcription under way finishes the question when it is done.
+        if tentative == nil { check(end: samples.count) }
+    }
+
+    /// Waits for the outcome.
+    public func result() async throws -> Outcome {
+        if let outcome { return try outcome.get() }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func check(end: Int, last: Bool = false) {
+        let audio = speech(to: end)
+        let transcriber = self.transcriber, options = self.options
+        let task = Task { try await transcriber.transcribe(AudioFile(data: audio.encoded(), format: .wav), options: options) }
+        tentative = (end, task)
+        detector.resume()
+        Task { await self.transcribed(end: end, task: task, last: last) }
+    }
+
+    private func transcribed(end: Int, task: Task<Transcription, any Error>, last: Bool) async {
+        let result = await task.result
+        // Speech came back while it was transcribed: this was not the end.
+        guard tentative?.end == end, outcome == nil else { return }
+        tentative = nil
+        switch result {
+        case .failure(let error):
+            finish(.failure(error))
+        case .success(let transcription):
+            if last || stopping || Self.endsSentence(transcription.text) || transcription.text.allSatisfy({ !$0.isLetter && !$0.isNumber }) {
+                finish(.success(.heard(transcription, speech: speech(to: end))))
+            } else {
+                heard = (end, transcription)
+                // The silence may have outlasted the patience while this was transcribed.
+                if samples.count - end >= patienceSamples { finish(.success(.heard(transcription, speech: speech(to: end)))) }
+            }
+        }
+    }
+
+    private var patienceSamples: Int { Int(Double(sampleRate) * patience.seconds) }
+
+    /// Whether text ends a sentence: its last mark, past closing quotes and brackets, is . ? ! or
+    /// a full stop of another script.
+    public static func endsSentence(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\"'\u{201D}\u{2019})]"))
+        guard let last = trimmed.last else { return false }
+        return ".?!\u{3002}\u{FF1F}\u{FF01}".contains(last) && !trimmed.hasSuffix("...")
+    }
+
+    private func speech(to end: Int) -> WAVAudio {
+        let margin = sampleRate / 4
+        let from = max(0, (start ?? 0) - margin)
+        let to = max(from, min(samples.count, end + margin))
+        return AudioResampling.wav(pcm16: Array(samples[from..<to]), sampleRate: sampleRate)
+    }
+
+    private func finish(_ result: Result<Outcome, any Error>) {
+        guard outcome == nil else { return }
+        outcome = result
+        tentative?.task.cancel()
+        for waiter in waiters { waiter.resume(with: result) }
+        waiters = []
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SibylCore
+import Synchronization
+import Testing
+
+/// A transcriber that answers from a script and keeps the length of each recording it was given.
+final class ScriptedTranscriber: Transcriber {
+    private let state: Mutex<(texts: [String], seconds: [Double])>
+
+    init(_ texts: [String]) {
+        state = Mutex((texts, []))
+    }
+
+    var calls: [Double] { state.withLock { $0.seconds } }
+
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
+        let seconds = try WAVAudio(parsing: audio.data).duration
+        let text = state.withLock { state in
+            state.seconds.append(seconds)
+            return state.texts.isEmpty ? "" : state.texts.removeFirst()
+        }
+        return Transcription(text: text, language: "en", duration: seconds)
+    }
+}
+
+@Suite("A spoken question's end, by sound and by sense", .timeLimit(.minutes(5)))
+struct SpokenQuestionListenerTests {
+    /// Frames of 512 samples (32 ms) judged speech (1) or not (0) by a scripted classifier.
+    static func listener(_ script: [Float], texts: [String], patience: Duration = .milliseconds(1200)) -> (SpokenQuestionListener, ScriptedTranscriber) {
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.onset = .milliseconds(64)
+        configuration.hangover = .milliseconds(480)
+        let transcriber = ScriptedTranscriber(texts)
+        let detector = VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script.map { $0 }))
+        return (SpokenQuestionListener(detector: detector, transcriber: transcriber, options: TranscriptionOptions(language: "en"), patience: patience), transcriber)
+    }
+
+    static func frames(_ count: Int) -> [Int16] { [Int16](repeating: 0, count: count * 512) }
+
+    static func speech(_ outcome: SpokenQuestionListener.Outcome) -> (text: String, seconds: Double)? {
+        guard case .heard(let transcription, let speech) = outcome else { return nil }
+        return (transcription.text, speech.duration)
+    }
+
+    @Test("A finished sentence is the question as soon as the hang-over has passed")
+    func finishedSentence() async throws {
+        // 10 quiet frames, 40 of speech (1.28 s), then 15 quiet (the 480 ms hang-over).
+        let (listener, transcriber) = Self.listener(Array(repeating: 0, count: 10) + Array(repeating: 1, count: 40) + Array(repeating: 0, count: 15), texts: ["What is the capital of France?"])
+        await listener.add(Self.frames(65))
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text == "What is the capital of France?")
+        #expect(transcriber.calls.count == 1)
+        // The speech, with a quarter second each side.
+        #expect(abs(heard.seconds - (40 * 512 + 8_000) / 16_000.0) < 0.01)
+    }
+
+    @Test("Words that stop mid-sentence wait for the rest, and the whole question is heard")
+    func pauseMidSentence() async throws {
+        let script: [Float] = [0, 0] + Array(repeating: 1, count: 30) + Array(repeating: 0, count: 20) + Array(repeating: 1, count: 30) + Array(repeating: 0, count: 15)
+        let (listener, transcriber) = Self.listener(script, texts: ["And so, my fellow Americans,", "And so, my fellow Americans, ask not what your country can do for you."])
+        await listener.add(Self.frames(52))
+        #expect(await !listener.isDone, "a sentence that does not end is not the question")
+        await listener.add(Self.frames(45))
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text.hasSuffix("can do for you."))
+        #expect(transcriber.calls.count == 2)
+        #expect(heard.seconds > transcriber.calls[0] + 1)
+    }
+
+    @Test("With no more speech, the unfinished sentence is the question once the patience runs out")
+    func patience() async throws {
+        let (listener, transcriber) = Self.listener([0] + Array(repeating: 1, count: 30) + Array(repeating: 0, count: 60), texts: ["Remind me to"], patience: .milliseconds(1200))
+        await listener.add(Self.frames(91))
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text == "Remind me to")
+        #expect(transcriber.calls.count == 1, "nothing is transcribed twice")
+    }
+
+    @Test("Silence is no question; a stop keeps what was said")
+    func silenceAndStop() async throws {
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.waitForSpeech = .milliseconds(320)
+        let quiet = SpokenQuestionListener(
+            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier([])), transcriber: ScriptedTranscriber([]), options: TranscriptionOptions()
+        )
+        await quiet.add(Self.frames(12))
+        guard case .noSpeech = try await quiet.result() else { Issue.record("expected no speech"); return }
+
+        let (listener, transcriber) = Self.listener([0] + Array(repeating: 1, count: 30), texts: ["Turn on the"])
+        await listener.add(Self.frames(31))
+        await listener.stop()
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text == "Turn on the")
+        #expect(transcriber.calls.count == 1)
+    }
+
+    @Test("Sentence ends, in several scripts and behind quotes")
+    func sentenceEnds() {
+        for text in ["Yes.", "Why?", "Stop!", "He said \"go.\"", "(Really?)", "끝났어요.", "好的。"] {
+            #expect(SpokenQuestionListener.endsSentence(text), "\(text)")
+        }
+        for text in ["And so,", "Remind me to", "Wait...", "", "The number is 3"] {
+            #expect(!SpokenQuestionListener.endsSentence(text), "\(text)")
+        }
+    }
+}
