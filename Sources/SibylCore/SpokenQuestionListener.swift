@@ -31,7 +31,10 @@ public actor SpokenQuestionListener {
     private var stopping = false
     private var waiters: [CheckedContinuation<Outcome, any Error>] = []
 
-    public init(detector: VoiceActivityDetector, transcriber: any Transcriber, options: TranscriptionOptions, patience: Duration = .milliseconds(1200)) {
+    /// How long words that stop mid-sentence wait for the rest, by default.
+    public static let defaultPatience = Duration.milliseconds(1200)
+
+    public init(detector: VoiceActivityDetector, transcriber: any Transcriber, options: TranscriptionOptions, patience: Duration = defaultPatience) {
         self.detector = detector
         sampleRate = detector.sampleRate
         self.transcriber = transcriber

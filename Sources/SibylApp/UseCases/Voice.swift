@@ -102,7 +102,11 @@ extension SibylRuntime.Voice {
         if transcription.language == nil, !transcription.translate {
             transcription.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
         }
-        return SpokenQuestionListener(detector: detector(), transcriber: try runtime.providers.transcriber(), options: transcription)
+        let detector = detector()
+        // Waiting on unfinished sentences means transcribing at each pause: free locally, a paid
+        // request each time with a remote provider, which therefore ends at the hang-over.
+        let patience = runtime.providers.transcribesLocally ? SpokenQuestionListener.defaultPatience : detector.configuration.hangover
+        return SpokenQuestionListener(detector: detector, transcriber: try runtime.providers.transcriber(), options: transcription, patience: patience)
     }
 
     /// Asks what a listener heard.
