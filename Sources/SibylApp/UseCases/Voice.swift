@@ -54,20 +54,13 @@ extension SibylRuntime.Voice {
         let started = clock.now
         let speech = try await speechOnly(audio)
         let decoded = clock.now
-        var transcription = transcription
-        if transcription.language == nil, !transcription.translate {
-            transcription.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
-        }
+        let transcription = spoken(transcription, languageHint: languageHint)
         let heard = try await transcribe(speech, options: transcription)
         let transcribed = clock.now
-        let text = heard.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard GlassesAssistant.hasWords(text) else {
-            await runtime.log(.info, .voice, "speech-to-text heard no words")
-            throw AssistantError.noSpeech
-        }
-        var request = request
-        request.question = text
-        return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request), decoding: decoded - started, transcribing: transcribed - decoded)
+        var turn = try await ask(heard: heard, request: request)
+        turn.decoding = decoded - started
+        turn.transcribing = transcribed - decoded
+        return turn
     }
 
     /// Loads the local speech engines (both recognisers and the voice detector) now, so that the
@@ -86,6 +79,15 @@ extension SibylRuntime.Voice {
         }
     }
 
+    /// Transcription options with the spoken language filled in (see `ask(_:request:transcription:languageHint:)`).
+    func spoken(_ options: TranscriptionOptions, languageHint: String?) -> TranscriptionOptions {
+        var options = options
+        if options.language == nil, !options.translate {
+            options.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
+        }
+        return options
+    }
+
     /// The language to transcribe in: the setting's, or the hint when the setting is unset; nil
     /// (detect) when the setting says "auto" or nothing is known.
     static func spokenLanguage(setting: String?, hint: String?) -> String? {
@@ -98,10 +100,7 @@ extension SibylRuntime.Voice {
     /// question ends, by the voice detector and by whether the words end a sentence, and
     /// transcribes it once. Ask what it heard with `ask(heard:request:)`.
     public func listener(transcription: TranscriptionOptions = TranscriptionOptions(), languageHint: String? = nil) throws -> SpokenQuestionListener {
-        var transcription = transcription
-        if transcription.language == nil, !transcription.translate {
-            transcription.language = Self.spokenLanguage(setting: runtime.settings[.voiceLanguage], hint: languageHint)
-        }
+        let transcription = spoken(transcription, languageHint: languageHint)
         let detector = detector()
         // Waiting on unfinished sentences means transcribing at each pause: free locally, a paid
         // request each time with a remote provider, which therefore ends at the hang-over.
