@@ -30,6 +30,8 @@ public struct LocalTranscriber: Transcriber {
     /// Loads both models now, so that no question waits for a load.
     public func start() async throws {
         try await moonshine?.start()
+        // A server shutting down while Moonshine loaded has no use for whisper-server any more.
+        try Task.checkCancellation()
         try await whisper.start()
     }
 

@@ -195,8 +195,6 @@ public struct SibylServer: Sendable {
     ) async throws {
         let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning)
         let serving = Task { try await group.run() }
-        // The recognisers stay loaded for the server's life: load them now, not on the first question.
-        let warming = Task { [runtime] in await runtime.voice.warmUp() }
         let enforcing = Task { [state, runtime] in
             for await deadline in state.shutdownDeadlines {
                 try? await Task.sleep(until: deadline, clock: .continuous)
@@ -210,7 +208,6 @@ public struct SibylServer: Sendable {
             }
         }
         let served = await serving.result
-        warming.cancel()
         await runtime.shutdown(by: state.shutdownDeadline ?? .now + SibylRuntime.closingTime)
         enforcing.cancel()
         if case .failure(let error) = served, !(error is CancellationError) { throw error }

@@ -161,7 +161,7 @@ final class ServerState: Sendable {
 }
 
 extension ServerState: Service {
-    /// Warms the chat engine up, then waits for shutdown: answers under way get the grace period
+    /// Warms the chat engine and speech-to-text up, then waits for shutdown: answers under way get the grace period
     /// (`serve.shutdown_grace`) and are then saved as cancelled, and glasses sessions end, before
     /// the HTTP server closes its connections.
     ///
@@ -169,7 +169,11 @@ extension ServerState: Service {
     /// to 2 s) in which cancelled answers are saved and the rest is closed; what a database that
     /// stopped answering holds up is given up at the deadline (`SibylServer.run` enforces it).
     func run() async throws {
-        let warming = Task { await warmUpChat() }
+        let warming = Task { [runtime] in
+            await warmUpChat()
+            // Then the recognisers, which stay loaded too (after the chat model: both load on the same cores).
+            await runtime.voice.warmUp()
+        }
         try? await gracefulShutdown()
         warming.cancel()
         let grace = Duration.seconds(runtime.settings[.serveShutdownGrace])
