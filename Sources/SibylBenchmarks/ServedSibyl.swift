@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 
 /// A `sibyl serve` process for benchmarks: the release binary beside this one, on its own data
 /// directory, on a free port; its peak memory is read from /proc.
@@ -57,9 +58,7 @@ final class ServedSibyl {
 
     /// The process's peak resident memory in MB (VmHWM).
     var peakMemoryMB: Double {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+        Double(ProcessTable.kilobytes("VmHWM", of: process.processIdentifier) ?? 0) / 1024
     }
 
     func stop() {

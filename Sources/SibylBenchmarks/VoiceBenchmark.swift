@@ -48,17 +48,14 @@ struct VoiceBenchmark: AsyncParsableCommand {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-voice-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
+        let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
         if endpointingOnly {
-            _ = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
-            _ = try endpointing(recordings, classifier: { try SileroVoiceDetector(layout: layout).stream() }, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
-            let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
             try await moonshine.start()
-            _ = try await liveQuestions(recordings, transcriber: moonshine, classifier: { try SileroVoiceDetector(layout: layout).stream() })
+            _ = try await endOfSpeech(recordings, layout: layout, moonshine: moonshine)
             return
         }
         let cli = WhisperTranscriber(layout: layout, threads: threads)
         let server = WhisperServerTranscriber(configuration: .init(layout: layout, logFile: logs.appendingPathComponent("whisper-server.log"), threads: threads))
-        let moonshine = MoonshineTranscriber(layout: layout, threads: threads)
         let english = TranscriptionOptions(language: "en")
         let engines = [
             Engine(name: "today: whisper-cli per question, language detected", transcriber: cli, options: TranscriptionOptions()),
@@ -72,7 +69,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
             results.append(try await measure(engine, on: recordings))
         }
         report(results)
-        var memory = [("this process (Moonshine loaded)", Self.residentKilobytes(getpid())), ("whisper-server", await server.processID.flatMap(Self.residentKilobytes))]
+        var memory = [("this process (Moonshine loaded)", ProcessTable.kilobytes("VmRSS", of: getpid())), ("whisper-server", await server.processID.flatMap { ProcessTable.kilobytes("VmRSS", of: $0) })]
         var ttft: Double?
         if !noChat {
             let (median, chatMemory) = try await firstToken(recordings.filter { $0.set == "clean" })
@@ -86,23 +83,29 @@ struct VoiceBenchmark: AsyncParsableCommand {
             say(String(format: "  %-34@ %7.0f MB", name as NSString, Double(kilobytes) / 1024))
         }
         say(String(format: "  %-34@ %7.0f MB (goal < 3,500 MB)", "together" as NSString, Double(total) / 1024))
-        let energy = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
-        let silero = try endpointing(recordings, classifier: { try SileroVoiceDetector(layout: layout).stream() }, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
-        _ = silero
-        let live = try await liveQuestions(recordings, transcriber: moonshine, classifier: { try SileroVoiceDetector(layout: layout).stream() })
+        let (energy, live) = try await endOfSpeech(recordings, layout: layout, moonshine: moonshine)
         if let ttft {
-            let today = energy.delay + results[0].median + ttft
+            let today = energy + results[0].median + ttft
             let now = live + ttft
             say("from the end of speech to the first answer token:")
             say(String(format: "  today %.0f ms (end heard %.0f + whisper-cli %.0f + first token %.0f); now %.0f ms (question heard and transcribed %.0f + first token %.0f): %.1f× sooner",
-                       today, energy.delay, results[0].median, ttft, now, live, ttft, today / now))
+                       today, energy, results[0].median, ttft, now, live, ttft, today / now))
         }
         await server.stop()
     }
 
-    /// How soon after the last word each detector decides the question is over (median, ms), and
-    /// how many questions it cuts short (taking a pause for the end).
-    func endpointing(_ recordings: [VoiceRecordings.Recording], classifier: (() throws -> any SpeechClassifier)?, hangover: Int) throws -> (delay: Double, cut: Int) {
+    /// Where the end of speech is heard: by each detector alone, and by the terminal's listener in a
+    /// real-time replay. The medians (ms after the last word) of the energy detector and of the listener.
+    func endOfSpeech(_ recordings: [VoiceRecordings.Recording], layout: EngineLayout, moonshine: MoonshineTranscriber) async throws -> (energy: Double, live: Double) {
+        let silero = { try SileroVoiceDetector(layout: layout).stream() as any SpeechClassifier }
+        let energy = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
+        _ = try endpointing(recordings, classifier: silero, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
+        return (energy, try await liveQuestions(recordings, transcriber: moonshine, classifier: silero))
+    }
+
+    /// How soon after the last word a detector decides the question is over (median, ms); it prints
+    /// how many questions it cut short (taking a pause for the end).
+    func endpointing(_ recordings: [VoiceRecordings.Recording], classifier: (() throws -> any SpeechClassifier)?, hangover: Int) throws -> Double {
         let rate = AudioResampling.speechSampleRate
         var delays: [Double] = []
         var cut = 0
@@ -131,7 +134,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
         }
         say(String(format: "end of speech heard by the %@ detector (hang-over %d ms): median %.0f ms after the last word, p90 %.0f; %d of %d questions cut short",
                    classifier == nil ? "energy" : "Silero", hangover, Statistics.median(delays), Statistics.percentile(90, of: delays), cut, recordings.count))
-        return (Statistics.median(delays), cut)
+        return Statistics.median(delays)
     }
 
     /// Each recording played in real time, in 20 ms chunks, into the listener the terminal uses
@@ -242,30 +245,12 @@ struct VoiceBenchmark: AsyncParsableCommand {
             }
             turn.cancel()
         }
-        let pid = Self.children(named: "llama-server").first
+        let pid = ProcessTable.children(of: getpid()).first { ProcessTable.commandLine(of: $0).first.map { URL(fileURLWithPath: $0).lastPathComponent } == "llama-server" }
         say(String(format: "first answer token through Sibyl's answer path (local chat model): median %.0f ms, p90 %.0f ms over %d questions",
                    Statistics.median(times), Statistics.percentile(90, of: times), times.count))
         // Measured before the runtime stops its chat server.
-        let memory = pid.flatMap(Self.residentKilobytes)
+        let memory = pid.flatMap { ProcessTable.kilobytes("VmRSS", of: $0) }
         await runtime.shutdown()
         return (Statistics.median(times), memory)
-    }
-
-    /// VmRSS of a process, in kB.
-    static func residentKilobytes(_ pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
-    }
-
-    /// This process's children running `name`.
-    static func children(named name: String) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-            guard fields.count > 1, Int32(fields[1]) == getpid() else { return false }
-            return stat.contains("(\(name))")
-        }
     }
 }

@@ -33,8 +33,7 @@ struct VoiceRecordings {
         /// As the Monocle's microphone gives it: 8 kHz, signed 8-bit, then back to 16 kHz.
         var narrowband: [Float] {
             let narrow = AudioResampling.resample(samples, from: AudioResampling.speechSampleRate, to: 8_000)
-            let bytes = Data(narrow.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
-            return AudioResampling.speechPCM16(fromSigned8: bytes).map { Float($0) / 32_768 }
+            return AudioResampling.speechPCM16(fromSigned8: AudioResampling.signed8(narrow)).map { Float($0) / 32_768 }
         }
     }
 

@@ -56,6 +56,12 @@ public enum AudioResampling {
         bytes.map { Int16(Int8(bitPattern: $0)) << 8 }
     }
 
+    /// Samples in -1...1 as signed 8-bit bytes, the Monocle microphone's format (rounded, clipped):
+    /// the other way from `pcm16(fromSigned8:)`.
+    public static func signed8(_ samples: [Float]) -> Data {
+        Data(samples.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
+    }
+
     /// Turns signed 8-bit audio (Monocle: 8 kHz) into 16 kHz 16-bit samples.
     public static func speechPCM16(fromSigned8 bytes: Data, sampleRate: Int = 8_000) -> [Int16] {
         let floats = bytes.map { Float(Int8(bitPattern: $0)) / 128 }

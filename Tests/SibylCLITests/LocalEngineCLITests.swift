@@ -1,6 +1,7 @@
 import Foundation
 import LocalEngines
 import SibylTestSupport
+import TestFixtures
 import Testing
 import SibylCore
 
@@ -99,14 +100,11 @@ struct LocalEngineCLITests {
     }
 
     private func runningProcesses(_ name: String, withArgument argument: String, home: URL) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        let marker = Data("SIBYL_HOME=\(home.path)".utf8)
-        return entries.compactMap(Int32.init).filter { pid in
-            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            let parts = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let marker = "SIBYL_HOME=\(home.path)"
+        return ProcessTable.all().filter { pid in
+            let parts = ProcessTable.commandLine(of: pid)
             guard parts.first?.hasSuffix(name) == true && parts.contains(argument) else { return false }
-            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
-            return environment.split(separator: 0).contains { Data($0) == marker }
+            return ProcessTable.environment(of: pid).contains(marker)
         }
     }
 }

@@ -5,6 +5,7 @@ import SibylTestSupport
 import Subprocess
 import SystemPackage
 import TestDatabase
+import TestFixtures
 import Testing
 
 /// `sibyl serve` stops within `serve.shutdown_grace` after SIGTERM whatever state its database is
@@ -35,14 +36,7 @@ struct ServeShutdownTests {
     static func postgresProcesses(in folder: URL) throws -> [pid_t] {
         let text = try String(contentsOf: folder.appendingPathComponent("data/postmaster.pid"), encoding: .utf8)
         guard let postmaster = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else { return [] }
-        let children = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        let backends = children.compactMap(pid_t.init).filter { pid in
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            // The fourth field of /proc/PID/stat is the parent's id.
-            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-            return fields.count > 1 && pid_t(fields[1]) == postmaster
-        }
-        return [postmaster] + backends
+        return [postmaster] + ProcessTable.children(of: postmaster)
     }
 
     enum Failure: String, CaseIterable {

@@ -122,6 +122,11 @@ struct AudioResamplingTests {
         #expect(AudioResampling.pcm16(fromSigned8: Data([0x00, 0x01, 0x7F, 0x80, 0xFF])) == [0, 256, 32_512, -32_768, -256])
     }
 
+    @Test("Samples become signed 8-bit bytes, rounded and clipped")
+    func toSigned8() {
+        #expect(AudioResampling.signed8([0, 1.0 / 128, 0.5, -0.5, 1, -1, 2, -2, 0.0039]) == Data([0x00, 0x01, 0x40, 0xC0, 0x7F, 0x80, 0x7F, 0x80, 0x00]))
+    }
+
     @Test("Monocle audio (signed 8-bit, 8 kHz) becomes 16 kHz with its tone intact")
     func monocleAudio() throws {
         let tone = Self.sine(frequency: 500, rate: 8_000, seconds: 1, amplitude: 0.5)

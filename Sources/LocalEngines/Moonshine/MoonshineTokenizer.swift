@@ -48,11 +48,14 @@ struct MoonshineTokenizer: Sendable {
 public enum MoonshineError: Error, Equatable, LocalizedError {
     case badTokenizer(String)
     case badOutput(String)
+    /// Moonshine base hears English only; this language code was asked for.
+    case englishOnly(String)
 
     public var errorDescription: String? {
         switch self {
         case .badTokenizer(let reason): "Moonshine's tokenizer.bin cannot be read: \(reason)."
         case .badOutput(let reason): "Moonshine gave an output of an unexpected shape: \(reason)."
+        case .englishOnly(let language): "Moonshine hears English only, not \"\(language)\": Whisper transcribes other languages."
         }
     }
 }

@@ -47,7 +47,7 @@ public final class MoonshineTranscriber: Transcriber, Sendable {
 
     public func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
         if let language = options.language?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty, language != "en" {
-            throw WhisperError.unknownLanguage(language)
+            throw MoonshineError.englishOnly(language)
         }
         let recording = try WhisperTranscriber.decode(audio)
         let samples = AudioResampling.speechSamples(from: recording)

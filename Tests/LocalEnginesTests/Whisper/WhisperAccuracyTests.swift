@@ -70,8 +70,7 @@ struct WhisperAccuracyTests {
         let sentence = "Please remind me to call my mother tomorrow morning."
         let spoken = try PCMBuffer(wav: TestEngines.speak(sentence))
         let narrowband = AudioResampling.resample(spoken.samples, from: spoken.sampleRate, to: 8_000)
-        let bytes = Data(narrowband.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
-        let samples = AudioResampling.speechPCM16(fromSigned8: bytes)
+        let samples = AudioResampling.speechPCM16(fromSigned8: AudioResampling.signed8(narrowband))
         let wav = AudioResampling.wav(pcm16: samples, sampleRate: 16_000)
         let (result, time) = try await Self.transcribe(wav.encoded(), with: engine)
         let wer = WordErrorRate(reference: sentence, hypothesis: result.text)
@@ -136,13 +135,8 @@ struct WhisperAccuracyTests {
     /// The children of this process running a program named `name` with an argument ending in
     /// `argument` (other tests run stand-ins of the same name), from /proc.
     static func children(named name: String, withArgumentEndingIn argument: String) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
-            // The fourth field of /proc/PID/stat is the parent's id (after the command in parentheses).
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-            guard fields.count > 1, Int32(fields[1]) == getpid() else { return false }
-            let command = (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        ProcessTable.children(of: getpid()).filter { pid in
+            let command = ProcessTable.commandLine(of: pid)
             return command.first.map { URL(fileURLWithPath: $0).lastPathComponent } == name && command.dropFirst().contains { $0.hasSuffix(argument) }
         }
     }
