@@ -72,7 +72,6 @@ public actor SpokenQuestionListener {
         }
         // Out of patience: the words so far are the question, whole sentence or not.
         if let heard, samples.count - heard.end >= patienceSamples { finish(.success(.heard(heard.transcription, speech: speech(to: heard.end)))) }
-        if outcome == nil, detector.isDone, tentative == nil, heard == nil, start != nil { detector.resume() }
     }
 
     /// Ends the question now (the microphone stopped, or Ctrl-C): what was said so far is the question.
@@ -119,7 +118,7 @@ public actor SpokenQuestionListener {
         }
     }
 
-    private var patienceSamples: Int { Int(Double(sampleRate) * patience.seconds) }
+    private var patienceSamples: Int { sampleRate * patience.milliseconds / 1000 }
 
     /// Whether text ends a sentence: its last mark, past closing quotes and brackets, is . ? ! or
     /// a full stop of another script.
@@ -143,9 +142,4 @@ public actor SpokenQuestionListener {
         for waiter in waiters { waiter.resume(with: result) }
         waiters = []
     }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -88,6 +88,8 @@ public struct VoiceActivityDetector: Sendable {
 
     private var pending: [Int16] = []
     private var position = 0
+    /// Where the wait for speech began: the start, or where `resume()` was called.
+    private var waitingSince = 0
     private var loudRun = 0
     private var quietRun = 0
     private var speechStart = 0
@@ -101,12 +103,20 @@ public struct VoiceActivityDetector: Sendable {
     }
 
     /// Listens on after an end of speech, for a speaker who only paused: more speech gives
-    /// `.speechStarted` again. The wait for speech and the longest utterance count from the start.
+    /// `.speechStarted` again, and `waitForSpeech` counts afresh from here.
     public mutating func resume() {
         guard isDone, !isSpeaking else { return }
         isDone = false
+        waitingSince = position
         loudRun = 0
         quietRun = 0
+    }
+
+    /// A frame as a classifier judges it, with Silero's hysteresis (speech begins at
+    /// `speechProbability` and goes on down to `pauseProbability`); nil when the classifier failed.
+    static func judge(_ frame: some Collection<Int16>, by classifier: any SpeechClassifier, speaking: Bool) -> (probability: Float, speech: Bool)? {
+        guard let probability = classifier.speechProbability(frame.map { Float($0) / 32_768 }) else { return nil }
+        return (probability, probability >= (speaking ? pauseProbability : speechProbability))
     }
 
     /// The threshold a frame must pass now, in dBFS.
@@ -133,12 +143,13 @@ public struct VoiceActivityDetector: Sendable {
         let frameStart = position
         position += frame.count
         level = Self.decibels(frame)
-        probability = classifier?.speechProbability(frame.map { Float($0) / 32_768 })
-        if probability == nil, duration(of: position) <= configuration.calibration {
+        let judged = classifier.flatMap { Self.judge(frame, by: $0, speaking: isSpeaking) }
+        probability = judged?.probability
+        if judged == nil, duration(of: position) <= configuration.calibration {
             noiseFloor = noiseFloor.map { 0.8 * $0 + 0.2 * level } ?? level
             return nil
         }
-        let loud = probability.map { $0 >= (isSpeaking ? Self.pauseProbability : Self.speechProbability) } ?? (level >= threshold)
+        let loud = judged?.speech ?? (level >= threshold)
         if !isSpeaking {
             if loud {
                 if loudRun == 0 { speechStart = frameStart }
@@ -153,7 +164,7 @@ public struct VoiceActivityDetector: Sendable {
                 loudRun = 0
                 // The background is learnt from quiet frames only, slowly, so speech never raises it.
                 noiseFloor = noiseFloor.map { 0.95 * $0 + 0.05 * level } ?? level
-                if duration(of: position) >= configuration.waitForSpeech {
+                if duration(of: position - waitingSince) >= configuration.waitForSpeech {
                     isDone = true
                     return .noSpeech
                 }
@@ -215,16 +226,14 @@ public struct VoiceActivityDetector: Sendable {
         if let classifier {
             var speaking = false
             judged = zip(starts, levels).map { start, level in
-                guard let probability = classifier.speechProbability(samples[start..<start + frameLength].map { Float($0) / 32_768 }) else { return level >= threshold }
-                speaking = probability >= (speaking ? pauseProbability : speechProbability)
+                guard let frame = judge(samples[start..<start + frameLength], by: classifier, speaking: speaking) else { return level >= threshold }
+                speaking = frame.speech
                 return speaking
             }
         } else {
             judged = levels.map { $0 >= threshold }
         }
-        let frameMilliseconds = Double(frameLength) * 1000 / Double(sampleRate)
-        let onsetMilliseconds = Double(configuration.onset.components.seconds) * 1000 + Double(configuration.onset.components.attoseconds) / 1e15
-        let onsetFrames = max(1, Int((onsetMilliseconds / frameMilliseconds).rounded(.down)))
+        let onsetFrames = max(1, configuration.onset.milliseconds * sampleRate / (frameLength * 1000))
         var run = 0
         var first: Int?
         var last: Int?

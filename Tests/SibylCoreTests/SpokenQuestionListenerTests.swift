@@ -67,6 +67,23 @@ struct SpokenQuestionListenerTests {
         #expect(heard.seconds > transcriber.calls[0] + 1)
     }
 
+    @Test("A pause that comes after the wait for speech has run out still waits for the rest")
+    func pauseLateInALongQuestion() async throws {
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.onset = .milliseconds(64)
+        configuration.hangover = .milliseconds(480)
+        // Nobody may take longer than 640 ms to start, but the question itself runs past that.
+        configuration.waitForSpeech = .milliseconds(640)
+        let script: [Float] = [0] + Array(repeating: 1, count: 30) + Array(repeating: 0, count: 20) + Array(repeating: 1, count: 20) + Array(repeating: 0, count: 15)
+        let transcriber = ScriptedTranscriber(["Remind me to", "Remind me to call my mother."])
+        let listener = SpokenQuestionListener(detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script.map { $0 })), transcriber: transcriber, options: TranscriptionOptions())
+        await listener.add(Self.frames(51))
+        await listener.add(Self.frames(35))
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text == "Remind me to call my mother.")
+        #expect(transcriber.calls.count == 2)
+    }
+
     @Test("With no more speech, the unfinished sentence is the question once the patience runs out")
     func patience() async throws {
         let (listener, transcriber) = Self.listener([0] + Array(repeating: 1, count: 30) + Array(repeating: 0, count: 60), texts: ["Remind me to"], patience: .milliseconds(1200))
