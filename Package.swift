@@ -454,7 +454,7 @@ let package = Package(
             name: "SibylAppTests",
             dependencies: [
                 "SibylApp", "Assistant", "Knowledge", "Storage", "SibylCore", "SibylConfig", "OpenAITestServer", "TestDatabase", "PostgresStorage",
-                "SibylTestSupport", "Glasses", .product(name: "Logging", package: "swift-log"),
+                "SibylTestSupport", "TestEvents", "Glasses", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

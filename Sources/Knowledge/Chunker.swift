@@ -217,58 +217,7 @@ public struct Chunker: Sendable {
     }
 
     /// Sentences with their trailing spaces, so they concatenate back to the text.
-    ///
-    /// A Latin terminator ends a sentence only when whitespace follows ("3.14" stays whole); CJK
-    /// terminators and line breaks end one at once.
     static func sentences(in text: String) -> [String] {
-        var result: [String] = []
-        var current = ""
-        var pendingTerminator = false
-        var atBoundary = false
-        for character in text {
-            if atBoundary, !character.isWhitespace {
-                result.append(current)
-                current = ""
-                atBoundary = false
-            }
-            current.append(character)
-            if character == "\n" || "。！？".contains(character) {
-                atBoundary = true
-                pendingTerminator = false
-            } else if ".!?".contains(character) {
-                pendingTerminator = true
-            } else if character.isWhitespace {
-                if pendingTerminator { atBoundary = true }
-                pendingTerminator = false
-            } else if !"\"')]”’".contains(character) {
-                pendingTerminator = false
-            }
-        }
-        if !current.isEmpty { result.append(current) }
-        return mergeFalseEnds(result)
-    }
-
-    /// Abbreviations after which a full stop does not end the sentence.
-    static let abbreviations: Set<String> = ["e.g.", "i.e.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "vs.", "cf.", "fig.", "no.", "vol.", "pp.", "approx."]
-
-    /// "3. " alone is not a sentence, nor is one ending in "e.g.": such a piece joins the next.
-    private static func mergeFalseEnds(_ pieces: [String]) -> [String] {
-        var result: [String] = []
-        var carry = ""
-        for piece in pieces {
-            let joined = carry + piece
-            let trimmed = joined.trimmingCharacters(in: .whitespaces)
-            let lastWord = trimmed.split(separator: " ").last.map { $0.lowercased() } ?? ""
-            if trimmed.count < 4 || abbreviations.contains(lastWord) {
-                carry = joined
-            } else {
-                result.append(joined)
-                carry = ""
-            }
-        }
-        if !carry.isEmpty {
-            if result.isEmpty { result.append(carry) } else { result[result.count - 1] += carry }
-        }
-        return result
+        SentenceSplitter.sentences(in: text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 /// Splits long text into pieces no longer than a limit, preferring sentence boundaries.
 enum TextSplitter {
     /// Pieces of at most `limit` characters that concatenate back to `text` (whitespace between them aside).
@@ -38,37 +39,8 @@ enum TextSplitter {
         return pieces.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
     }
 
-    /// Sentences with their trailing punctuation and whitespace.
-    ///
-    /// A Latin terminator ends a sentence only when whitespace follows it (so "3.14" and "e.g."
-    /// inside a word stay whole); CJK terminators and line breaks end one at once.
+    /// Sentences with their trailing punctuation and whitespace (see `SentenceSplitter`).
     static func sentences(in text: String) -> [String] {
-        let latin: Set<Character> = [".", "!", "?", "…"]
-        let immediate: Set<Character> = ["。", "！", "？", "\n"]
-        var result: [String] = []
-        var current = ""
-        var pendingTerminator = false
-        var atBoundary = false
-        for character in text {
-            if atBoundary && !character.isWhitespace {
-                result.append(current)
-                current = ""
-                atBoundary = false
-            }
-            current.append(character)
-            if immediate.contains(character) {
-                atBoundary = true
-                pendingTerminator = false
-            } else if latin.contains(character) {
-                pendingTerminator = true
-            } else if character.isWhitespace {
-                if pendingTerminator { atBoundary = true }
-                pendingTerminator = false
-            } else if !"\"')]»”’".contains(character) {
-                pendingTerminator = false
-            }
-        }
-        if !current.isEmpty { result.append(current) }
-        return result
+        SentenceSplitter.sentences(in: text)
     }
 }

@@ -24,6 +24,8 @@ public final class LocalEngineHost: Sendable {
     public let installer: EngineInstaller
     /// Silero VAD, loaded on first use.
     public let voiceDetector: SileroVoiceDetector
+    /// Text-to-speech: Piper's voice (loaded on first use, then kept) and espeak-ng.
+    public let textToSpeech: LocalSpeechSynthesizer
     let logDirectory: URL
     let logger: Logger
     private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
@@ -33,6 +35,7 @@ public final class LocalEngineHost: Sendable {
         self.layout = layout
         self.installer = EngineInstaller(layout: layout)
         self.voiceDetector = SileroVoiceDetector(layout: layout)
+        self.textToSpeech = LocalSpeechSynthesizer(piper: PiperSynthesizer(layout: layout))
         self.logDirectory = logDirectory
         self.logger = logger
     }

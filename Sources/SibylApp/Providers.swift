@@ -121,13 +121,13 @@ public final class Providers: Sendable {
     /// Whether speech-to-text runs on the local engine (which reads WAV only).
     public var transcribesLocally: Bool { (try? provider(for: .stt).isLocal) ?? true }
 
-    /// Text-to-speech: espeak-ng locally, or the remote provider.
+    /// Text-to-speech: Piper's voice or espeak-ng locally (espeak-ng also writes Piper's
+    /// phonemes), or the remote provider.
     public func speechSynthesizer() throws -> any SpeechSynthesizer {
         let provider = try provider(for: .tts)
         if provider.isLocal {
-            let espeak = EspeakSynthesizer()
-            guard espeak.isAvailable else { throw LocalEngineError.notInstalled(component: "tts", missing: "espeak-ng") }
-            return espeak
+            guard local.textToSpeech.espeak.isAvailable else { throw LocalEngineError.notInstalled(component: "tts", missing: "espeak-ng") }
+            return local.textToSpeech
         }
         return try remoteClient(for: .tts).0
     }

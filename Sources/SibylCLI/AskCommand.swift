@@ -103,10 +103,7 @@ struct Ask: AsyncParsableCommand {
                 let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
                 result = try await runtime.conversations.ask(request)
             }
-            let outcome = await AnswerPrinter(json: json).print(result)
-            if voice.voice, voice.speak, case .finished(let message) = outcome {
-                await VoiceConsole(runtime: runtime, options: voice).speak(message.text)
-            }
+            let outcome = await VoiceConsole(runtime: runtime, options: voice).answer(result, printer: AnswerPrinter(json: json), speak: voice.voice && voice.speak)
             switch outcome {
             case .finished, .declined: return
             case .cancelled: throw ExitCode(130)

@@ -95,9 +95,7 @@ struct ChatSession {
                     continue
                 }
                 silentTurns = 0
-                if case .finished(let message) = await printer.print(turn.ask), voice.speak {
-                    await console.speak(message.text)
-                }
+                _ = await console.answer(turn.ask, printer: printer, speak: voice.speak)
             } catch {
                 Terminal.report(error)
                 return
@@ -180,8 +178,8 @@ struct ChatSession {
         case "/voice":
             let console = VoiceConsole(runtime: runtime, options: voice)
             let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
-            if let turn = try await console.listen(request: request), case .finished(let message) = await printer.print(turn.ask), voice.speak {
-                await console.speak(message.text)
+            if let turn = try await console.listen(request: request) {
+                _ = await console.answer(turn.ask, printer: printer, speak: voice.speak)
             }
         default:
             Terminal.print("Unknown command \(words[0]). /help lists the commands.")

@@ -15,7 +15,7 @@ struct VoiceOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "With --voice: speak the answer.")
     var speak = true
 
-    @Option(name: .customLong("voice-name"), help: "The voice answers are spoken with: an espeak-ng voice such as en-us or fr locally, alloy, nova … for OpenAI (default: tts.voice).")
+    @Option(name: .customLong("voice-name"), help: "The voice answers are spoken with: joe (Piper, the default) or an espeak-ng voice such as en-us or fr locally, alloy, nova … for OpenAI (default: tts.voice).")
     var voiceName: String?
 
     @Option(help: "Record and play with: auto, pulse (PulseAudio/PipeWire) or alsa.")
@@ -92,13 +92,49 @@ struct VoiceConsole {
         return transcription
     }
 
+    /// Prints the answer and, when `speak`, says it at the same time, a sentence at a time; returns
+    /// when both are over. Ctrl-C stops the answer being written, then the playback.
+    func answer(_ result: AskResult, printer: AnswerPrinter, speak: Bool) async -> AnswerPrinter.Outcome {
+        guard speak else { return await printer.print(result) }
+        let speaking = Task { await self.speak(result) }
+        let outcome = await printer.print(result)
+        Interrupts.shared.onInterrupt { speaking.cancel() }
+        defer { Interrupts.shared.onInterrupt(nil) }
+        await speaking.value
+        return outcome
+    }
+
     /// Speaks text on the default speaker; problems are reported, not thrown.
     func speak(_ text: String) async {
         do {
-            let audio = try await runtime.voice.speak(GlassesText.plain(text), options: SpeechOptions(voice: options.voiceName, format: .wav))
+            let audio = try await runtime.voice.speak(GlassesText.plain(text), options: speechOptions)
             try await Speaker(backend: options.audio).play(audio)
         } catch {
             Terminal.report(error)
         }
     }
+
+    /// Speaks an answer on the default speaker as it is written, a sentence at a time (the first
+    /// sentence plays while the model writes the rest); a declined question's reply whole.
+    /// Cancelling the task stops the playback. Problems are reported, not thrown.
+    func speak(_ result: AskResult) async {
+        switch result.outcome {
+        case .declined(let declined):
+            await speak(declined.reply.text)
+        case .answering(let turn):
+            let speaker = Speaker(backend: options.audio)
+            do {
+                for try await sentence in runtime.voice.speakAsWritten(turn, options: speechOptions) {
+                    try await speaker.play(sentence.audio)
+                    try Task.checkCancellation()
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                Terminal.report(error)
+            }
+        }
+    }
+
+    private var speechOptions: SpeechOptions { SpeechOptions(voice: options.voiceName, format: .wav) }
 }

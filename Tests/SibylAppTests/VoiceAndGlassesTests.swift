@@ -5,6 +5,7 @@ import OpenAITestServer
 @testable import SibylApp
 import SibylCore
 import SibylTestSupport
+import TestEvents
 import Synchronization
 import Testing
 
@@ -58,6 +59,30 @@ struct VoiceAndGlassesTests {
             #expect(saved.count == 1)
             await session.stop()
             await running.value
+        }
+    }
+
+    @Test("An answer is spoken a sentence at a time: the first sentence's audio comes while the model still writes", .enabled(if: Engines.espeakAndFFmpeg, "espeak-ng and ffmpeg are not installed"))
+    func anAnswerIsSpokenAsItIsWritten() async throws {
+        try await withTestRuntime { runtime, model in
+            let held = Gate()
+            model.server.handle(ScriptedModel.chatPath) { request in
+                request.json?["stream"] as? Bool == true
+                    ? .chatStream(["The **first** sentence is here. ", "The second one ", "comes later.\n\n- 3"], holdingAfter: 1, until: { await held.pass() })
+                    : .chatCompletion("A title")
+            }
+            let result = try await runtime.conversations.ask(AskRequest("Tell me two things.", conversation: .new(NewConversation(source: .cli))))
+            guard case .answering(let turn) = result.outcome else { Issue.record("not answered"); return }
+            var sentences = runtime.voice.speakAsWritten(turn, options: SpeechOptions(voice: "en-us")).makeAsyncIterator()
+            let first = try #require(try await sentences.next())
+            #expect(first.text == "The first sentence is here.", "spoken as shown, without the markdown")
+            #expect(try WAVAudio(parsing: first.audio.data).duration > 0.5)
+            try await held.reached()
+            #expect(!turn.hasEnded, "the first sentence was spoken while the rest of the answer was held back")
+            held.open()
+            #expect(try await sentences.next()?.text == "The second one comes later.")
+            #expect(try await sentences.next()?.text == "3", "the last words, with no full stop, are spoken when the answer ends")
+            #expect(try await sentences.next() == nil)
         }
     }
 

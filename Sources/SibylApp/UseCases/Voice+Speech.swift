@@ -1,4 +1,4 @@
-import Assistant
+public import Assistant
 public import Foundation
 import LocalEngines
 import SibylConfig
@@ -36,5 +36,51 @@ extension SibylRuntime.Voice {
         let text = GlassesText.plain(message.text)
         guard !text.isEmpty else { throw SpeechError.emptyText }
         return try await speak(text, options: options)
+    }
+}
+
+/// One sentence of an answer, spoken.
+public struct SpokenSentence: Sendable {
+    public var text: String
+    public var audio: AudioFile
+}
+
+extension SibylRuntime.Voice {
+    /// Speaks an answer as it is written: each sentence is synthesised as soon as the model has
+    /// finished it, while it writes the next, and the sentences arrive in order. The stream ends
+    /// with the answer (a cancelled or failed answer is spoken up to where it stopped); ending the
+    /// iteration stops the synthesis.
+    public func speakAsWritten(_ turn: LiveTurn, options: SpeechOptions = SpeechOptions()) -> AsyncThrowingStream<SpokenSentence, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<SpokenSentence, any Error>.makeStream()
+        let task = Task {
+            var splitter = SentenceSplitter()
+            do {
+                for await event in turn.events() {
+                    if case .delta(let text) = event {
+                        for sentence in splitter.append(text) {
+                            try await speakSentence(sentence, options: options, into: continuation)
+                        }
+                    }
+                    if event.endsAnswer { break }
+                }
+                if let rest = splitter.finish() {
+                    try await speakSentence(rest, options: options, into: continuation)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Speaks the text as it will be shown (markdown and link targets left out); nothing for a
+    /// sentence with no words (a code fence, a bullet alone).
+    private func speakSentence(_ sentence: String, options: SpeechOptions, into continuation: AsyncThrowingStream<SpokenSentence, any Error>.Continuation) async throws {
+        try Task.checkCancellation()
+        let text = GlassesText.plain(sentence)
+        guard text.contains(where: { $0.isLetter || $0.isNumber }) else { return }
+        continuation.yield(SpokenSentence(text: text, audio: try await speak(text, options: options)))
     }
 }

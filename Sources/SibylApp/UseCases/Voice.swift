@@ -63,19 +63,30 @@ extension SibylRuntime.Voice {
         return turn
     }
 
-    /// Loads the local speech engines (both recognisers and the voice detector) now, so that the
-    /// first question does not wait for them; nothing when speech-to-text is remote or the stt
-    /// component is not installed. Problems are logged: the first question meets them again.
+    /// Loads the local speech engines (both recognisers, the voice detector and Piper's voice) now,
+    /// so that the first question and the first answer spoken do not wait for them; nothing for
+    /// what is remote or not installed. Problems are logged: the first question meets them again.
     public func warmUp() async {
-        guard runtime.providers.transcribesLocally, let transcriber = try? runtime.local.speechToText() else { return }
         let clock = ContinuousClock()
+        if runtime.providers.transcribesLocally, let transcriber = try? runtime.local.speechToText() {
+            let started = clock.now
+            do {
+                _ = speechClassifier()
+                try await transcriber.start()
+                runtime.logger.info("speech-to-text is loaded and warm (\(clock.now - started))")
+            } catch {
+                runtime.logger.warning("the speech-to-text engines did not load: \(error)")
+            }
+        }
+        guard !Task.isCancelled, runtime.providers.speaksLocally else { return }
+        let voice = runtime.local.textToSpeech
+        guard (try? voice.engine(for: runtime.settings[.ttsVoice])) == .piper else { return }
         let started = clock.now
         do {
-            _ = speechClassifier()
-            try await transcriber.start()
-            runtime.logger.info("speech-to-text is loaded and warm (\(clock.now - started))")
+            try await voice.start()
+            runtime.logger.info("Piper's voice is loaded and warm (\(clock.now - started))")
         } catch {
-            runtime.logger.warning("the speech-to-text engines did not load: \(error)")
+            runtime.logger.warning("Piper's voice did not load: \(error)")
         }
     }
 

@@ -1,0 +1,85 @@
+/// Finds where sentences end, in whole text or in text as it streams in (an answer being written,
+/// spoken a sentence at a time).
+///
+/// A Latin terminator (". ! ? …") ends a sentence only when whitespace follows it, so "3.14" stays
+/// whole; CJK terminators and line breaks end one at once. A piece too short to be a sentence
+/// ("3. " of a numbered list) or one that ends in an abbreviation ("e.g. ", "Dr. ") is joined to
+/// the next. Sentences keep their trailing whitespace (what of it has arrived, when text streams
+/// in), so they concatenate back to the text.
+public struct SentenceSplitter: Sendable {
+    /// Abbreviations after which a full stop does not end the sentence.
+    public static let abbreviations: Set<String> = ["e.g.", "i.e.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "vs.", "cf.", "fig.", "no.", "vol.", "pp.", "approx."]
+
+    private var current = ""
+    /// A false end waiting for the piece after it.
+    private var carry = ""
+    private var pendingTerminator = false
+    private var atBoundary = false
+
+    public init() {}
+
+    /// Adds text; the sentences it completed, in order.
+    public mutating func append(_ text: some StringProtocol) -> [String] {
+        var completed: [String] = []
+        for character in text {
+            if atBoundary, !character.isWhitespace {
+                if let sentence = close() { completed.append(sentence) }
+                atBoundary = false
+            }
+            current.append(character)
+            if character == "\n" || "。！？".contains(character) {
+                atBoundary = true
+                pendingTerminator = false
+            } else if ".!?…".contains(character) {
+                pendingTerminator = true
+            } else if character.isWhitespace {
+                if pendingTerminator { atBoundary = true }
+                pendingTerminator = false
+            } else if !"\"')]”’»".contains(character) {
+                pendingTerminator = false
+            }
+        }
+        // A sentence that has ended goes now, not when the next one starts: text that streams in
+        // may pause here for a while (the model thinking, the speaker waiting for the words).
+        if atBoundary {
+            if let sentence = close() { completed.append(sentence) }
+            atBoundary = false
+        }
+        return completed
+    }
+
+    /// What is left once the text is over (nil when nothing is).
+    public mutating func finish() -> String? {
+        let rest = carry + current
+        carry = ""
+        current = ""
+        pendingTerminator = false
+        atBoundary = false
+        return rest.isEmpty ? nil : rest
+    }
+
+    /// The current piece, ended: a sentence, or nil when it is a false end kept for the next.
+    private mutating func close() -> String? {
+        let joined = carry + current
+        current = ""
+        let trimmed = joined.trimmingCharacters(in: .whitespaces)
+        let lastWord = trimmed.split(separator: " ").last.map { $0.lowercased() } ?? ""
+        if trimmed.count < 4 || Self.abbreviations.contains(lastWord) {
+            carry = joined
+            return nil
+        }
+        carry = ""
+        return joined
+    }
+
+    /// The sentences of a whole text; a false end at the very end joins the sentence before it.
+    public static func sentences(in text: String) -> [String] {
+        var splitter = SentenceSplitter()
+        var sentences = splitter.append(text)
+        if !splitter.current.isEmpty, let last = splitter.close() { sentences.append(last) }
+        if !splitter.carry.isEmpty {
+            if sentences.isEmpty { sentences.append(splitter.carry) } else { sentences[sentences.count - 1] += splitter.carry }
+        }
+        return sentences
+    }
+}

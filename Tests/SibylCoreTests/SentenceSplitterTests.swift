@@ -1,0 +1,36 @@
+import SibylCore
+import Testing
+
+@Suite("Sentences, whole and as text streams in")
+struct SentenceSplitterTests {
+    @Test("Whole text: terminators followed by space, CJK and line breaks; numbers, list markers and abbreviations stay inside")
+    func wholeText() {
+        #expect(SentenceSplitter.sentences(in: "Pi is 3.14 exactly. Next one!") == ["Pi is 3.14 exactly. ", "Next one!"])
+        #expect(SentenceSplitter.sentences(in: "今日は晴れ。明日は雨。") == ["今日は晴れ。", "明日は雨。"])
+        #expect(SentenceSplitter.sentences(in: "Ask Dr. Smith, e.g. today. Then go.") == ["Ask Dr. Smith, e.g. today. ", "Then go."])
+        #expect(SentenceSplitter.sentences(in: "Steps:\n1. Open it.\n2. Close it.") == ["Steps:\n", "1. Open it.\n", "2. Close it."])
+        #expect(SentenceSplitter.sentences(in: "He said \"stop.\" Then left.") == ["He said \"stop.\" ", "Then left."])
+        #expect(SentenceSplitter.sentences(in: "A long sentence here. Ok.") == ["A long sentence here. Ok."], "a last piece too short to stand alone joins the one before")
+        #expect(SentenceSplitter.sentences(in: "").isEmpty)
+    }
+
+    @Test("Streamed: a sentence comes as soon as it has ended, however the text is cut into pieces")
+    func streamed() {
+        let text = "The first one is done. The second, e.g. this, too!\nAnd the rest"
+        var splitter = SentenceSplitter()
+        #expect(splitter.append("The first one is ") == [])
+        #expect(splitter.append("done.") == [], "a full stop might be a decimal point until the space comes")
+        #expect(splitter.append(" ") == ["The first one is done. "])
+        #expect(splitter.append("The second, e.g. this") == [], "an abbreviation does not end it")
+        #expect(splitter.append(", too!\nAnd") == ["The second, e.g. this, too!\n"])
+        #expect(splitter.append(" the rest") == [])
+        #expect(splitter.finish() == "And the rest")
+        #expect(splitter.finish() == nil)
+        // Cut into single characters, the sentences are the whole text's.
+        var byCharacter = SentenceSplitter()
+        var pieces = text.flatMap { byCharacter.append(String($0)) }
+        if let rest = byCharacter.finish() { pieces.append(rest) }
+        #expect(pieces == ["The first one is done. ", "The second, e.g. this, too!\n", "And the rest"])
+        #expect(pieces.joined() == text)
+    }
+}
