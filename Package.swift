@@ -460,7 +460,7 @@ let package = Package(
         .testTarget(
             name: "SibylCLITests",
             dependencies: [
-                "sibyl", "OpenAITestServer", "SibylTestSupport", "LocalEngines", "SibylCore", "TestDatabase", "TestFixtures", .product(name: "GRDB", package: "GRDB.swift"),
+                "sibyl", "OpenAITestServer", "SibylTestSupport", "LocalEngines", "SibylCore", "TestDatabase", "TestEvents", "TestFixtures", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -91,19 +91,26 @@ struct Ask: AsyncParsableCommand {
     func run() async throws {
         try await global.withRuntime { runtime in
             let result: AskResult
+            var heard: VoiceConsole.Heard?
             if retry {
                 let conversation = try await runtime.conversations.conversation(for: options.choice)
                 result = try await runtime.conversations.retry(in: conversation.id, documents: documents.scope, options: try options.turnOptions)
             } else if voice.voice {
-                guard let turn = try await VoiceConsole(runtime: runtime, options: voice).listen(
+                heard = try await VoiceConsole(runtime: runtime, options: voice).listen(
                     request: AskRequest("", conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
-                ) else { throw ExitCode.failure }
-                result = turn.ask
+                )
+                guard let heard else { throw ExitCode.failure }
+                result = heard.turn.ask
             } else {
                 let request = AskRequest(try questionText(), attachments: try images.map(Attachments.image(at:)), conversation: options.choice, documents: documents.scope, options: try options.turnOptions)
                 result = try await runtime.conversations.ask(request)
             }
-            let outcome = await VoiceConsole(runtime: runtime, options: voice).answer(result, printer: AnswerPrinter(json: json), speak: voice.voice && voice.speak)
+            let printer = AnswerPrinter(json: json)
+            let outcome = if let heard {
+                await VoiceConsole(runtime: runtime, options: voice).answer(heard, printer: printer, speak: voice.speak)
+            } else {
+                await printer.print(result)
+            }
             switch outcome {
             case .finished, .declined: return
             case .cancelled: throw ExitCode(130)

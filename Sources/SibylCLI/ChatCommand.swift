@@ -90,12 +90,12 @@ struct ChatSession {
         while silentTurns < 2 {
             do {
                 let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
-                guard let turn = try await console.listen(request: request) else {
+                guard let heard = try await console.listen(request: request) else {
                     silentTurns += 1
                     continue
                 }
                 silentTurns = 0
-                _ = await console.answer(turn.ask, printer: printer, speak: voice.speak)
+                _ = await console.answer(heard, printer: printer, speak: voice.speak)
             } catch {
                 Terminal.report(error)
                 return
@@ -178,8 +178,8 @@ struct ChatSession {
         case "/voice":
             let console = VoiceConsole(runtime: runtime, options: voice)
             let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
-            if let turn = try await console.listen(request: request) {
-                _ = await console.answer(turn.ask, printer: printer, speak: voice.speak)
+            if let heard = try await console.listen(request: request) {
+                _ = await console.answer(heard, printer: printer, speak: voice.speak)
             }
         default:
             Terminal.print("Unknown command \(words[0]). /help lists the commands.")

@@ -28,22 +28,31 @@ struct VoiceConsole {
     let runtime: SibylRuntime
     let options: VoiceOptions
 
+    /// A question heard and asked, and the clock of its stages from the end of speech.
+    struct Heard {
+        var turn: VoiceTurn
+        var stages: VoiceStageClock
+        /// From the end of speech to the final transcript.
+        var transcriptLag: Duration
+    }
+
     /// Records one question and asks it; nil when nobody spoke.
-    func listen(request: AskRequest) async throws -> VoiceTurn? {
-        guard let heard = try await hear() else {
+    func listen(request: AskRequest) async throws -> Heard? {
+        guard let (heard, lag) = try await hear() else {
             Terminal.error(Terminal.yellow("(no speech heard)", stderr: true))
             return nil
         }
+        let stages = VoiceStageClock(start: .now - lag)
         let turn = try await runtime.voice.ask(heard: heard, request: request)
         Terminal.print(Terminal.bold("you said › ") + turn.transcript.text.trimmingCharacters(in: .whitespacesAndNewlines))
-        return turn
+        return Heard(turn: turn, stages: stages, transcriptLag: lag)
     }
 
     /// Records from the microphone until the question is over, and transcribes it as it ends:
     /// after a short silence when the words end a sentence, a longer one when they stop
     /// mid-sentence (see `SpokenQuestionListener`); nil when nobody spoke in time. Ctrl-C stops
     /// the recording early and keeps what was said.
-    func hear() async throws -> Transcription? {
+    func hear() async throws -> (Transcription, lag: Duration)? {
         let microphone = Microphone(backend: options.audio)
         // The recognisers load while the person speaks (once per process; the first question
         // waits only for what is left of the load).
@@ -89,19 +98,40 @@ struct VoiceConsole {
         listening.cancel()
         Terminal.meter(level: nil, threshold: 0, speaking: false)
         guard case .heard(let transcription, _) = outcome else { return nil }
-        return transcription
+        return (transcription, await listener.transcriptLag ?? .zero)
     }
 
-    /// Prints the answer and, when `speak`, says it at the same time, a sentence at a time; returns
-    /// when both are over. Ctrl-C stops the answer being written, then the playback.
-    func answer(_ result: AskResult, printer: AnswerPrinter, speak: Bool) async -> AnswerPrinter.Outcome {
-        guard speak else { return await printer.print(result) }
-        let speaking = Task { await self.speak(result) }
+    /// Prints the answer to a spoken question and, when `speak`, says it at the same time, a
+    /// sentence at a time; returns when both are over. Ctrl-C stops the answer being written,
+    /// then the playback. The stage times (from the end of speech) are logged, and shown unless
+    /// the answer is printed as JSON.
+    func answer(_ heard: Heard, printer: AnswerPrinter, speak: Bool) async -> AnswerPrinter.Outcome {
+        let result = heard.turn.ask
+        let watching = Task { [stages = heard.stages] in
+            guard case .answering(let turn) = result.outcome else { return }
+            for await event in turn.events() {
+                if case .delta = event { return stages.token() }
+            }
+        }
+        let speaking = speak ? Task { await self.speak(result, stages: heard.stages) } : nil
         let outcome = await printer.print(result)
-        Interrupts.shared.onInterrupt { speaking.cancel() }
+        Interrupts.shared.onInterrupt { speaking?.cancel() }
         defer { Interrupts.shared.onInterrupt(nil) }
-        await speaking.value
+        await speaking?.value
+        watching.cancel()
+        let timings = Wire.VoiceTimings(receive: .zero, decode: .zero, transcribe: heard.transcriptLag, firstToken: heard.stages.firstToken, firstAudio: heard.stages.firstAudio)
+        if !printer.json { Terminal.error(Terminal.dim(Self.describe(timings), stderr: true)) }
+        await runtime.voice.record(timings)
         return outcome
+    }
+
+    /// "after you stopped: text 0.62 s · first words 0.98 s · first audio 1.41 s"
+    static func describe(_ timings: Wire.VoiceTimings) -> String {
+        func seconds(_ ms: Int) -> String { String(format: "%.2f s", Double(ms) / 1000) }
+        var stages = ["text \(seconds(timings.transcribe))"]
+        if let firstToken = timings.firstToken { stages.append("first words \(seconds(firstToken))") }
+        if let firstAudio = timings.firstAudio { stages.append("first audio \(seconds(firstAudio))") }
+        return "after you stopped: " + stages.joined(separator: " · ")
     }
 
     /// Speaks text on the default speaker; problems are reported, not thrown.
@@ -117,7 +147,7 @@ struct VoiceConsole {
     /// Speaks an answer on the default speaker as it is written, a sentence at a time (the first
     /// sentence plays while the model writes the rest); a declined question's reply whole.
     /// Cancelling the task stops the playback. Problems are reported, not thrown.
-    func speak(_ result: AskResult) async {
+    func speak(_ result: AskResult, stages: VoiceStageClock? = nil) async {
         switch result.outcome {
         case .declined(let declined):
             await speak(declined.reply.text)
@@ -125,6 +155,7 @@ struct VoiceConsole {
             let speaker = Speaker(backend: options.audio)
             do {
                 for try await sentence in runtime.voice.speakAsWritten(turn, options: speechOptions) {
+                    stages?.audio()
                     try await speaker.play(sentence.audio)
                     try Task.checkCancellation()
                 }

@@ -50,6 +50,10 @@ public actor SpokenQuestionListener {
 
     public var heardSpeech: Bool { start != nil }
 
+    /// How much recording came after the question's last word by the time its transcript was final
+    /// (the hang-over, the wait for more words and the transcription, as the speaker lived them).
+    public private(set) var transcriptLag: Duration?
+
     /// Adds recorded samples.
     public func add(_ chunk: [Int16]) {
         guard outcome == nil else { return }
@@ -71,7 +75,7 @@ public actor SpokenQuestionListener {
             }
         }
         // Out of patience: the words so far are the question, whole sentence or not.
-        if let heard, samples.count - heard.end >= patienceSamples { finish(.success(.heard(heard.transcription, speech: speech(to: heard.end)))) }
+        if let heard, samples.count - heard.end >= patienceSamples { question(heard.transcription, end: heard.end) }
     }
 
     /// Ends the question now (the microphone stopped, or Ctrl-C): what was said so far is the question.
@@ -79,7 +83,7 @@ public actor SpokenQuestionListener {
         guard outcome == nil else { return }
         guard start != nil else { return finish(.success(.noSpeech)) }
         stopping = true
-        if let heard { return finish(.success(.heard(heard.transcription, speech: speech(to: heard.end)))) }
+        if let heard { return question(heard.transcription, end: heard.end) }
         // A transcription under way finishes the question when it is done.
         if tentative == nil { check(end: samples.count) }
     }
@@ -109,11 +113,11 @@ public actor SpokenQuestionListener {
             finish(.failure(error))
         case .success(let transcription):
             if last || stopping || Self.endsSentence(transcription.text) || transcription.text.allSatisfy({ !$0.isLetter && !$0.isNumber }) {
-                finish(.success(.heard(transcription, speech: speech(to: end))))
+                question(transcription, end: end)
             } else {
                 heard = (end, transcription)
                 // The silence may have outlasted the patience while this was transcribed.
-                if samples.count - end >= patienceSamples { finish(.success(.heard(transcription, speech: speech(to: end)))) }
+                if samples.count - end >= patienceSamples { question(transcription, end: end) }
             }
         }
     }
@@ -126,6 +130,13 @@ public actor SpokenQuestionListener {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "\"'\u{201D}\u{2019})]"))
         guard let last = trimmed.last else { return false }
         return ".?!\u{3002}\u{FF1F}\u{FF01}".contains(last) && !trimmed.hasSuffix("...")
+    }
+
+    /// The question is what was heard up to `end`.
+    private func question(_ transcription: Transcription, end: Int) {
+        guard outcome == nil else { return }
+        transcriptLag = .milliseconds(max(0, samples.count - end) * 1000 / sampleRate)
+        finish(.success(.heard(transcription, speech: speech(to: end))))
     }
 
     private func speech(to end: Int) -> WAVAudio {

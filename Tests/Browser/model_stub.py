@@ -22,6 +22,9 @@ class ModelStub:
     def __init__(self):
         self.answer = "Hello from the stub."
         self.delay = 0.0
+        # Hold the streamed answer after this many words until `release` is set (None: no hold).
+        self.hold_after = None
+        self.release = threading.Event()
         self.fail_next = 0
         self.requests: list[dict] = []
         stub = self
@@ -63,6 +66,8 @@ class ModelStub:
                         self._chunk({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
                                      "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
                         time.sleep(stub.delay)
+                        if stub.hold_after is not None and index + 1 == stub.hold_after:
+                            stub.release.wait(timeout=300)
                     self._chunk({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
                                  "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
                     self._raw(b"data: [DONE]\n\n")

@@ -82,3 +82,40 @@ def test_a_spoken_question_answered_by_the_local_model(offline_server, context):
     expect(answer).to_have_attribute("data-status", "complete", timeout=600_000)
     expect(answer.locator(".body")).not_to_be_empty()
     voice_figures(page, "the local chat model on llama.cpp")
+
+
+def test_an_answer_is_spoken_sentence_by_sentence_and_hands_free_listens_again(stub_server, model_stub, context):
+    """The first sentence plays while the model is held before the rest; the stage times show on
+    request; hands-free listens again at once, and speaking over the answer (the fake microphone
+    starts its question again) stops the playback and asks the next question."""
+    model_stub.answer = "Paris is the capital of France. It sits on the river Seine. Its museums are famous all over the world."
+    model_stub.delay, model_stub.hold_after = 0.0, 7  # held after "… of France. It": the first sentence has ended
+    model_stub.release.clear()
+    try:
+        page = context.new_page()
+        page.goto(stub_server.url + "/#/chat")
+        page.get_by_label("Speak answers aloud").check()
+        page.get_by_label("Keep listening (hands-free)").check()
+        ask_aloud(page)
+        answer = page.locator(".bubble.answer").first
+        page.wait_for_function("() => window.sibylLastVoice?.firstAudioAt !== undefined", timeout=120_000)
+        expect(answer).to_have_attribute("data-status", "pending")
+        assert answer.locator("audio").count() == 1, "the first sentence plays in the answer's bubble"
+        model_stub.hold_after = None
+        model_stub.release.set()
+        expect(answer).to_have_attribute("data-status", "complete", timeout=120_000)
+        # Stage times, on request, in the question's bubble.
+        own = page.locator(".bubble.own").first
+        own.locator("details.timings summary").click()
+        expect(own.locator("details.timings")).to_contain_text("first audio", timeout=60_000)
+        timings = own.locator("details.timings").inner_text()
+        print(f"[voice] {timings}")
+        # Hands-free: listening again at once; the question spoken over the answer stops it.
+        page.wait_for_function("() => (window.sibylBargedIn ?? 0) >= 1", timeout=120_000)
+        expect(page.locator(".bubble.own")).to_have_count(2, timeout=120_000)
+        expect(page.locator(".bubble.own").nth(1).locator(".body")).to_contain_text("capital", timeout=120_000, ignore_case=True)
+        screenshot(page, "chat-voice-hands-free")
+        page.get_by_label("Keep listening (hands-free)").uncheck()
+    finally:
+        model_stub.hold_after = None
+        model_stub.release.set()

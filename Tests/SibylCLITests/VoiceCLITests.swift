@@ -2,6 +2,7 @@ import Foundation
 import LocalEngines
 import OpenAITestServer
 import SibylCore
+import TestEvents
 import Testing
 
 /// `sibyl ask --voice` and `sibyl chat --voice` with a WAV file as the microphone: a PulseAudio
@@ -64,8 +65,58 @@ struct VoiceCLITests {
                 let question = ((asked?["messages"] as? [[String: Any]])?.last?["content"] as? String) ?? ""
                 #expect(question.lowercased().contains("france"), "\(question)")
                 #expect(try await cli.run(["conversations", "list", "--json"]).conversations?.first?["messageCount"] as? Int == 2)
+                // The stages after the end of speech are shown: no audio, as none was spoken.
+                #expect(result.stderr.contains("after you stopped: text"), "\(result.stderr)")
+                #expect(!result.stderr.contains("first audio"), "\(result.stderr)")
             }
         }
+    }
+
+    @Test("The first sentence plays while the model still writes the rest")
+    func theAnswerIsSpokenSentenceBySentence() async throws {
+        try await OpenAITestServer.with { server in
+            let held = Gate()
+            server.handle(chatPath) { request in
+                request.json?["stream"] as? Bool == true
+                    ? .chatStream(["Paris is the capital of France. ", "It is on the Seine."], holdingAfter: 1, until: { await held.pass() })
+                    : .chatCompletion("Capital")
+            }
+            let cli = try runner(server)
+            let speech = try await Self.spoken("What is the capital of France?")
+            try await cli.withStarted(["ask", "--voice"]) { running in
+                try await running.waitForOutput(containing: "listening", inErrors: true)
+                await Self.say(speech)
+                try await held.reached()
+                // The answer is held after its first sentence: that sentence is already playing on
+                // the (virtual) speaker.
+                try await Self.waitForPlayback()
+                held.open()
+                let result = await running.finish()
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                #expect(result.stdout.contains("Paris is the capital of France. It is on the Seine."), "\(result.stdout)")
+                #expect(result.stderr.contains("first audio"), "\(result.stderr)")
+                #expect(!result.stderr.contains("could not play"), "\(result.stderr)")
+            }
+        }
+    }
+
+    /// Waits until something plays on the sound server (a sink input exists); a ceiling guards
+    /// against a playback that never starts.
+    static func waitForPlayback(within ceiling: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + ceiling
+        while ContinuousClock.now < deadline {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+            process.arguments = ["list", "short", "sink-inputs"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            if !output.isEmpty { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("nothing played within \(ceiling)")
     }
 
     @Test func chatByVoiceSpeaksTheAnswerAndStopsWhenNobodySpeaks() async throws {
@@ -82,6 +133,7 @@ struct VoiceCLITests {
                 #expect(result.stdout.contains("It is Paris."))
                 // The answer was spoken (to the virtual speaker): no playback error was reported.
                 #expect(!result.stderr.contains("could not play"), "\(result.stderr)")
+                #expect(result.stderr.contains("first audio"), "\(result.stderr)")
                 #expect(result.stderr.contains("no speech heard"))
                 #expect(result.stdout.contains("nobody spoke twice in a row"))
             }

@@ -159,6 +159,34 @@ struct KnowledgeAndMediaRoutesTests {
                     #expect(spoken.headers[.contentType] == "audio/wav")
                 }
             }
+            // speak=sentences: each sentence spoken as it is written, then the stage times, also logged.
+            fixture.model.handle(chatPath) { request in
+                request.json?["stream"] as? Bool == true ? .chatStream(["Paris is the capital. ", "It is on the Seine."]) : .chatCompletion("Capital")
+            }
+            var spoken = MultipartBody()
+            spoken.file("file", filename: "question.wav", contentType: "audio/wav", wav)
+            spoken.field("speak", "sentences")
+            try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/voice", method: .post, headers: spoken.headers, body: spoken.buffer) { response in
+                let all = events(in: response.text)
+                let sentences = all.filter { $0.name == "spoken" }.compactMap(\.json)
+                #expect(sentences.compactMap { $0["text"] as? String } == ["Paris is the capital.", "It is on the Seine."])
+                #expect(sentences.compactMap { $0["index"] as? Int } == [0, 1])
+                for sentence in sentences {
+                    let audio = try #require(Data(base64Encoded: sentence["audio"] as? String ?? ""))
+                    #expect(sentence["mimeType"] as? String == "audio/wav")
+                    #expect(try WAVAudio(parsing: audio).duration > 0.5)
+                }
+                #expect(all.last?.name == "timings", "\(all.map(\.name))")
+                let timings = try #require(all.last?.json)
+                let firstToken = try #require(timings["firstToken"] as? Int)
+                let firstAudio = try #require(timings["firstAudio"] as? Int)
+                #expect(firstAudio >= firstToken, "a sentence is spoken after its words are written")
+                #expect(timings["transcribe"] as? Int ?? 0 > 0)
+            }
+            try await fixture.client.execute(uri: "/api/v1/logs?operation=voice", method: .get) { response in
+                let messages = response.array.compactMap { $0["message"] as? String }
+                #expect(messages.contains { $0.hasPrefix("spoken question answered: transcript") && $0.contains("first audio") }, "\(messages)")
+            }
             var silence = MultipartBody()
             silence.file("file", filename: "silence.wav", contentType: "audio/wav", AudioResampling.wav(pcm16: [Int16](repeating: 0, count: 32_000), sampleRate: 16_000).encoded())
             try await fixture.client.execute(uri: "/api/v1/conversations/\(conversation)/voice", method: .post, headers: silence.headers, body: silence.buffer) { response in

@@ -195,7 +195,9 @@ extension Wire {
         }
     }
 
-    /// The server's share of a spoken question, in milliseconds.
+    /// The server's share of a spoken question, in milliseconds: how long each stage before the
+    /// answer took, then when the answer's first token and first spoken sentence were ready,
+    /// counted from the recording's arrival (known once the answer is over: the `timings` event).
     public struct VoiceTimings: Sendable, Hashable, Codable {
         /// Reading the upload.
         public var receive: Int
@@ -203,12 +205,36 @@ extension Wire {
         public var decode: Int
         /// Speech to text.
         public var transcribe: Int
+        /// The answer's first token, after the recording arrived.
+        public var firstToken: Int?
+        /// The first sentence of the answer spoken (its audio ready to send), after the recording arrived.
+        public var firstAudio: Int?
 
-        public init(receive: Duration, decode: Duration, transcribe: Duration) {
-            func ms(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
-            self.receive = ms(receive)
-            self.decode = ms(decode)
-            self.transcribe = ms(transcribe)
+        public init(receive: Duration, decode: Duration, transcribe: Duration, firstToken: Duration? = nil, firstAudio: Duration? = nil) {
+            self.receive = Self.ms(receive)
+            self.decode = Self.ms(decode)
+            self.transcribe = Self.ms(transcribe)
+            self.firstToken = firstToken.map(Self.ms)
+            self.firstAudio = firstAudio.map(Self.ms)
+        }
+
+        static func ms(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+    }
+
+    /// One sentence of an answer, spoken as the answer is written (the `spoken` event).
+    public struct SpokenSentence: Sendable, Hashable, Codable {
+        /// 0 for the first sentence.
+        public var index: Int
+        public var text: String
+        /// The audio, base64.
+        public var audio: String
+        public var mimeType: String
+
+        public init(index: Int, text: String, audio: SibylCore.AudioFile) {
+            self.index = index
+            self.text = text
+            self.audio = audio.data.base64EncodedString()
+            mimeType = audio.format.mimeType
         }
     }
 

@@ -2,6 +2,7 @@ public import Assistant
 import Foundation
 import LocalEngines
 import SibylConfig
+import Synchronization
 public import SibylCore
 
 extension SibylRuntime.Voice {
@@ -131,6 +132,14 @@ extension SibylRuntime.Voice {
         return VoiceTurn(transcript: heard, ask: try await runtime.conversations.ask(request))
     }
 
+    /// Writes a spoken turn's stage times to the operations log (`sibyl logs --operation voice`).
+    public func record(_ timings: Wire.VoiceTimings) async {
+        var stages = ["transcript \(timings.receive + timings.decode + timings.transcribe) ms"]
+        if let firstToken = timings.firstToken { stages.append("first token \(firstToken) ms") }
+        if let firstAudio = timings.firstAudio { stages.append("first audio \(firstAudio) ms") }
+        await runtime.log(.info, .voice, "spoken question answered: " + stages.joined(separator: ", "), details: timings)
+    }
+
     /// The recording cut to the speech in it, as 16 kHz WAV; fails plainly when nobody speaks.
     /// Without ffmpeg, audio other than WAV goes to a remote transcriber as it is.
     func speechOnly(_ audio: AudioFile) async throws -> AudioFile {
@@ -148,4 +157,29 @@ extension SibylRuntime.Voice {
         let kept = Array(samples[max(0, range.lowerBound - margin)..<min(samples.count, range.upperBound + margin)])
         return AudioFile(data: AudioResampling.wav(pcm16: kept, sampleRate: AudioResampling.speechSampleRate).encoded(), format: .wav)
     }
+}
+
+/// When a spoken answer's first token and first sentence of audio were ready, counted from a
+/// start (the end of speech in the terminal, the recording's arrival on the server); the first of
+/// each is kept.
+public final class VoiceStageClock: Sendable {
+    public let start: ContinuousClock.Instant
+    private let times = Mutex<(firstToken: Duration?, firstAudio: Duration?)>((nil, nil))
+
+    public init(start: ContinuousClock.Instant = .now) {
+        self.start = start
+    }
+
+    /// A token of the answer arrived now.
+    public func token() {
+        times.withLock { if $0.firstToken == nil { $0.firstToken = .now - start } }
+    }
+
+    /// A sentence of the answer was spoken (its audio is ready) now.
+    public func audio() {
+        times.withLock { if $0.firstAudio == nil { $0.firstAudio = .now - start } }
+    }
+
+    public var firstToken: Duration? { times.withLock { $0.firstToken } }
+    public var firstAudio: Duration? { times.withLock { $0.firstAudio } }
 }

@@ -68,6 +68,10 @@ struct AudioRoutes: RouteCollectionAdding {
                 let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
                 return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
             }
+            // speak=sentences: each sentence of the answer is spoken as soon as it is written.
+            let speaking = form.field("speak") == "sentences"
+                ? try Self.speechOptions(voice: form.field("voice"), format: form.field("speechFormat"), speed: form.field("speed").flatMap(Double.init))
+                : nil
             slot.free(whenEnded: turn.ask)
             return EventStream.response { writer in
                 writer.send("transcript", transcript)
@@ -77,13 +81,33 @@ struct AudioRoutes: RouteCollectionAdding {
                     }
                     return
                 }
+                let stages = VoiceStageClock(start: receiving)
+                let speech = speaking.map { options in
+                    Task {
+                        var index = 0
+                        do {
+                            for try await sentence in runtime.voice.speakAsWritten(live, options: options) {
+                                stages.audio()
+                                guard writer.send("spoken", Wire.SpokenSentence(index: index, text: sentence.text, audio: sentence.audio)) else { return }
+                                index += 1
+                            }
+                        } catch {
+                            writer.send("speechFailed", ["error": Redaction.redact(error.localizedDescription)])
+                        }
+                    }
+                }
                 for await event in live.events() {
+                    if case .delta = event { stages.token() }
                     let wire = Wire.TurnEvent(event, conversationID: id, attachmentURL: ConversationRoutes.url)
-                    guard writer.send(wire.type, wire) else { return }
+                    guard writer.send(wire.type, wire) else { speech?.cancel(); return }
                     if case .finished(let message) = event {
                         writer.send("speech", ["url": "/api/v1/conversations/\(id.wireString)/messages/\(message.id.wireString)/speech"])
                     }
                 }
+                await speech?.value
+                let timings = Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing, firstToken: stages.firstToken, firstAudio: stages.firstAudio)
+                writer.send("timings", timings)
+                await runtime.voice.record(timings)
             }
         }
     }

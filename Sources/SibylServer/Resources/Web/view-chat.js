@@ -44,13 +44,17 @@ export async function renderChat({ show, who, id, toast }) {
   answerLanguage.addEventListener('change', () => localStorage.setItem('sibyl.answerLanguage', answerLanguage.value));
   const autoplay = h('input', { id: 'speak-answers', type: 'checkbox', checked: localStorage.getItem('sibyl.autoplay') === 'on' });
   autoplay.addEventListener('change', () => localStorage.setItem('sibyl.autoplay', autoplay.checked ? 'on' : 'off'));
+  // Hands-free: after a spoken answer, listen for the next question (speaking over the answer stops it).
+  const handsFree = h('input', { id: 'hands-free', type: 'checkbox', checked: localStorage.getItem('sibyl.handsFree') === 'on' });
+  handsFree.addEventListener('change', () => localStorage.setItem('sibyl.handsFree', handsFree.checked ? 'on' : 'off'));
   const options = h('div', { class: 'thread-options' },
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
     targetField,
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'answer-language', i18n: 'chat.answerIn' }), answerLanguage),
     h('label', { class: 'switch', htmlFor: 'use-documents' }, documents, h('span', { i18n: 'chat.useDocuments' })),
-    h('label', { class: 'switch', htmlFor: 'speak-answers' }, autoplay, h('span', { i18n: 'chat.speakAnswers' })));
+    h('label', { class: 'switch', htmlFor: 'speak-answers' }, autoplay, h('span', { i18n: 'chat.speakAnswers' })),
+    h('label', { class: 'switch', htmlFor: 'hands-free' }, handsFree, h('span', { i18n: 'chat.handsFree' })));
   const messages = h('ol', { class: 'messages', 'aria-labelledby': 'thread-title' });
   const onboarding = localStorage.getItem('sibyl.onboarded') ? null : h('section', { class: 'card onboarding', 'aria-labelledby': 'onboarding-title' },
     h('h2', { id: 'onboarding-title', i18n: 'onboarding.title' }),
@@ -66,7 +70,7 @@ export async function renderChat({ show, who, id, toast }) {
   const question = h('textarea', { id: 'question', rows: '2', i18nPlaceholder: 'chat.placeholder', required: true });
   const sendButton = h('button', { type: 'submit', i18n: 'chat.send' });
   const stopButton = h('button', { type: 'button', class: 'danger', i18n: 'chat.stop', hidden: true, onclick: stop });
-  const micButton = h('button', { type: 'button', class: 'quiet mic', i18n: 'chat.speak', 'aria-pressed': 'false', onclick: toggleVoice });
+  const micButton = h('button', { type: 'button', class: 'quiet mic', i18n: 'chat.speak', 'aria-pressed': 'false', onclick: () => toggleVoice() });
   const imageInput = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', hidden: true, id: 'attach-image' });
   const attachButton = h('button', { type: 'button', class: 'quiet', i18n: 'chat.attach', onclick: () => imageInput.click() });
   const attached = h('div', { class: 'attached', hidden: true });
@@ -294,6 +298,79 @@ export async function renderChat({ show, who, id, toast }) {
     return audio;
   }
 
+  /**
+   * Plays an answer's sentences in order as they arrive (the server speaks each as soon as it is
+   * written), in one player in the answer's bubble; once the whole answer's audio is known, the
+   * player holds that, for listening again.
+   */
+  function sentencePlayer(item, voice) {
+    item.querySelector('audio')?.remove();
+    const audio = h('audio', { controls: true, 'aria-label': t('chat.spokenAnswer') });
+    item.append(audio);
+    const queue = [];
+    let current = null;
+    let whole = null;
+    let finished = false;
+    const onIdle = [];
+    const idle = () => {
+      if (whole && audio.src !== whole) audio.src = whole;
+      for (const callback of onIdle.splice(0)) callback();
+    };
+    const next = () => {
+      if (current) URL.revokeObjectURL(current);
+      current = queue.shift() ?? null;
+      if (!current) {
+        if (finished) idle();
+        return;
+      }
+      audio.src = current;
+      audio.play().catch(() => { current = null; queue.length = 0; idle(); });
+    };
+    audio.addEventListener('playing', () => { if (voice && !voice.firstAudioAt) voice.firstAudioAt = performance.now(); });
+    audio.addEventListener('ended', () => { if (current) next(); });
+    return {
+      add(sentence) {
+        const bytes = Uint8Array.from(atob(sentence.audio), (c) => c.charCodeAt(0));
+        queue.push(URL.createObjectURL(new Blob([bytes], { type: sentence.mimeType })));
+        if (!current) next();
+      },
+      /** Every sentence has come; `url` is the whole answer's audio. */
+      end(url) {
+        finished = true;
+        whole = url ?? whole;
+        if (!current) idle();
+      },
+      /** Barge-in: the rest is not played. */
+      stop() {
+        queue.splice(0).forEach((url) => URL.revokeObjectURL(url));
+        finished = true;
+        audio.pause();
+        if (current) URL.revokeObjectURL(current);
+        current = null;
+        idle();
+      },
+      get playing() { return current !== null; },
+      /** Calls `callback` once nothing is left to play. */
+      whenIdle(callback) {
+        if (finished && !current) callback();
+        else onIdle.push(callback);
+      },
+    };
+  }
+
+  /** The stages of a spoken question, from the end of speech, in the question's bubble (opened on request). */
+  function showTimings(voice) {
+    if (!voice.speechEndedAt) return;
+    const since = (at) => (at ? `${((at - voice.speechEndedAt) / 1000).toFixed(2)} s` : '–');
+    const server = voice.stages ?? {};
+    const text = t('chat.timingsLine', {
+      transcript: since(voice.transcribedAt), firstToken: since(voice.firstTokenAt), firstAudio: since(voice.firstAudioAt),
+    });
+    const serverText = t('chat.timingsServer', { receive: server.receive ?? 0, decode: server.decode ?? 0, transcribe: server.transcribe ?? 0 });
+    voice.own.querySelector('details.timings')?.remove();
+    voice.own.append(h('details', { class: 'timings' }, h('summary', {}, t('chat.timings')), h('p', {}, text), h('p', {}, serverText)));
+  }
+
   /** Streams an answer's events into `item` until the answer ends. */
   async function follow(response, item, voice = null) {
     let text = '';
@@ -343,9 +420,28 @@ export async function renderChat({ show, who, id, toast }) {
               voice.own.querySelector('.body').textContent = data.text;
             }
             break;
+          case 'spoken':
+            if (voice) {
+              voice.player ??= sentencePlayer(item, voice);
+              voice.player.add(data);
+            }
+            break;
+          case 'speechFailed':
+            toast(data.error);
+            break;
           case 'speech':
             if (voice) voice.speechURL = data.url;
-            if (autoplay.checked && data.url) play(data.url, item);
+            if (voice?.player) voice.player.end(data.url);
+            else if (autoplay.checked && data.url) play(data.url, item);
+            break;
+          case 'timings':
+            if (voice) {
+              voice.stages = data;
+              voice.player?.end(null);
+              // The first sentence may start playing after the last event: the figures wait for it.
+              if (voice.player && !voice.firstAudioAt) voice.player.whenIdle(() => showTimings(voice));
+              showTimings(voice);
+            }
             break;
           case 'usage':
           case 'historyTrimmed':
@@ -493,13 +589,39 @@ export async function renderChat({ show, who, id, toast }) {
     sendButton.disabled = on;
   }
 
-  async function toggleVoice() {
+  /**
+   * Hands-free: the next question is listened for at once. While the answer is still being
+   * spoken, speaking over it (barge-in) stops it; once it has been spoken, the usual wait for
+   * speech begins.
+   */
+  function listenAgain(voice) {
+    if (recorder || state.streaming) return;
+    const player = voice.player;
+    toggleVoice({
+      whilePlaying: player?.playing ? player : null,
+    });
+  }
+
+  async function toggleVoice(handsFreeTurn = null) {
     if (recorder) {
       recorder.stop();
       return;
     }
     if (state.streaming) return;
-    recorder = new SpeechRecorder(await voiceOptions(), (db) => { level.value = Math.max(-80, Math.min(0, db)); });
+    const options = await voiceOptions();
+    const player = handsFreeTurn?.whilePlaying ?? null;
+    const waitMs = options.waitMs;
+    // While the answer plays, the wait for speech does not run out.
+    if (player) options.waitMs = 30 * 60 * 1000;
+    const current = new SpeechRecorder(options, (db, state) => {
+      level.value = Math.max(-80, Math.min(0, db));
+      if (player?.playing && state === 'speaking') {
+        player.stop();
+        window.sibylBargedIn = (window.sibylBargedIn ?? 0) + 1;
+      }
+    });
+    recorder = current;
+    player?.whenIdle(() => current.waitFromNow(waitMs));
     recording(true);
     try {
       const result = await recorder.record();
@@ -541,10 +663,13 @@ export async function renderChat({ show, who, id, toast }) {
       if (answerLanguage.value) form.append('answerLanguage', answerLanguage.value);
       // The page's language, which the server takes as the spoken one unless voice.language says otherwise.
       form.append('languageHint', language());
+      // Each sentence of the answer spoken as soon as it is written, not the whole answer at the end.
+      if (autoplay.checked) form.append('speak', 'sentences');
       const response = await api(`/conversations/${conversation.id}/voice`, { method: 'POST', body: form, raw: true });
       voice.respondedAt = performance.now();
       await follow(response, answer, voice);
       loadList();
+      if (handsFree.checked) listenAgain(voice);
     } catch (error) {
       markSent();
       failedBubble(answer, error);

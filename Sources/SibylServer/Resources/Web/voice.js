@@ -75,6 +75,8 @@ export class SpeechRecorder {
     context.createMediaStreamSource(stream).connect(analyser);
     const samples = new Float32Array(analyser.fftSize);
     const detector = new SilenceDetector(this.options);
+    this.detector = detector;
+    if (this.pendingWait !== undefined) this.waitFromNow(this.pendingWait);
     const startedAt = performance.now();
     let reason = 'stopped';
     const finished = new Promise((resolve) => recorder.addEventListener('stop', resolve, { once: true }));
@@ -105,6 +107,15 @@ export class SpeechRecorder {
       /** performance.now() of the end of speech (the last loud reading), for timing the answer. */
       speechEndedAt: detector.lastLoudAt === null ? null : startedAt + detector.lastLoudAt,
     };
+  }
+
+  /** Gives the speaker `waitMs` from now to begin (no speech yet: the recording then ends). */
+  waitFromNow(waitMs) {
+    if (!this.detector) {
+      this.pendingWait = waitMs;
+      return;
+    }
+    if (!this.detector.speaking) this.detector.waitMs = this.detector.elapsed + waitMs;
   }
 
   /** Stops a recording under way (the user pressed stop). */
