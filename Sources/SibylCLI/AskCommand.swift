@@ -107,7 +107,7 @@ struct Ask: AsyncParsableCommand {
             }
             let printer = AnswerPrinter(json: json)
             let outcome = if let heard {
-                await VoiceConsole(runtime: runtime, options: voice).answer(heard, printer: printer, speak: voice.speak)
+                await VoiceConsole(runtime: runtime, options: voice).answer(heard, printer: printer, speak: voice.speak).outcome
             } else {
                 await printer.print(result)
             }

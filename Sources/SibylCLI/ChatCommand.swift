@@ -87,15 +87,18 @@ struct ChatSession {
     func voiceLoop() async {
         let console = VoiceConsole(runtime: runtime, options: voice)
         var silentTurns = 0
+        // The next question began while the last answer was spoken.
+        var interruption: VoiceConsole.Interruption?
         while silentTurns < 2 {
             do {
                 let request = AskRequest("", conversation: .id(conversation.id), documents: documents, options: turnOptions)
-                guard let heard = try await console.listen(request: request) else {
+                guard let heard = try await console.listen(request: request, after: interruption) else {
                     silentTurns += 1
+                    interruption = nil
                     continue
                 }
                 silentTurns = 0
-                _ = await console.answer(heard, printer: printer, speak: voice.speak)
+                interruption = await console.answer(heard, printer: printer, speak: voice.speak).interruption
             } catch {
                 Terminal.report(error)
                 return

@@ -20,6 +20,9 @@ struct VoiceOptions: ParsableArguments {
 
     @Option(help: "Record and play with: auto, pulse (PulseAudio/PipeWire) or alsa.")
     var audio: Microphone.Backend = .auto
+
+    @Flag(help: "With chat --voice: speaking while an answer is spoken stops it and starts your next question. Use headphones or an echo-cancelling microphone, or the answer's own sound interrupts it.")
+    var bargeIn = false
 }
 
 /// The terminal's microphone and speaker: records until the speaker falls silent, with a level
@@ -36,9 +39,10 @@ struct VoiceConsole {
         var transcriptLag: Duration
     }
 
-    /// Records one question and asks it; nil when nobody spoke.
-    func listen(request: AskRequest) async throws -> Heard? {
-        guard let (heard, lag) = try await hear() else {
+    /// Records one question and asks it; nil when nobody spoke. `interruption`: the question
+    /// began while the last answer was spoken (a barge-in).
+    func listen(request: AskRequest, after interruption: Interruption? = nil) async throws -> Heard? {
+        guard let (heard, lag) = try await hear(after: interruption) else {
             Terminal.error(Terminal.yellow("(no speech heard)", stderr: true))
             return nil
         }
@@ -52,7 +56,7 @@ struct VoiceConsole {
     /// after a short silence when the words end a sentence, a longer one when they stop
     /// mid-sentence (see `SpokenQuestionListener`); nil when nobody spoke in time. Ctrl-C stops
     /// the recording early and keeps what was said.
-    func hear() async throws -> (Transcription, lag: Duration)? {
+    func hear(after interruption: Interruption? = nil) async throws -> (Transcription, lag: Duration)? {
         let microphone = Microphone(backend: options.audio)
         // The recognisers load while the person speaks (once per process; the first question
         // waits only for what is left of the load).
@@ -62,7 +66,9 @@ struct VoiceConsole {
         Interrupts.shared.onInterrupt { Task { await listener.stop() } }
         defer { Interrupts.shared.onInterrupt(nil) }
         Terminal.error(Terminal.dim("listening… (speak; it stops when you have finished, or press Ctrl-C)", stderr: true))
-        let samples = try microphone.samples()
+        // After a barge-in, the same recording goes on: not a sample of the question is lost.
+        let samples = try interruption?.microphone ?? microphone.samples()
+        if let interruption { await listener.add(interruption.heard) }
         let listening = Task {
             var lastMeter = ContinuousClock.now
             for try await chunk in samples {
@@ -101,11 +107,25 @@ struct VoiceConsole {
         return (transcription, await listener.transcriptLag ?? .zero)
     }
 
+    /// The person spoke over an answer (`--barge-in`): what they have said so far (the start of
+    /// their next question, from a little before they began), and the recording, which goes on.
+    struct Interruption {
+        var heard: [Int16]
+        var microphone: AsyncThrowingStream<[Int16], any Error>
+    }
+
+    /// How a spoken answer ended.
+    struct Answered {
+        var outcome: AnswerPrinter.Outcome
+        var interruption: Interruption?
+    }
+
     /// Prints the answer to a spoken question and, when `speak`, says it at the same time, a
     /// sentence at a time; returns when both are over. Ctrl-C stops the answer being written,
-    /// then the playback. The stage times (from the end of speech) are logged, and shown unless
-    /// the answer is printed as JSON.
-    func answer(_ heard: Heard, printer: AnswerPrinter, speak: Bool) async -> AnswerPrinter.Outcome {
+    /// then the playback. With `--barge-in`, speaking over the answer stops it (and the writing).
+    /// The stage times (from the end of speech) are logged, and shown unless the answer is
+    /// printed as JSON.
+    func answer(_ heard: Heard, printer: AnswerPrinter, speak: Bool) async -> Answered {
         let result = heard.turn.ask
         let watching = Task { [stages = heard.stages] in
             guard case .answering(let turn) = result.outcome else { return }
@@ -114,15 +134,55 @@ struct VoiceConsole {
             }
         }
         let speaking = speak ? Task { await self.speak(result, stages: heard.stages) } : nil
+        let listening = speaking.flatMap { speaking in options.bargeIn ? Task { await self.interruption(of: speaking, result: result) } : nil }
         let outcome = await printer.print(result)
         Interrupts.shared.onInterrupt { speaking?.cancel() }
         defer { Interrupts.shared.onInterrupt(nil) }
         await speaking?.value
+        listening?.cancel()
+        let interruption = await listening?.value ?? nil
         watching.cancel()
         let timings = Wire.VoiceTimings(receive: .zero, decode: .zero, transcribe: heard.transcriptLag, firstToken: heard.stages.firstToken, firstAudio: heard.stages.firstAudio)
         if !printer.json { Terminal.error(Terminal.dim(Self.describe(timings), stderr: true)) }
         await runtime.voice.record(timings)
-        return outcome
+        return Answered(outcome: outcome, interruption: interruption)
+    }
+
+    /// Listens while an answer is spoken: when the person starts speaking, the answer stops (its
+    /// playback, and its writing if it is still being written) and the recording is handed on.
+    /// Nil when the answer ended first (the task is cancelled then) or the microphone cannot record.
+    func interruption(of speaking: Task<Void, Never>, result: AskResult) async -> Interruption? {
+        guard let samples = try? Microphone(backend: options.audio).samples() else { return nil }
+        let classifier = runtime.voice.speechClassifier()
+        var configuration = runtime.voice.detection(hearingSpeech: classifier != nil)
+        // No wait for speech and no end to it: only its start matters here.
+        configuration.waitForSpeech = .seconds(24 * 3600)
+        configuration.maximumSpeech = .seconds(24 * 3600)
+        var detector = VoiceActivityDetector(sampleRate: AudioResampling.speechSampleRate, configuration: configuration, classifier: classifier)
+        // The recording so far, of which a little before the speech is kept (the listener needs it).
+        var recorded: [Int16] = []
+        var dropped = 0
+        let keep = AudioResampling.speechSampleRate * 2
+        do {
+            for try await chunk in samples {
+                recorded += chunk
+                for event in detector.process(chunk) {
+                    guard case .speechStarted(let sample) = event else { continue }
+                    speaking.cancel()
+                    if case .answering(let turn) = result.outcome, !turn.hasEnded { turn.cancel() }
+                    Terminal.error(Terminal.dim("(you spoke: the answer stops and Sibyl listens)", stderr: true))
+                    let from = max(0, sample - dropped - AudioResampling.speechSampleRate / 2)
+                    return Interruption(heard: Array(recorded[from...]), microphone: samples)
+                }
+                if recorded.count > keep * 2 {
+                    dropped += recorded.count - keep
+                    recorded.removeFirst(recorded.count - keep)
+                }
+            }
+        } catch {
+            return nil
+        }
+        return nil
     }
 
     /// "after you stopped: text 0.62 s · first words 0.98 s · first audio 1.41 s"

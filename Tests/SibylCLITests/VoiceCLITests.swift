@@ -100,6 +100,38 @@ struct VoiceCLITests {
         }
     }
 
+    @Test("Speaking over the answer (--barge-in) stops it and starts the next question")
+    func speakingOverTheAnswerStopsIt() async throws {
+        try await OpenAITestServer.with { server in
+            let long = (1...12).map { "Sentence number \($0) of a long answer about France is here. " }
+            server.handle(chatPath) { request in
+                guard request.json?["stream"] as? Bool == true else { return .chatCompletion("France") }
+                let question = ((request.json?["messages"] as? [[String: Any]])?.last?["content"] as? String ?? "").lowercased()
+                return question.contains("spain") ? .chatStream(["Madrid."]) : .chatStream(long)
+            }
+            var cli = try runner(server)
+            cli.environment["SIBYL_VOICE_WAIT_SECONDS"] = "3"
+            let france = try await Self.spoken("What is the capital of France?")
+            let spain = try await Self.spoken("And what is the capital of Spain?")
+            try await cli.withStarted(["chat", "--voice", "--barge-in"]) { running in
+                try await running.waitForOutput(containing: "listening", inErrors: true)
+                await Self.say(france)
+                // The long answer plays; the person speaks over it.
+                try await Self.waitForPlayback()
+                await Self.say(spain)
+                try await running.waitForOutput(containing: "Madrid.")
+                let result = await running.finish()
+                #expect(result.status == 0, "stderr: \(result.stderr)")
+                #expect(result.stderr.contains("you spoke: the answer stops"), "\(result.stderr)")
+                let asked = server.requests(to: chatPath).compactMap(\.json).filter { $0["stream"] as? Bool == true }
+                let questions = asked.compactMap { (($0["messages"] as? [[String: Any]])?.last?["content"] as? String)?.lowercased() }
+                #expect(questions.count == 2, "\(questions)")
+                #expect(questions.last?.contains("spain") == true, "the question spoken over the answer is asked whole: \(questions)")
+                #expect(questions.last?.contains("what") == true, "its first words were heard too: \(questions)")
+            }
+        }
+    }
+
     /// Waits until something plays on the sound server (a sink input exists); a ceiling guards
     /// against a playback that never starts.
     static func waitForPlayback(within ceiling: Duration = .seconds(60)) async throws {
