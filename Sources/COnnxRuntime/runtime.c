@@ -18,6 +18,7 @@ enum Slot {
     SLOT_CREATE_SESSION = 7,
     SLOT_RUN = 9,
     SLOT_CREATE_SESSION_OPTIONS = 10,
+    SLOT_DISABLE_CPU_MEM_ARENA = 19,
     SLOT_SET_GRAPH_OPTIMIZATION_LEVEL = 23,
     SLOT_SET_INTRA_OP_THREADS = 24,
     SLOT_SET_INTER_OP_THREADS = 25,
@@ -94,13 +95,14 @@ const char *sibyl_ort_version(const SibylOrtRuntime *runtime) {
     return runtime->version;
 }
 
-SibylOrtSession *sibyl_ort_load(SibylOrtRuntime *runtime, const char *model_path, int threads, char *error, size_t error_size) {
+SibylOrtSession *sibyl_ort_load(SibylOrtRuntime *runtime, const char *model_path, int threads, int keep_memory, char *error, size_t error_size) {
     void *options = NULL;
     if (check(runtime, CALL(runtime, SLOT_CREATE_SESSION_OPTIONS, Status (*)(void **))(&options), "creating session options", error, error_size)) return NULL;
     void *session = NULL;
     int failed = check(runtime, CALL(runtime, SLOT_SET_INTRA_OP_THREADS, Status (*)(void *, int))(options, threads), "setting threads", error, error_size)
         || check(runtime, CALL(runtime, SLOT_SET_INTER_OP_THREADS, Status (*)(void *, int))(options, 1), "setting threads", error, error_size)
         || check(runtime, CALL(runtime, SLOT_SET_GRAPH_OPTIMIZATION_LEVEL, Status (*)(void *, int))(options, 99), "setting optimisation", error, error_size)
+        || (!keep_memory && check(runtime, CALL(runtime, SLOT_DISABLE_CPU_MEM_ARENA, Status (*)(void *))(options), "turning off the memory arena", error, error_size))
         || check(runtime, CALL(runtime, SLOT_CREATE_SESSION, Status (*)(const void *, const char *, const void *, void **))(runtime->env, model_path, options, &session), "loading the model", error, error_size);
     CALL(runtime, SLOT_RELEASE_SESSION_OPTIONS, void (*)(void *))(options);
     if (failed) return NULL;

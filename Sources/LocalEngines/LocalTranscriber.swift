@@ -4,7 +4,7 @@ public import SibylCore
 /// loaded. English questions (the language is known and is English, up to 30 s, plain text) go to
 /// Moonshine, made for short live speech; everything else (other languages, a language to detect,
 /// translation, subtitles, long recordings) to Whisper in whisper-server.
-public struct LocalTranscriber: Transcriber {
+public struct LocalTranscriber: DraftingTranscriber {
     public let moonshine: MoonshineTranscriber?
     public let whisper: WhisperServerTranscriber
 
@@ -23,8 +23,15 @@ public struct LocalTranscriber: Transcriber {
     }
 
     public func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
+        try await transcribe(audio, options: options, draft: nil)
+    }
+
+    /// A draft (a partial transcript's tokens) helps Moonshine; Whisper reads without it.
+    public func transcribe(_ audio: AudioFile, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription {
         let seconds = (try? WAVAudio(parsing: audio.data))?.duration
-        return try await engine(for: options, seconds: seconds).transcribe(audio, options: options)
+        let engine = engine(for: options, seconds: seconds)
+        if let moonshine = engine as? MoonshineTranscriber { return try await moonshine.transcribe(audio, options: options, draft: draft) }
+        return try await engine.transcribe(audio, options: options)
     }
 
     /// Loads both models now, so that no question waits for a load.

@@ -69,13 +69,15 @@ struct VoiceBenchmark: AsyncParsableCommand {
             results.append(try await measure(engine, on: recordings))
         }
         report(results)
-        var memory = [("this process (Moonshine loaded)", ProcessTable.kilobytes("VmRSS", of: getpid())), ("whisper-server", await server.processID.flatMap { ProcessTable.kilobytes("VmRSS", of: $0) })]
-        var ttft: Double?
+        var memory = [("whisper-server", await server.processID.flatMap { ProcessTable.kilobytes("VmRSS", of: $0) })]
+        var answers: AnswerTimes?
         if !noChat {
-            let (median, chatMemory) = try await firstToken(recordings.filter { $0.set == "clean" })
-            ttft = median
-            memory.append(("llama-server (chat model)", chatMemory))
+            let times = try await answerTimes(recordings.filter { $0.set == "clean" })
+            answers = times
+            memory.append(("llama-server (chat model)", times.chatMemory))
         }
+        // Moonshine, Silero and (after the answers) Piper's voice live in this process.
+        memory.insert(("this process (Moonshine, Silero, Piper)", ProcessTable.kilobytes("VmRSS", of: getpid())), at: 0)
         say("memory of the resident engines (RSS):")
         var total = 0
         for case let (name, kilobytes?) in memory {
@@ -84,12 +86,17 @@ struct VoiceBenchmark: AsyncParsableCommand {
         }
         say(String(format: "  %-34@ %7.0f MB (goal < 3,500 MB)", "together" as NSString, Double(total) / 1024))
         let (energy, live) = try await endOfSpeech(recordings, layout: layout, moonshine: moonshine)
-        if let ttft {
-            let today = energy + results[0].median + ttft
-            let now = live + ttft
-            say("from the end of speech to the first answer token:")
+        if let answers {
+            let today = energy + results[0].median + answers.firstToken
+            let now = live + answers.firstToken
+            say("from the end of speech to the first answer token (goal ≤ 1,000 ms):")
             say(String(format: "  today %.0f ms (end heard %.0f + whisper-cli %.0f + first token %.0f); now %.0f ms (question heard and transcribed %.0f + first token %.0f): %.1f× sooner",
-                       today, energy, results[0].median, ttft, now, live, ttft, today / now))
+                       today, energy, results[0].median, answers.firstToken, now, live, answers.firstToken, today / now))
+            let todayAudio = energy + results[0].median + answers.todayFirstAudio
+            let nowAudio = live + answers.firstAudio
+            say("from the end of speech to the first answer audio (goal ≤ 1,500 ms):")
+            say(String(format: "  today %.0f ms (end heard %.0f + whisper-cli %.0f + whole answer written and spoken by espeak-ng %.0f); now %.0f ms (question heard and transcribed %.0f + first sentence written and spoken by Piper %.0f): %.1f× sooner",
+                       todayAudio, energy, results[0].median, answers.todayFirstAudio, nowAudio, live, answers.firstAudio, todayAudio / nowAudio))
         }
         await server.stop()
     }
@@ -100,7 +107,8 @@ struct VoiceBenchmark: AsyncParsableCommand {
         let silero = { try SileroVoiceDetector(layout: layout).stream() as any SpeechClassifier }
         let energy = try endpointing(recordings, classifier: nil, hangover: VoiceDetectorKind.energy.defaultHangoverMilliseconds)
         _ = try endpointing(recordings, classifier: silero, hangover: VoiceDetectorKind.silero.defaultHangoverMilliseconds)
-        return (energy, try await liveQuestions(recordings, transcriber: moonshine, classifier: silero))
+        _ = try await liveQuestions(recordings, transcriber: moonshine, classifier: silero, partials: nil)
+        return (energy, try await liveQuestions(recordings, transcriber: moonshine, classifier: silero, partials: SpokenQuestionListener.defaultPartialInterval))
     }
 
     /// How soon after the last word a detector decides the question is over (median, ms); it prints
@@ -141,7 +149,9 @@ struct VoiceBenchmark: AsyncParsableCommand {
     /// (Silero with the default hang-over, then Moonshine at each end it hears, waiting longer when
     /// the words stop mid-sentence): the median time from the last word to the question's
     /// transcript, how many questions were cut short, and their WER.
-    func liveQuestions(_ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier) async throws -> Double {
+    /// `partials`: how often a partial transcript is taken while the person speaks (the final one
+    /// is read with the latest as its draft); nil: none, as before.
+    func liveQuestions(_ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier, partials: Duration?) async throws -> Double {
         let rate = AudioResampling.speechSampleRate
         let chunk = rate / 50
         var delays: [Double] = []
@@ -154,7 +164,8 @@ struct VoiceBenchmark: AsyncParsableCommand {
             var configuration = VoiceActivityDetector.Configuration()
             configuration.hangover = .milliseconds(VoiceDetectorKind.silero.defaultHangoverMilliseconds)
             let listener = SpokenQuestionListener(
-                detector: VoiceActivityDetector(configuration: configuration, classifier: try classifier()), transcriber: transcriber, options: TranscriptionOptions(language: "en")
+                detector: VoiceActivityDetector(configuration: configuration, classifier: try classifier()), transcriber: transcriber, options: TranscriptionOptions(language: "en"),
+                partialInterval: partials
             )
             let started = clock.now
             let lastWord = started + .milliseconds((lead + recording.speechEnd) * 1000 / rate)
@@ -184,8 +195,9 @@ struct VoiceBenchmark: AsyncParsableCommand {
             delays.append(Statistics.milliseconds(ready - lastWord))
             say(String(format: "  %@: ready %.0f ms after the last word — %@", recording.id, Statistics.milliseconds(ready - lastWord), transcription.text))
         }
-        say(String(format: "a question played in real time into the terminal's listener (Silero, %d ms hang-over, Moonshine at each end, up to 1.2 s for words that stop mid-sentence): transcript ready %.0f ms after the last word (median of the questions heard whole; p90 %.0f), %d of %d cut short, WER %.1f %%",
-                   VoiceDetectorKind.silero.defaultHangoverMilliseconds, Statistics.median(delays), Statistics.percentile(90, of: delays), cut.count, recordings.count, total.rate * 100))
+        let how = partials.map { "partial transcripts every \($0.milliseconds) ms while speaking, the last one the final's draft" } ?? "no partial transcripts"
+        say(String(format: "a question played in real time into the terminal's listener (Silero, %d ms hang-over, Moonshine at each end, up to 1.2 s for words that stop mid-sentence; %@): transcript ready %.0f ms after the last word (median of the questions heard whole; p90 %.0f), %d of %d cut short, WER %.1f %%",
+                   VoiceDetectorKind.silero.defaultHangoverMilliseconds, how as NSString, Statistics.median(delays), Statistics.percentile(90, of: delays), cut.count, recordings.count, total.rate * 100))
         for line in cut { say("  cut short: \(line)") }
         return Statistics.median(delays)
     }
@@ -222,35 +234,67 @@ struct VoiceBenchmark: AsyncParsableCommand {
         }
     }
 
-    /// The median time from asking (the transcript as the question) to the first answer token,
-    /// through Sibyl's whole answer path on the local chat model; and the chat server's memory (kB).
-    func firstToken(_ recordings: [VoiceRecordings.Recording]) async throws -> (Double, Int?) {
+    /// From asking (the transcript as the question) through Sibyl's whole answer path on the local
+    /// chat model: medians of the first answer token, the first sentence spoken (Piper, sentence by
+    /// sentence, as the answer is written), and today's first audio (the whole answer written, then
+    /// spoken whole by espeak-ng); and the chat server's memory (kB).
+    struct AnswerTimes {
+        var firstToken: Double
+        var firstAudio: Double
+        var todayFirstAudio: Double
+        var chatMemory: Int?
+    }
+
+    func answerTimes(_ recordings: [VoiceRecordings.Recording]) async throws -> AnswerTimes {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-voice-home-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let runtime = try SibylRuntime(environment: [
             "SIBYL_HOME": home.path, "SIBYL_ENGINES": EngineLayout().root.path, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin",
-            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "24", "SIBYL_TITLES": "none",
+            "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "60", "SIBYL_TITLES": "none",
         ])
-        var times: [Double] = []
+        await runtime.voice.warmUp()
+        var firstTokens: [Double] = [], firstAudio: [Double] = [], todays: [Double] = [], sentenceSeconds: [Double] = []
         let clock = ContinuousClock()
+        let espeak = EspeakSynthesizer()
         for (index, recording) in ([recordings[0]] + recordings).enumerated() {
             let started = clock.now
             let asked = try await runtime.conversations.ask(AskRequest(recording.transcript, conversation: .new(NewConversation(source: .cli))))
             guard case .answering(let turn) = asked.outcome else { throw BenchmarkFailure(message: "the question was declined") }
-            for await event in turn.events() {
-                if case .delta = event {
-                    if index > 0 { times.append(Statistics.milliseconds(clock.now - started)) }
-                    break
+            let tokenTask = Task { () -> Duration? in
+                for await event in turn.events() {
+                    if case .delta = event { return clock.now - started }
                 }
+                return nil
             }
-            turn.cancel()
+            var heard: Duration?
+            for try await sentence in runtime.voice.speakAsWritten(turn) {
+                heard = clock.now - started
+                sentenceSeconds.append((try? WAVAudio(parsing: sentence.audio.data))?.duration ?? 0)
+                break
+            }
+            await turn.waitUntilEnded()
+            let written = clock.now - started
+            let token = await tokenTask.value
+            guard case .finished(let message) = turn.outcome, let token, let heard else {
+                throw BenchmarkFailure(message: "the answer to \"\(recording.transcript)\" did not finish")
+            }
+            let speaking = clock.now
+            _ = try await espeak.synthesize(GlassesText.plain(message.text), options: SpeechOptions(format: .wav))
+            guard index > 0 else { continue }
+            firstTokens.append(Statistics.milliseconds(token))
+            firstAudio.append(Statistics.milliseconds(heard))
+            todays.append(Statistics.milliseconds(written + (clock.now - speaking)))
         }
         let pid = ProcessTable.children(of: getpid()).first { ProcessTable.commandLine(of: $0).first.map { URL(fileURLWithPath: $0).lastPathComponent } == "llama-server" }
-        say(String(format: "first answer token through Sibyl's answer path (local chat model): median %.0f ms, p90 %.0f ms over %d questions",
-                   Statistics.median(times), Statistics.percentile(90, of: times), times.count))
+        say(String(format: "through Sibyl's answer path (local chat model), over %d questions:", firstTokens.count))
+        say(String(format: "  first answer token: median %.0f ms, p90 %.0f ms", Statistics.median(firstTokens), Statistics.percentile(90, of: firstTokens)))
+        say(String(format: "  first sentence spoken (Piper joe, sentence by sentence): median %.0f ms, p90 %.0f ms (first sentences %.1f s of speech, median)",
+                   Statistics.median(firstAudio), Statistics.percentile(90, of: firstAudio), Statistics.median(sentenceSeconds)))
+        say(String(format: "  today: the whole answer written, then spoken whole by espeak-ng: median %.0f ms, p90 %.0f ms",
+                   Statistics.median(todays), Statistics.percentile(90, of: todays)))
         // Measured before the runtime stops its chat server.
         let memory = pid.flatMap { ProcessTable.kilobytes("VmRSS", of: $0) }
         await runtime.shutdown()
-        return (Statistics.median(times), memory)
+        return AnswerTimes(firstToken: Statistics.median(firstTokens), firstAudio: Statistics.median(firstAudio), todayFirstAudio: Statistics.median(todays), chatMemory: memory)
     }
 }

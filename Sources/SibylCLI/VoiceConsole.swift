@@ -76,7 +76,7 @@ struct VoiceConsole {
                 if ContinuousClock.now - lastMeter > .milliseconds(100) {
                     lastMeter = .now
                     let (level, threshold, speaking) = await listener.level
-                    Terminal.meter(level: level, threshold: threshold, speaking: speaking)
+                    Terminal.meter(level: level, threshold: threshold, speaking: speaking, words: await listener.partial?.text)
                 }
                 if await listener.isDone { return }
             }

@@ -75,11 +75,15 @@ public struct Transcription: Sendable, Hashable {
     public var language: String?
     /// The recording's length in seconds, when the provider reports it.
     public var duration: Double?
+    /// The engine's own tokens, when it gives them (Moonshine): a draft for reading a longer
+    /// recording of the same speech sooner (see `DraftingTranscriber`).
+    public var tokens: [Int]?
 
-    public init(text: String, language: String? = nil, duration: Double? = nil) {
+    public init(text: String, language: String? = nil, duration: Double? = nil, tokens: [Int]? = nil) {
         self.text = text
         self.language = language
         self.duration = duration
+        self.tokens = tokens
     }
 }
 

@@ -13,6 +13,13 @@ public protocol Transcriber: Sendable {
     func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription
 }
 
+/// A transcriber that reads a recording sooner given an earlier transcription of its beginning
+/// (a partial transcript taken while the person was still speaking): the draft's words are
+/// checked all at once instead of written one by one, and the text is what it would be without.
+public protocol DraftingTranscriber: Transcriber {
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription
+}
+
 /// Turns text into speech.
 public protocol SpeechSynthesizer: Sendable {
     func synthesize(_ text: String, options: SpeechOptions) async throws -> AudioFile

@@ -14,9 +14,18 @@ public struct SentenceSplitter: Sendable {
     /// A false end waiting for the piece after it.
     private var carry = ""
     private var pendingTerminator = false
+    private var pendingClause = false
     private var atBoundary = false
+    /// The first piece may end at a clause (", ; :") once it has this many words; nil: sentences only.
+    private let firstClauseWords: Int?
+    private var ended = 0
 
-    public init() {}
+    /// `firstClauseWords`: the first piece may end at a clause mark (", ; :" followed by a space)
+    /// once it has at least this many words, so that speech can start on a short first phrase
+    /// ("Paris is the capital of France, …"); later pieces are whole sentences.
+    public init(firstClauseWords: Int? = nil) {
+        self.firstClauseWords = firstClauseWords
+    }
 
     /// Adds text; the sentences it completed, in order.
     public mutating func append(_ text: some StringProtocol) -> [String] {
@@ -32,11 +41,15 @@ public struct SentenceSplitter: Sendable {
                 pendingTerminator = false
             } else if ".!?…".contains(character) {
                 pendingTerminator = true
+            } else if ",;:".contains(character) {
+                pendingClause = ended == 0 && firstClauseWords.map { (carry + current).split(whereSeparator: \.isWhitespace).count >= $0 } == true
             } else if character.isWhitespace {
-                if pendingTerminator { atBoundary = true }
+                if pendingTerminator || pendingClause { atBoundary = true }
                 pendingTerminator = false
+                pendingClause = false
             } else if !"\"')]”’»".contains(character) {
                 pendingTerminator = false
+                pendingClause = false
             }
         }
         // A sentence that has ended goes now, not when the next one starts: text that streams in
@@ -54,6 +67,7 @@ public struct SentenceSplitter: Sendable {
         carry = ""
         current = ""
         pendingTerminator = false
+        pendingClause = false
         atBoundary = false
         return rest.isEmpty ? nil : rest
     }
@@ -69,6 +83,7 @@ public struct SentenceSplitter: Sendable {
             return nil
         }
         carry = ""
+        ended += 1
         return joined
     }
 

@@ -5,7 +5,11 @@ import Foundation
 /// transcript that ends a sentence (". ? !") is the question, so a short hang-over costs nothing;
 /// one that does not (the speaker paused mid-sentence: "And so, my fellow Americans,") is given
 /// until `patience` without speech for the rest. The transcript made at the end is the answer's
-/// question: nothing is transcribed twice.
+/// question.
+///
+/// With `partialInterval`, the speech so far is also transcribed every so often while the person
+/// speaks: `partial` shows the words as they form, and a `DraftingTranscriber` reads the final
+/// recording sooner with the latest partial as its draft (the same words, fewer decoding steps).
 public actor SpokenQuestionListener {
     /// How the question ended.
     public enum Outcome: Sendable {
@@ -29,17 +33,31 @@ public actor SpokenQuestionListener {
     private var outcome: Result<Outcome, any Error>?
     /// Stopped from outside: the next transcript is the question.
     private var stopping = false
+    /// How often a partial transcript is taken while the person speaks; nil: never.
+    public let partialInterval: Duration?
+    /// The latest transcript of the speech so far (a partial one, or one made at a pause that was
+    /// not the end): the words as they form, and the draft of the next transcription.
+    public private(set) var partial: Transcription?
+    private var partialTask: Task<Void, Never>?
+    /// Which partial transcript is the current one (a cancelled one may still report back).
+    private var partialNumber = 0
+    /// Where the last partial transcript began (samples recorded by then).
+    private var partialFrom = 0
     private var waiters: [CheckedContinuation<Outcome, any Error>] = []
+
+    /// How often a partial transcript is taken while the person speaks, when partials are wanted.
+    public static let defaultPartialInterval = Duration.milliseconds(700)
 
     /// How long words that stop mid-sentence wait for the rest, by default.
     public static let defaultPatience = Duration.milliseconds(1200)
 
-    public init(detector: VoiceActivityDetector, transcriber: any Transcriber, options: TranscriptionOptions, patience: Duration = defaultPatience) {
+    public init(detector: VoiceActivityDetector, transcriber: any Transcriber, options: TranscriptionOptions, patience: Duration = defaultPatience, partialInterval: Duration? = nil) {
         self.detector = detector
         sampleRate = detector.sampleRate
         self.transcriber = transcriber
         self.options = options
         self.patience = max(patience, detector.configuration.hangover)
+        self.partialInterval = partialInterval
     }
 
     /// The detector's reading of the last frame (for a level meter).
@@ -76,6 +94,40 @@ public actor SpokenQuestionListener {
         }
         // Out of patience: the words so far are the question, whole sentence or not.
         if let heard, samples.count - heard.end >= patienceSamples { question(heard.transcription, end: heard.end) }
+        takePartialIfDue()
+    }
+
+    /// Starts a partial transcript when the person is speaking, none is under way, and the
+    /// interval has passed since the last one began.
+    private func takePartialIfDue() {
+        guard let partialInterval, outcome == nil, detector.isSpeaking, let start, tentative == nil, partialTask == nil else { return }
+        let interval = sampleRate * partialInterval.milliseconds / 1000
+        guard samples.count - partialFrom >= interval, samples.count - start >= sampleRate / 2 else { return }
+        partialFrom = samples.count
+        let audio = speech(to: samples.count)
+        let transcriber = self.transcriber, options = self.options, draft = partial
+        partialNumber += 1
+        let number = partialNumber
+        partialTask = Task {
+            let heard = try? await Self.transcribe(audio, with: transcriber, options: options, draft: draft)
+            self.took(partial: heard, number: number)
+        }
+    }
+
+    private func took(partial heard: Transcription?, number: Int) {
+        guard number == partialNumber else { return }
+        partialTask = nil
+        guard outcome == nil, tentative == nil, let heard else { return }
+        partial = heard
+    }
+
+    /// Transcribes, with a draft when the transcriber takes one.
+    private static func transcribe(_ audio: WAVAudio, with transcriber: any Transcriber, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription {
+        let file = AudioFile(data: audio.encoded(), format: .wav)
+        if let drafting = transcriber as? any DraftingTranscriber, let draft {
+            return try await drafting.transcribe(file, options: options, draft: draft)
+        }
+        return try await transcriber.transcribe(file, options: options)
     }
 
     /// Ends the question now (the microphone stopped, or Ctrl-C): what was said so far is the question.
@@ -96,8 +148,12 @@ public actor SpokenQuestionListener {
 
     private func check(end: Int, last: Bool = false) {
         let audio = speech(to: end)
-        let transcriber = self.transcriber, options = self.options
-        let task = Task { try await transcriber.transcribe(AudioFile(data: audio.encoded(), format: .wav), options: options) }
+        let transcriber = self.transcriber, options = self.options, draft = partial
+        // A partial transcript under way would hold up this one.
+        partialTask?.cancel()
+        partialTask = nil
+        partialNumber += 1
+        let task = Task { try await Self.transcribe(audio, with: transcriber, options: options, draft: draft) }
         tentative = (end, task)
         detector.resume()
         Task { await self.transcribed(end: end, task: task, last: last) }
@@ -116,6 +172,7 @@ public actor SpokenQuestionListener {
                 question(transcription, end: end)
             } else {
                 heard = (end, transcription)
+                partial = transcription
                 // The silence may have outlasted the patience while this was transcribed.
                 if samples.count - end >= patienceSamples { question(transcription, end: end) }
             }
@@ -150,6 +207,7 @@ public actor SpokenQuestionListener {
         guard outcome == nil else { return }
         outcome = result
         tentative?.task.cancel()
+        partialTask?.cancel()
         for waiter in waiters { waiter.resume(with: result) }
         waiters = []
     }

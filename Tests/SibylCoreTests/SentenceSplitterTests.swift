@@ -33,4 +33,14 @@ struct SentenceSplitterTests {
         #expect(pieces == ["The first one is done. ", "The second, e.g. this, too!\n", "And the rest"])
         #expect(pieces.joined() == text)
     }
+
+    @Test("For speech, the first piece may be a clause of four words or more; the rest are sentences")
+    func firstClause() {
+        var splitter = SentenceSplitter(firstClauseWords: 4)
+        #expect(splitter.append("Yes, ") == [], "a clause of one word is too short to speak alone")
+        #expect(splitter.append("Paris is the capital, ") == ["Yes, Paris is the capital, "])
+        #expect(splitter.append("and it has 2,100,000 people, more or less. It is ") == ["and it has 2,100,000 people, more or less. "], "after the first piece, only sentences")
+        #expect(splitter.finish() == "It is ")
+        #expect(SentenceSplitter.sentences(in: "Yes, Paris is the capital, and it is big.") == ["Yes, Paris is the capital, and it is big."], "whole text is cut into sentences only")
+    }
 }

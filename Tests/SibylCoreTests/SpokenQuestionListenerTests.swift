@@ -23,6 +23,25 @@ final class ScriptedTranscriber: Transcriber {
     }
 }
 
+/// A drafting transcriber that hears one word per quarter second of recording ("w1 w2 …", tokens
+/// 1, 2 …) and keeps the draft each call was given.
+final class CountingTranscriber: DraftingTranscriber {
+    private let state = Mutex<[(seconds: Double, draft: [Int]?)]>([])
+
+    var calls: [(seconds: Double, draft: [Int]?)] { state.withLock { $0 } }
+
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
+        try await transcribe(audio, options: options, draft: nil)
+    }
+
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription {
+        let seconds = try WAVAudio(parsing: audio.data).duration
+        state.withLock { $0.append((seconds, draft?.tokens)) }
+        let tokens = Array(1...max(1, Int(seconds * 4)))
+        return Transcription(text: tokens.map { "w\($0)" }.joined(separator: " ") + ".", language: "en", duration: seconds, tokens: tokens)
+    }
+}
+
 @Suite("A spoken question's end, by sound and by sense", .timeLimit(.minutes(5)))
 struct SpokenQuestionListenerTests {
     /// Frames of 512 samples (32 ms) judged speech (1) or not (0) by a scripted classifier.
@@ -52,6 +71,43 @@ struct SpokenQuestionListenerTests {
         #expect(transcriber.calls.count == 1)
         // The speech, with a quarter second each side.
         #expect(abs(heard.seconds - (40 * 512 + 8_000) / 16_000.0) < 0.01)
+    }
+
+    @Test("Partial transcripts form while the person speaks, and the latest is the final one's draft")
+    func partialTranscripts() async throws {
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.onset = .milliseconds(64)
+        configuration.hangover = .milliseconds(480)
+        let script: [Float] = [0, 0] + Array(repeating: 1, count: 80) + Array(repeating: 0, count: 15)
+        let transcriber = CountingTranscriber()
+        let listener = SpokenQuestionListener(
+            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
+            transcriber: transcriber, options: TranscriptionOptions(language: "en"), partialInterval: .milliseconds(320)
+        )
+        // 1.3 s of speech, a frame at a time as a microphone gives it.
+        for _ in 0..<42 { await listener.add(Self.frames(1)) }
+        let partial = try await Self.waitFor("a partial transcript") { await listener.partial }
+        #expect(await !listener.isDone, "the words show while the person is still speaking")
+        #expect(partial.text.hasPrefix("w1"))
+        // The rest of the speech, then the hang-over.
+        for _ in 42..<97 { await listener.add(Self.frames(1)) }
+        let heard = try #require(Self.speech(try await listener.result()))
+        let calls = transcriber.calls
+        #expect(calls.count >= 2, "\(calls)")
+        let final = try #require(calls.last)
+        #expect(final.draft != nil, "the final transcription had a draft")
+        #expect(calls.dropLast().contains { Int($0.seconds * 4) == final.draft?.count }, "the draft is an earlier partial transcript: \(calls)")
+        #expect(heard.text == (1...Int(final.seconds * 4)).map { "w\($0)" }.joined(separator: " ") + ".", "the question is the final transcript, not a partial")
+    }
+
+    /// Waits (yielding, with a generous ceiling against hangs) until `value` gives something.
+    static func waitFor<T>(_ what: String, _ value: () async -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if let found = await value() { return found }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw CancellationError()
     }
 
     @Test("Words that stop mid-sentence wait for the rest, and the whole question is heard")

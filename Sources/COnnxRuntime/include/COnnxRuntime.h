@@ -31,8 +31,10 @@ SibylOrtRuntime *sibyl_ort_open(const char *library_path, char *error, size_t er
 /// The library's version ("1.22.1").
 const char *sibyl_ort_version(const SibylOrtRuntime *runtime);
 
-/// Loads a model (`.onnx` or `.ort`) for sequential runs on `threads` threads.
-SibylOrtSession *sibyl_ort_load(SibylOrtRuntime *runtime, const char *model_path, int threads, char *error, size_t error_size);
+/// Loads a model (`.onnx` or `.ort`) for sequential runs on `threads` threads. `keep_memory`: the
+/// session keeps the memory of its largest run for the next (ONNX Runtime's arena: quicker); 0
+/// gives it back after each run (for a model whose runs vary widely in size, such as a voice).
+SibylOrtSession *sibyl_ort_load(SibylOrtRuntime *runtime, const char *model_path, int threads, int keep_memory, char *error, size_t error_size);
 
 void sibyl_ort_unload(SibylOrtRuntime *runtime, SibylOrtSession *session);
 

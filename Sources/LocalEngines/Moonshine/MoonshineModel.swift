@@ -47,9 +47,20 @@ final class MoonshineModel: @unchecked Sendable {
     }
 
     /// Greedy decoding of an encoded recording. `shouldStop` is asked between tokens (a cancel).
-    func decode(_ encoded: OnnxTensor, seconds: Double, shouldStop: () -> Bool = { false }) throws -> [Int] {
-        var state = try start(encoded, tokens: [MoonshineTokenizer.start])
+    ///
+    /// `draft`: tokens this recording probably begins with (a partial transcript of its start). They
+    /// are checked in one decoder call: the model's own choice after each is read from the same
+    /// call's logits, the draft is kept up to the first token the model would not have written,
+    /// and decoding goes on from there. The result is greedy decoding's, only sooner.
+    func decode(_ encoded: OnnxTensor, seconds: Double, draft: [Int] = [], shouldStop: () -> Bool = { false }) throws -> [Int] {
         let limit = Self.tokenLimit(seconds: seconds)
+        let forced = [MoonshineTokenizer.start] + draft.prefix(max(0, limit - 1))
+        var state = try start(encoded, tokens: forced)
+        if forced.count > 1 {
+            var agreed = 0
+            while agreed < forced.count - 1, Self.argmax(state.logits, position: agreed) == forced[agreed + 1] { agreed += 1 }
+            if agreed < forced.count - 1 { state = try start(encoded, tokens: Array(forced.prefix(agreed + 1))) }
+        }
         while state.tokens.count <= limit, !shouldStop() {
             let next = try Self.argmaxOfLast(state.logits)
             if next == MoonshineTokenizer.end { break }

@@ -5,7 +5,7 @@ import Synchronization
 /// Offline English speech-to-text with Moonshine base on ONNX Runtime, in this process: the model
 /// is loaded once (on the first question, or by `start()`) and stays loaded. Made for short live
 /// speech: unlike Whisper it does not pad every recording to 30 s.
-public final class MoonshineTranscriber: Transcriber, Sendable {
+public final class MoonshineTranscriber: DraftingTranscriber, Sendable {
     public let library: URL
     public let directory: URL
     public let threads: Int
@@ -46,6 +46,11 @@ public final class MoonshineTranscriber: Transcriber, Sendable {
     public var isLoaded: Bool { loaded.withLock { $0 != nil } }
 
     public func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
+        try await transcribe(audio, options: options, draft: nil)
+    }
+
+    /// Transcribes, checking a partial transcript's tokens first (see `MoonshineModel.decode`).
+    public func transcribe(_ audio: AudioFile, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription {
         if let language = options.language?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty, language != "en" {
             throw MoonshineError.englishOnly(language)
         }
@@ -54,11 +59,13 @@ public final class MoonshineTranscriber: Transcriber, Sendable {
         let seconds = Double(samples.count) / Double(AudioResampling.speechSampleRate)
         // The encoder needs a little sound to read (its convolutions shrink the input 384-fold).
         guard samples.count >= AudioResampling.speechSampleRate / 10 else { return Transcription(text: "", language: "en", duration: recording.duration) }
-        let text = try await onQueue { model, cancelled in
-            model.tokenizer.text(try model.decode(try model.encode(samples), seconds: seconds, shouldStop: cancelled))
+        let draftTokens = draft?.tokens ?? []
+        let (text, tokens) = try await onQueue { model, cancelled in
+            let tokens = try model.decode(try model.encode(samples), seconds: seconds, draft: draftTokens, shouldStop: cancelled)
+            return (model.tokenizer.text(tokens), tokens)
         }
         try Task.checkCancellation()
-        return Transcription(text: text, language: "en", duration: recording.duration)
+        return Transcription(text: text, language: "en", duration: recording.duration, tokens: tokens)
     }
 
     /// Runs `work` on the model's queue, loading the model first if needed; `work` is told when

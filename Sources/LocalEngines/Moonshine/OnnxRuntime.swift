@@ -80,9 +80,11 @@ final class OnnxModel: @unchecked Sendable {
     let runtime: OnnxRuntime
     private let session: OpaquePointer
 
-    init(runtime: OnnxRuntime, file: URL, threads: Int) throws {
+    /// `keepsMemory`: the session keeps the memory of its largest run for the next (quicker);
+    /// false gives it back after each run.
+    init(runtime: OnnxRuntime, file: URL, threads: Int, keepsMemory: Bool = true) throws {
         self.runtime = runtime
-        session = try OnnxError.capture { sibyl_ort_load(runtime.handle, file.path, Int32(threads), $0, $1) }
+        session = try OnnxError.capture { sibyl_ort_load(runtime.handle, file.path, Int32(threads), keepsMemory ? 1 : 0, $0, $1) }
     }
 
     deinit {

@@ -177,7 +177,8 @@ public final class PiperSynthesizer: SpeechSynthesizer, Sendable {
         for file in [library, model] where !FileManager.default.fileExists(atPath: file.path) {
             throw LocalEngineError.notInstalled(component: "tts", missing: file.path)
         }
-        let created = try OnnxModel(runtime: try OnnxRuntime.open(library), file: model, threads: threads)
+        // A long sentence needs hundreds of megabytes the next short one does not: given back after each.
+        let created = try OnnxModel(runtime: try OnnxRuntime.open(library), file: model, threads: threads, keepsMemory: false)
         loaded.withLock { $0 = created }
         return created
     }

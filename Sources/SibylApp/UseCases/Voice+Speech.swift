@@ -46,14 +46,19 @@ public struct SpokenSentence: Sendable {
 }
 
 extension SibylRuntime.Voice {
+    /// Words the first phrase of a spoken answer needs before a comma may end it.
+    static let firstPhraseWords = 4
+
     /// Speaks an answer as it is written: each sentence is synthesised as soon as the model has
-    /// finished it, while it writes the next, and the sentences arrive in order. The stream ends
+    /// finished it, while it writes the next, and the sentences arrive in order. The first piece
+    /// may be a phrase ("Paris is the capital of France,"), so that the first words are heard sooner. The stream ends
     /// with the answer (a cancelled or failed answer is spoken up to where it stopped); ending the
     /// iteration stops the synthesis.
     public func speakAsWritten(_ turn: LiveTurn, options: SpeechOptions = SpeechOptions()) -> AsyncThrowingStream<SpokenSentence, any Error> {
         let (stream, continuation) = AsyncThrowingStream<SpokenSentence, any Error>.makeStream()
         let task = Task {
-            var splitter = SentenceSplitter()
+            // The first words are spoken as soon as a phrase of them is written; then sentence by sentence.
+            var splitter = SentenceSplitter(firstClauseWords: Self.firstPhraseWords)
             do {
                 for await event in turn.events() {
                     if case .delta(let text) = event {

@@ -116,8 +116,11 @@ extension SibylRuntime.Voice {
         let detector = detector()
         // Waiting on unfinished sentences means transcribing at each pause: free locally, a paid
         // request each time with a remote provider, which therefore ends at the hang-over.
-        let patience = runtime.providers.transcribesLocally ? SpokenQuestionListener.defaultPatience : detector.configuration.hangover
-        return SpokenQuestionListener(detector: detector, transcriber: try runtime.providers.transcriber(), options: transcription, patience: patience)
+        let local = runtime.providers.transcribesLocally
+        let patience = local ? SpokenQuestionListener.defaultPatience : detector.configuration.hangover
+        // Partial transcripts as the person speaks: free locally (and the final one is read sooner).
+        let partials = local ? SpokenQuestionListener.defaultPartialInterval : nil
+        return SpokenQuestionListener(detector: detector, transcriber: try runtime.providers.transcriber(), options: transcription, patience: patience, partialInterval: partials)
     }
 
     /// Asks what a listener heard.

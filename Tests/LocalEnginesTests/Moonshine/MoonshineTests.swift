@@ -69,6 +69,31 @@ struct MoonshineTests {
         #expect(heard.text.lowercased().contains("young man"), "\(heard.text)")
     }
 
+    @Test("A draft (a partial transcript's tokens) gives the same text, right, half right or wrong", .enabled(if: TestEngines.librivoxEnabled, TestEngines.librivoxMissing))
+    func drafts() async throws {
+        let wav = try Data(contentsOf: TestEngines.librivox.appendingPathComponent("sense_and_sensibility_01_austen_64kb-0920.wav"))
+        let audio = AudioFile(data: wav, format: .wav)
+        let english = TranscriptionOptions(language: "en")
+        let plain = try await Self.transcriber.transcribe(audio, options: english)
+        let tokens = try #require(plain.tokens)
+        #expect(tokens.count > 10)
+        // The partial transcript of the first half of the recording, as the listener would take it.
+        let recording = try WAVAudio(parsing: wav)
+        let half = WAVAudio(sampleRate: recording.sampleRate, channels: recording.channels, bitsPerSample: recording.bitsPerSample, samples: recording.samples.prefix(recording.samples.count / 2))
+        let partial = try await Self.transcriber.transcribe(AudioFile(data: half.encoded(), format: .wav), options: english)
+        var wrong = tokens
+        wrong[tokens.count / 3] = 5_000
+        let drafts: [(String, [Int])] = [
+            ("the first half's partial transcript", partial.tokens ?? []), ("the whole answer", tokens), ("the answer with one word changed", wrong),
+            ("the answer and more", tokens + tokens), ("nonsense", [9, 99, 999, 9_999]),
+        ]
+        for (name, draft) in drafts {
+            let drafted = try await Self.transcriber.transcribe(audio, options: english, draft: Transcription(text: "", tokens: draft))
+            #expect(drafted.text == plain.text, "with \(name) as the draft: \(drafted.text)")
+            #expect(drafted.tokens == tokens, "with \(name) as the draft")
+        }
+    }
+
     @Test("The installed tokenizer has Moonshine's 32,000 tokens")
     func installedTokenizer() throws {
         let tokenizer = try MoonshineTokenizer(contentsOf: TestEngines.layout.moonshineDirectory.appendingPathComponent("tokenizer.bin"))
