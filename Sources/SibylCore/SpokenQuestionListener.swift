@@ -28,7 +28,12 @@ public actor SpokenQuestionListener {
     private var samples: [Int16] = []
     private var start: Int?
     /// The end of speech being checked, its transcription, and whether that transcript ends a sentence.
-    private var tentative: (end: Int, task: Task<Transcription, any Error>)?
+    /// `early`: checked before the hang-over ran out (see `senseHangover`).
+    private var tentative: (end: Int, task: Task<Transcription, any Error>, early: Bool)?
+    /// The speech end last checked early, so that one quiet stretch is checked once.
+    private var checkedEarly: Int?
+    /// A quiet transcribed early whose words did not end a sentence (used when the hang-over ends).
+    private var heardEarly: (end: Int, transcription: Transcription)?
     private var heard: (end: Int, transcription: Transcription)?
     private var outcome: Result<Outcome, any Error>?
     /// Stopped from outside: the next transcript is the question.
@@ -44,6 +49,10 @@ public actor SpokenQuestionListener {
     /// Where the last partial transcript began (samples recorded by then).
     private var partialFrom = 0
     private var waiters: [CheckedContinuation<Outcome, any Error>] = []
+
+    /// How long a quiet is before, with partial transcripts on, it is transcribed to see whether the
+    /// words so far end a sentence (the detector's own hang-over is longer).
+    public static let senseHangover = Duration.milliseconds(300)
 
     /// How often a partial transcript is taken while the person speaks, when partials are wanted.
     public static let defaultPartialInterval = Duration.milliseconds(700)
@@ -85,7 +94,18 @@ public actor SpokenQuestionListener {
                 tentative = nil
                 heard = nil
             case .speechEnded(let end):
-                check(end: end)
+                if let early = heardEarly, early.end == end {
+                    // Transcribed since it went quiet, and not a finished sentence: wait for more.
+                    heardEarly = nil
+                    detector.resume()
+                    decide(.success(early.transcription), end: end, last: false)
+                } else if let early = tentative, early.early, early.end == end {
+                    // Being transcribed since it went quiet: that transcript decides.
+                    tentative?.early = false
+                    detector.resume()
+                } else {
+                    check(end: end)
+                }
             case .tooLong(let end):
                 check(end: end, last: true)
             case .noSpeech:
@@ -94,7 +114,17 @@ public actor SpokenQuestionListener {
         }
         // Out of patience: the words so far are the question, whole sentence or not.
         if let heard, samples.count - heard.end >= patienceSamples { question(heard.transcription, end: heard.end) }
+        checkEarlyIfDue()
         takePartialIfDue()
+    }
+
+    /// With partial transcripts on, a quiet of `senseHangover` is transcribed at once, before the
+    /// detector's hang-over has run out: words that end a sentence are the question then, sooner.
+    private func checkEarlyIfDue() {
+        guard partialInterval != nil, outcome == nil, detector.isSpeaking, tentative == nil, start != nil,
+              detector.quietFor >= Self.senseHangover, checkedEarly != detector.lastSpeechEnd else { return }
+        checkedEarly = detector.lastSpeechEnd
+        check(end: detector.lastSpeechEnd, early: true)
     }
 
     /// Starts a partial transcript when the person is speaking, none is under way, and the
@@ -146,15 +176,16 @@ public actor SpokenQuestionListener {
         return try await withCheckedThrowingContinuation { waiters.append($0) }
     }
 
-    private func check(end: Int, last: Bool = false) {
+    private func check(end: Int, last: Bool = false, early: Bool = false) {
         let audio = speech(to: end)
         let transcriber = self.transcriber, options = self.options, draft = partial
-        // A partial transcript under way would hold up this one.
+        // A partial transcript or an earlier check under way would hold up this one.
+        tentative?.task.cancel()
         partialTask?.cancel()
         partialTask = nil
         partialNumber += 1
         let task = Task { try await Self.transcribe(audio, with: transcriber, options: options, draft: draft) }
-        tentative = (end, task)
+        tentative = (end, task, early)
         detector.resume()
         Task { await self.transcribed(end: end, task: task, last: last) }
     }
@@ -162,8 +193,28 @@ public actor SpokenQuestionListener {
     private func transcribed(end: Int, task: Task<Transcription, any Error>, last: Bool) async {
         let result = await task.result
         // Speech came back while it was transcribed: this was not the end.
-        guard tentative?.end == end, outcome == nil else { return }
+        guard let checked = tentative, checked.end == end, outcome == nil else { return }
         tentative = nil
+        if checked.early {
+            let spokeSince = !detector.isSpeaking || detector.lastSpeechEnd != end
+            if stopping, spokeSince {
+                // Stopped, with words after this quiet: the question is all of it.
+                return check(end: samples.count)
+            }
+            guard !stopping else { return decide(result, end: end, last: last) }
+            guard !spokeSince, case .success(let transcription) = result else { return }
+            // Still quiet: a finished sentence is the question; anything else waits for the
+            // hang-over, as it would have, and is not transcribed again then.
+            partial = transcription
+            if Self.endsSentence(transcription.text) { return question(transcription, end: end) }
+            heardEarly = (end, transcription)
+            return
+        }
+        decide(result, end: end, last: last)
+    }
+
+    /// What a transcript at an end of speech means: the question, or words that wait for more.
+    private func decide(_ result: Result<Transcription, any Error>, end: Int, last: Bool) {
         switch result {
         case .failure(let error):
             finish(.failure(error))

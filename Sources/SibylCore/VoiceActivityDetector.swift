@@ -102,6 +102,12 @@ public struct VoiceActivityDetector: Sendable {
         frameLength = self.classifier?.frameLength ?? max(1, sampleRate / 50)
     }
 
+    /// While speaking: how long it has been quiet since the last speech (the hang-over so far).
+    public var quietFor: Duration { isSpeaking ? duration(of: quietRun * frameLength) : .zero }
+
+    /// Where the last speech heard ended (a sample position).
+    public var lastSpeechEnd: Int { lastLoudEnd }
+
     /// Listens on after an end of speech, for a speaker who only paused: more speech gives
     /// `.speechStarted` again, and `waitForSpeech` counts afresh from here.
     public mutating func resume() {

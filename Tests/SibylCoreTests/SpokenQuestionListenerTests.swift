@@ -100,6 +100,42 @@ struct SpokenQuestionListenerTests {
         #expect(heard.text == (1...Int(final.seconds * 4)).map { "w\($0)" }.joined(separator: " ") + ".", "the question is the final transcript, not a partial")
     }
 
+    @Test("With partials on, a finished sentence ends the question after a short quiet, before the hang-over; unfinished words wait")
+    func endBySenseSooner() async throws {
+        var configuration = VoiceActivityDetector.Configuration()
+        configuration.onset = .milliseconds(64)
+        configuration.hangover = .milliseconds(800)
+        // 1 s of speech, then quiet: 12 frames (384 ms) pass the 300 ms quiet, 25 (800 ms) the hang-over.
+        let script: [Float] = [0, 0] + Array(repeating: 1, count: 32) + Array(repeating: 0, count: 40)
+        let transcriber = CountingTranscriber()
+        let listener = SpokenQuestionListener(
+            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
+            transcriber: transcriber, options: TranscriptionOptions(language: "en"), partialInterval: .seconds(10)
+        )
+        for _ in 0..<(2 + 32 + 12) { await listener.add(Self.frames(1)) }
+        // No more sound arrives: the quiet so far is transcribed, and its full stop ends the question.
+        _ = try await Self.waitFor("the question to end before the hang-over") { await listener.isDone ? true : nil }
+        let heard = try #require(Self.speech(try await listener.result()))
+        #expect(heard.text.hasSuffix("."))
+        #expect(try #require(await listener.transcriptLag) < .milliseconds(800), "sooner than the hang-over")
+
+        // Words that do not end a sentence wait for the hang-over and the patience, as before.
+        let unfinished = ScriptedTranscriber(["Remind me to", "Remind me to"])
+        let waiting = SpokenQuestionListener(
+            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
+            transcriber: unfinished, options: TranscriptionOptions(language: "en"), patience: .milliseconds(1200), partialInterval: .seconds(10)
+        )
+        for _ in 0..<(2 + 32 + 12) { await waiting.add(Self.frames(1)) }
+        _ = try await Self.waitFor("the early check") { unfinished.calls.count >= 1 ? true : nil }
+        // Let the early check's answer arrive: more quiet, still inside the hang-over.
+        for _ in 0..<5 { await waiting.add(Self.frames(1)) }
+        #expect(await !waiting.isDone, "unfinished words are not the question")
+        for _ in 0..<40 { await waiting.add(Self.frames(1)) }
+        let rest = try #require(Self.speech(try await waiting.result()))
+        #expect(rest.text == "Remind me to")
+        #expect(unfinished.calls.count == 1, "the quiet was transcribed once, not again when the hang-over ran out")
+    }
+
     /// Waits (yielding, with a generous ceiling against hangs) until `value` gives something.
     static func waitFor<T>(_ what: String, _ value: () async -> T?) async throws -> T {
         let deadline = ContinuousClock.now + .seconds(60)

@@ -61,55 +61,27 @@ struct AudioRoutes: RouteCollectionAdding {
             }
             let request = AskRequest("", conversation: .id(id), documents: documents, options: try TurnOptions(model: form.field("model"), answerLanguage: form.field("answerLanguage")))
             let transcription = TranscriptionOptions(language: form.field("language"))
-            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voice.ask(audio, request: request, transcription: transcription, languageHint: form.field("languageHint")) }
-            let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
-            if form.field("stream") == "false" {
-                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, slot: slot, runtime: runtime)
-                let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
-                return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
-            }
             // speak=sentences: each sentence of the answer is spoken as soon as it is written.
             let speaking = form.field("speak") == "sentences"
                 ? try Self.speechOptions(voice: form.field("voice"), format: form.field("speechFormat"), speed: form.field("speed").flatMap(Double.init))
                 : nil
+            let (turn, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.voice.ask(audio, request: request, transcription: transcription, languageHint: form.field("languageHint")) }
+            if form.field("stream") == "false" {
+                let transcript = Wire.Transcription(turn.transcript, timings: Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing))
+                let answer = await TurnRoutes(state: state).respondWhole(turn.ask, slot: slot, runtime: runtime)
+                let speech = answer.status == "complete" ? answer.messageId.map { "/api/v1/conversations/\(id.wireString)/messages/\($0)/speech" } : nil
+                return try JSONBody(VoiceAnswer(transcript: transcript, answer: answer, speechUrl: speech)).response(status: .ok)
+            }
             slot.free(whenEnded: turn.ask)
+            let events = SpokenAnswerEvents(
+                runtime: runtime, conversationID: id, speaking: speaking, stages: VoiceStageClock(start: receiving),
+                before: (received, turn.decoding, turn.transcribing)
+            )
             return EventStream.response { writer in
-                writer.send("transcript", transcript)
-                guard case .answering(let live) = turn.ask.outcome else {
-                    if case .declined(let declined) = turn.ask.outcome {
-                        writer.send("declined", Wire.Answer(declined: declined, conversationID: id))
-                    }
-                    return
-                }
-                let stages = VoiceStageClock(start: receiving)
-                let speech = speaking.map { options in
-                    Task {
-                        var index = 0
-                        do {
-                            for try await sentence in runtime.voice.speakAsWritten(live, options: options) {
-                                stages.audio()
-                                guard writer.send("spoken", Wire.SpokenSentence(index: index, text: sentence.text, audio: sentence.audio)) else { return }
-                                index += 1
-                            }
-                        } catch {
-                            writer.send("speechFailed", ["error": Redaction.redact(error.localizedDescription)])
-                        }
-                    }
-                }
-                for await event in live.events() {
-                    if case .delta = event { stages.token() }
-                    let wire = Wire.TurnEvent(event, conversationID: id, attachmentURL: ConversationRoutes.url)
-                    guard writer.send(wire.type, wire) else { speech?.cancel(); return }
-                    if case .finished(let message) = event {
-                        writer.send("speech", ["url": "/api/v1/conversations/\(id.wireString)/messages/\(message.id.wireString)/speech"])
-                    }
-                }
-                await speech?.value
-                let timings = Wire.VoiceTimings(receive: received, decode: turn.decoding, transcribe: turn.transcribing, firstToken: stages.firstToken, firstAudio: stages.firstAudio)
-                writer.send("timings", timings)
-                await runtime.voice.record(timings)
+                await events.run(turn) { name, value in writer.send(name, value) }
             }
         }
+        LiveVoiceRoute(state: state).add(to: group)
     }
 
     /// The uploaded recording: the part named `file` or `audio`, or the only file.

@@ -6,7 +6,7 @@ import { api, ApiError, serverEvents } from './api.js';
 import { field, h } from './dom.js';
 import { formatDate, language, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
-import { SpeechRecorder, extensionFor, speechWAV } from './voice.js';
+import { SpeechRecorder, decibels, extensionFor, speechWAV } from './voice.js';
 
 /**
  * Shows the chat, with conversation `id` open (or a new one when null).
@@ -371,15 +371,27 @@ export async function renderChat({ show, who, id, toast }) {
     voice.own.append(h('details', { class: 'timings' }, h('summary', {}, t('chat.timings')), h('p', {}, text), h('p', {}, serverText)));
   }
 
-  /** Streams an answer's events into `item` until the answer ends. */
+  /** Streams an answer's events (a response's server-sent events, or a live voice socket's) into `item` until the answer ends. */
   async function follow(response, item, voice = null) {
+    const events = response instanceof WebSocket ? socketEvents(response) : serverEvents(response);
     let text = '';
     let frame = null;
     const body = item.querySelector('.body');
     setBusy(true);
     try {
-      for await (const { type, data } of serverEvents(response)) {
+      for await (const { type, data } of events) {
         switch (type) {
+          case 'listening':
+            break;
+          case 'partial':
+            // The words as they form, while the person speaks.
+            if (voice) voice.own.querySelector('.body').textContent = data.text;
+            break;
+          case 'noSpeech':
+            if (voice) voice.noSpeech = true;
+            return;
+          case 'error':
+            throw new Error(data.message);
           case 'started':
             if (data.answerId) item.dataset.id = data.answerId;
             markSent(data.questionId);
@@ -417,6 +429,9 @@ export async function renderChat({ show, who, id, toast }) {
             if (voice) {
               voice.transcribedAt = performance.now();
               voice.server = data.timingsMs ?? null;
+              voice.heard?.();
+              // Live, the server heard the end of speech: its transcript came `transcribe` ms after it.
+              if (voice.live) voice.speechEndedAt = voice.transcribedAt - (data.timingsMs?.transcribe ?? 0);
               voice.own.querySelector('.body').textContent = data.text;
             }
             break;
@@ -608,8 +623,17 @@ export async function renderChat({ show, who, id, toast }) {
       return;
     }
     if (state.streaming) return;
-    const options = await voiceOptions();
     const player = handsFreeTurn?.whilePlaying ?? null;
+    // A new question is heard live; one spoken over an answer is recorded from its first sound.
+    if (!player) {
+      try {
+        if (await askLive()) return;
+      } catch (error) {
+        toast(error.name === 'NotAllowedError' ? t('chat.micDenied') : error.message);
+        return;
+      }
+    }
+    const options = await voiceOptions();
     const waitMs = options.waitMs;
     // While the answer plays, the wait for speech does not run out.
     if (player) options.waitMs = 30 * 60 * 1000;
@@ -676,6 +700,121 @@ export async function renderChat({ show, who, id, toast }) {
     } finally {
       if (state.streaming === answer) state.streaming = null;
     }
+  }
+
+  /** A live voice socket's messages as {type, data}, until it closes. */
+  async function* socketEvents(socket) {
+    const queue = [];
+    let wake = null;
+    let closed = false;
+    socket.addEventListener('message', (event) => {
+      try {
+        const message = JSON.parse(event.data);
+        queue.push({ type: message.event, data: message.data ?? {} });
+      } catch {
+        // Not ours: ignored.
+      }
+      wake?.();
+    });
+    socket.addEventListener('close', () => { closed = true; wake?.(); });
+    while (true) {
+      if (queue.length) {
+        yield queue.shift();
+      } else if (closed) {
+        return;
+      } else {
+        await new Promise((resolve) => { wake = resolve; });
+        wake = null;
+      }
+    }
+  }
+
+  /** Opens the live voice socket for `conversation`; null when it cannot be opened. */
+  function openLiveSocket(conversation) {
+    const params = new URLSearchParams({ languageHint: language() });
+    if (autoplay.checked) params.set('speak', 'sentences');
+    if (documents.checked) params.set('documents', 'true');
+    if (answerLanguage.value) params.set('answerLanguage', answerLanguage.value);
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(`${scheme}//${location.host}/api/v1/conversations/${encodeURIComponent(conversation.id)}/voice/live?${params}`);
+    socket.binaryType = 'arraybuffer';
+    return new Promise((resolve) => {
+      socket.addEventListener('open', () => resolve(socket), { once: true });
+      socket.addEventListener('error', () => resolve(null), { once: true });
+    });
+  }
+
+  /**
+   * Asks by voice, live: the microphone's sound goes to the server as it is recorded (16 kHz,
+   * 16-bit), which hears where the question ends, shows the words as they form and answers at
+   * once. False when the live path is not available here (then the recording is uploaded whole).
+   */
+  async function askLive() {
+    if (typeof WebSocket === 'undefined' || typeof AudioContext === 'undefined') return false;
+    const conversation = await ensureConversation();
+    const socket = await openLiveSocket(conversation);
+    if (!socket) return false;
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
+    } catch (error) {
+      socket.close();
+      throw error;
+    }
+    const context = new AudioContext({ sampleRate: 16000 });
+    const source = context.createMediaStreamSource(stream);
+    const processor = context.createScriptProcessor(1024, 1, 1);
+    let sending = true;
+    const stopMicrophone = () => {
+      if (!sending) return;
+      sending = false;
+      processor.disconnect();
+      source.disconnect();
+      for (const track of stream.getTracks()) track.stop();
+      context.close();
+      recorder = null;
+      recording(false);
+    };
+    processor.onaudioprocess = (event) => {
+      if (!sending) return;
+      const input = event.inputBuffer.getChannelData(0);
+      level.value = Math.max(-80, Math.min(0, decibels(input)));
+      const pcm = new Int16Array(input.length);
+      for (let i = 0; i < input.length; i += 1) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(input[i] * 32767)));
+      if (socket.readyState === WebSocket.OPEN) socket.send(pcm.buffer);
+    };
+    source.connect(processor);
+    processor.connect(context.destination);
+    recorder = { stop: () => { if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'stop' })); } };
+    recording(true);
+    const own = bubble({ role: 'user', text: t('chat.listening'), status: 'sending', createdAt: new Date().toISOString() });
+    const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+    messages.append(own, answer);
+    empty.hidden = true;
+    state.streaming = answer;
+    setBusy(true);
+    const voice = { own, live: true, heard: stopMicrophone };
+    window.sibylLastVoice = voice;
+    try {
+      await follow(socket, answer, voice);
+      if (voice.noSpeech) {
+        own.remove();
+        answer.remove();
+        toast(t('chat.noSpeech'));
+        return true;
+      }
+      loadList();
+      if (handsFree.checked) listenAgain(voice);
+    } catch (error) {
+      markSent();
+      failedBubble(answer, error);
+    } finally {
+      stopMicrophone();
+      socket.close();
+      if (state.streaming === answer) state.streaming = null;
+      setBusy(false);
+    }
+    return true;
   }
 
   // Rename and delete, in a dialog.
