@@ -19,7 +19,8 @@ final class MoonshineModel: @unchecked Sendable {
 
     init(runtime: OnnxRuntime, directory: URL, threads: Int) throws {
         self.runtime = runtime
-        encoder = try OnnxModel(runtime: runtime, file: directory.appendingPathComponent("encoder_model.ort"), threads: threads)
+        // The encoder reads the whole recording at once: a long one would leave its memory held for good.
+        encoder = try OnnxModel(runtime: runtime, file: directory.appendingPathComponent("encoder_model.ort"), threads: threads, keepsMemory: false)
         decoder = try OnnxModel(runtime: runtime, file: directory.appendingPathComponent("decoder_model_merged.ort"), threads: threads)
         tokenizer = try MoonshineTokenizer(contentsOf: directory.appendingPathComponent("tokenizer.bin"))
         cacheOutputs = (0..<Self.layers).flatMap { layer in

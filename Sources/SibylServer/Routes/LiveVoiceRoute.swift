@@ -11,7 +11,7 @@ import SibylCore
 /// upgraded to a WebSocket.
 ///
 /// The page sends the microphone's sound as it records it, in binary messages of 16 kHz mono 16-bit
-/// little-endian samples (any length), and may send `{"type":"stop"}` (the person pressed Stop:
+/// little-endian samples (up to 16 kB each: the WebSocket's frame limit), and may send `{"type":"stop"}` (the person pressed Stop:
 /// what was said is the question). The server hears the end of the question as the terminal does
 /// (Silero VAD, a 500 ms hang-over, a longer wait for words that stop mid-sentence), shows the
 /// words as they form, and answers. Each server message is JSON, `{"event": NAME, "data": …}`:
