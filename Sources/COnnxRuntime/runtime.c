@@ -1,3 +1,6 @@
+#if defined(__linux__)
+#include <malloc.h>
+#endif
 #include "COnnxRuntime.h"
 
 #include <dlfcn.h>
@@ -156,4 +159,10 @@ long sibyl_ort_tensor_shape(SibylOrtRuntime *runtime, const SibylOrtValue *value
 
 void sibyl_ort_release(SibylOrtRuntime *runtime, SibylOrtValue *value) {
     if (value) CALL(runtime, SLOT_RELEASE_VALUE, void (*)(void *))(value);
+}
+
+void sibyl_ort_give_back_memory(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }

@@ -269,7 +269,9 @@ struct VoiceBenchmark: AsyncParsableCommand {
             var heard: Duration?
             for try await sentence in runtime.voice.speakAsWritten(turn) {
                 heard = clock.now - started
-                sentenceSeconds.append((try? WAVAudio(parsing: sentence.audio.data))?.duration ?? 0)
+                let seconds = (try? WAVAudio(parsing: sentence.audio.data))?.duration ?? 0
+                sentenceSeconds.append(seconds)
+                if index > 0 { say(String(format: "  first piece spoken after %.0f ms (%.1f s of speech): %@", Statistics.milliseconds(clock.now - started), seconds, sentence.text)) }
                 break
             }
             await turn.waitUntilEnded()

@@ -45,6 +45,11 @@ public struct SentenceSplitter: Sendable {
                 pendingClause = ended == 0 && firstClauseWords.map { (carry + current).split(whereSeparator: \.isWhitespace).count >= $0 } == true
             } else if character.isWhitespace {
                 if pendingTerminator || pendingClause { atBoundary = true }
+                // A long first phrase with no comma: it may end before a joining word ("…, and"
+                // without the comma), where a speaker would breathe.
+                if !atBoundary, ended == 0, let words = firstClauseWords, let cut = phraseCut(minimumWords: words + 2) {
+                    completed += cut
+                }
                 pendingTerminator = false
                 pendingClause = false
             } else if !"\"')]”’»".contains(character) {
@@ -59,6 +64,21 @@ public struct SentenceSplitter: Sendable {
             atBoundary = false
         }
         return completed
+    }
+
+    /// Words before which a long first phrase may end.
+    static let joiningWords: Set<String> = ["and", "but", "or", "so", "because", "which", "who", "that", "where", "when", "while", "with", "for", "if"]
+
+    /// When the piece so far ends in a joining word after `minimumWords` others: the piece before
+    /// that word, ended; the word starts the next piece.
+    private mutating func phraseCut(minimumWords: Int) -> [String]? {
+        let text = carry + current
+        let words = text.split(whereSeparator: \.isWhitespace)
+        guard words.count > minimumWords, let last = words.last, Self.joiningWords.contains(last.lowercased()) else { return nil }
+        carry = ""
+        current = String(text[last.startIndex...])
+        ended += 1
+        return [String(text[..<last.startIndex])]
     }
 
     /// What is left once the text is over (nil when nothing is).

@@ -113,3 +113,23 @@ def test_an_answer_is_spoken_sentence_by_sentence_and_hands_free_listens_again(s
     finally:
         model_stub.hold_after = None
         model_stub.release.set()
+
+
+def test_the_voice_is_picked_in_the_settings_and_speaks_the_answers(stub_server, context):
+    """The settings offer Piper's joe and every espeak-ng voice; the one picked is tts.voice, and
+    the default clears it again."""
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/settings")
+    picker = page.get_by_label("Answers are spoken with")
+    expect(picker).to_be_visible(timeout=60_000)
+    expect(picker.locator("option", has_text="Joe (Piper, natural English)")).to_have_count(1)
+    assert picker.locator("option").count() > 20, "every espeak-ng voice is offered"
+    french = next(value for value in picker.locator("option").evaluate_all("options => options.map(o => o.value)") if value.startswith("fr"))
+    picker.select_option(french)
+    expect(page.get_by_text("Saved")).to_be_visible()
+    setting = page.request.get(stub_server.url + "/api/v1/settings/tts.voice").json()
+    assert setting["value"] == french, setting
+    spoken = page.request.post(stub_server.url + "/api/v1/speech", data={"text": "Bonjour."})
+    assert spoken.ok and spoken.headers["content-type"] == "audio/wav", spoken.text()
+    picker.select_option("")
+    page.wait_for_function("""async () => (await (await fetch('/api/v1/settings/tts.voice')).json()).value == null""")

@@ -3,6 +3,7 @@ import LocalEngines
 import OpenAITestServer
 import SibylCore
 import TestEvents
+import TestFixtures
 import Testing
 
 /// `sibyl ask --voice` and `sibyl chat --voice` with a WAV file as the microphone: a PulseAudio
@@ -89,7 +90,7 @@ struct VoiceCLITests {
                 try await held.reached()
                 // The answer is held after its first sentence: that sentence is already playing on
                 // the (virtual) speaker.
-                try await Self.waitForPlayback()
+                try await Self.waitForPlayback(by: running.process.processIdentifier)
                 held.open()
                 let result = await running.finish()
                 #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -117,7 +118,8 @@ struct VoiceCLITests {
                 try await running.waitForOutput(containing: "listening", inErrors: true)
                 await Self.say(france)
                 // The long answer plays; the person speaks over it.
-                try await Self.waitForPlayback()
+                try await running.waitForOutput(containing: "Sentence number 1")
+                try await Self.waitForPlayback(by: running.process.processIdentifier)
                 await Self.say(spain)
                 try await running.waitForOutput(containing: "Madrid.")
                 let result = await running.finish()
@@ -132,23 +134,28 @@ struct VoiceCLITests {
         }
     }
 
-    /// Waits until something plays on the sound server (a sink input exists); a ceiling guards
-    /// against a playback that never starts.
-    static func waitForPlayback(within ceiling: Duration = .seconds(60)) async throws {
+    /// Waits until `sibyl` (the process `cli`) plays something on the sound server: a player it
+    /// started is among the sound server's inputs. A ceiling guards against a playback that never
+    /// starts.
+    static func waitForPlayback(by cli: Int32, within ceiling: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + ceiling
         while ContinuousClock.now < deadline {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-            process.arguments = ["list", "short", "sink-inputs"]
+            process.arguments = ["list", "sink-inputs"]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            if !output.isEmpty { return }
+            let players = output.split(separator: "\n").compactMap { line -> Int32? in
+                guard line.contains("application.process.id") else { return nil }
+                return Int32(line.split(separator: "\"").dropFirst().first ?? "")
+            }
+            if players.contains(where: { ProcessTable.parent(of: $0) == cli }) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("nothing played within \(ceiling)")
+        Issue.record("sibyl played nothing within \(ceiling)")
     }
 
     @Test func chatByVoiceSpeaksTheAnswerAndStopsWhenNobodySpeaks() async throws {

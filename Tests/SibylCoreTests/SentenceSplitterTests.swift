@@ -42,5 +42,11 @@ struct SentenceSplitterTests {
         #expect(splitter.append("and it has 2,100,000 people, more or less. It is ") == ["and it has 2,100,000 people, more or less. "], "after the first piece, only sentences")
         #expect(splitter.finish() == "It is ")
         #expect(SentenceSplitter.sentences(in: "Yes, Paris is the capital, and it is big.") == ["Yes, Paris is the capital, and it is big."], "whole text is cut into sentences only")
+        // A long first phrase with no comma ends before a joining word; short ones do not.
+        var long = SentenceSplitter(firstClauseWords: 4)
+        let pieces = "The capital of France is a large city and it is famous. The Seine flows through it and on. ".map { long.append(String($0)) }.flatMap { $0 }
+        #expect(pieces == ["The capital of France is a large city ", "and it is famous. ", "The Seine flows through it and on. "])
+        var short = SentenceSplitter(firstClauseWords: 4)
+        #expect(short.append("Salt and pepper are here. ") == ["Salt and pepper are here. "])
     }
 }

@@ -38,6 +38,10 @@ SibylOrtSession *sibyl_ort_load(SibylOrtRuntime *runtime, const char *model_path
 
 void sibyl_ort_unload(SibylOrtRuntime *runtime, SibylOrtSession *session);
 
+/// Returns the heap's freed memory to the system (glibc keeps it otherwise): after a run whose
+/// working memory was large.
+void sibyl_ort_give_back_memory(void);
+
 /// Runs a model: `inputs` named `input_names`; `outputs` (set to NULL by the caller) receive new
 /// values the caller releases. Returns 0, or -1 with the reason in `error`.
 int sibyl_ort_run(SibylOrtRuntime *runtime, SibylOrtSession *session,

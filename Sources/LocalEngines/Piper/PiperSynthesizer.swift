@@ -142,7 +142,11 @@ public final class PiperSynthesizer: SpeechSynthesizer, Sendable {
                         ("input_lengths", try runtime.tensor([Int64(ids.count)], shape: [1])),
                         ("scales", try runtime.tensor(scales, shape: [3])),
                     ], outputs: ["output"])
-                    return Array(outputs[0].elements(as: Float.self))
+                    let samples = Array(outputs[0].elements(as: Float.self))
+                    // A long sentence's working memory goes back to the system, not to the heap.
+                    withExtendedLifetime(outputs) {}
+                    FreedMemory.giveBack()
+                    return samples
                 })
             }
         }

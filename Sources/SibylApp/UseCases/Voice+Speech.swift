@@ -39,6 +39,46 @@ extension SibylRuntime.Voice {
     }
 }
 
+/// A voice answers can be spoken with (`tts.voice`).
+public struct VoiceChoice: Sendable, Hashable, Codable {
+    /// What `tts.voice` is set to.
+    public var id: String
+    /// piper, espeak or remote.
+    public var engine: String
+    public var language: String?
+    /// A name to show.
+    public var name: String
+
+    public init(id: String, engine: String, language: String?, name: String) {
+        self.id = id
+        self.engine = engine
+        self.language = language
+        self.name = name
+    }
+}
+
+extension SibylRuntime.Voice {
+    /// The voices answers can be spoken with now: locally Piper's joe (when installed) and every
+    /// espeak-ng voice; with a remote provider, OpenAI's voice names.
+    public func voices() async throws -> [VoiceChoice] {
+        guard runtime.providers.speaksLocally else {
+            return ["alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer", "verse"].map {
+                VoiceChoice(id: $0, engine: "remote", language: nil, name: $0.capitalized)
+            }
+        }
+        let local = runtime.local.textToSpeech
+        var choices: [VoiceChoice] = []
+        if let piper = local.piper, piper.isInstalled {
+            choices.append(VoiceChoice(id: "joe", engine: "piper", language: "en-us", name: "Joe (Piper, natural English)"))
+        }
+        guard local.espeak.isAvailable else { return choices }
+        for voice in try await local.espeak.voices() {
+            choices.append(VoiceChoice(id: voice.language, engine: "espeak", language: voice.language, name: "\(voice.name.replacingOccurrences(of: "_", with: " ")) (espeak-ng, \(voice.language))"))
+        }
+        return choices
+    }
+}
+
 /// One sentence of an answer, spoken.
 public struct SpokenSentence: Sendable {
     public var text: String

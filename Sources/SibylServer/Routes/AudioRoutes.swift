@@ -41,6 +41,10 @@ struct AudioRoutes: RouteCollectionAdding {
             let audio = try await runtime.voice.speak(body.text, options: try Self.speechOptions(voice: body.voice, format: body.format, speed: body.speed))
             return try BytesBody(data: audio.data, contentType: audio.format.mimeType).response(from: request, context: context)
         }
+        group.get("voices") { _, context in
+            let runtime = try await state.runtime(for: context)
+            return JSONBody(try await runtime.voice.voices())
+        }
         group.get("conversations/:conversationId/messages/:messageId/speech") { request, context in
             let runtime = try await state.runtime(for: context)
             let options = try Self.speechOptions(voice: request.query("voice"), format: request.query("format"), speed: request.query("speed").flatMap(Double.init))

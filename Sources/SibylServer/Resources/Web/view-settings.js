@@ -158,10 +158,30 @@ export async function renderSettings({ show, who, toast }) {
           }
         });
         return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
-      }));
+      }), await voicePicker(byKey['tts.voice']));
     } catch (error) {
       providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
     }
+  }
+
+  /** The voice answers are spoken with (tts.voice), from the voices the server has. */
+  async function voicePicker(setting) {
+    if (!setting) return '';
+    const voices = await api('/voices');
+    const select = h('select', { id: 'tts-voice' },
+      h('option', { value: '' }, t('settings.voiceDefault')),
+      ...voices.map((voice) => h('option', { value: voice.id }, voice.name)));
+    select.value = voices.some((voice) => voice.id === setting.value) ? setting.value : '';
+    select.addEventListener('change', async () => {
+      try {
+        if (select.value) await api('/settings/tts.voice', { method: 'PUT', body: { value: select.value } });
+        else await api('/settings/tts.voice', { method: 'DELETE' });
+        toast(t('settings.saved'));
+      } catch (error) {
+        toast(error.message);
+      }
+    });
+    return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'tts-voice' }, t('settings.voice')), select);
   }
 
   async function loadModels() {
