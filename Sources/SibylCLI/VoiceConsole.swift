@@ -86,12 +86,7 @@ struct VoiceConsole {
         // A microphone that delivers nothing (a muted or idle source) must not hang the wait for
         // speech: after the wait, with no speech begun, the question ends; and no question is
         // longer than the longest recording.
-        let watchdog = Task {
-            try await Task.sleep(for: configuration.waitForSpeech + .seconds(1))
-            if await !listener.heardSpeech { await listener.stop() }
-            try await Task.sleep(for: configuration.maximumSpeech)
-            await listener.stop()
-        }
+        let watchdog = listener.watchdog(configuration)
         defer { watchdog.cancel() }
         let outcome: SpokenQuestionListener.Outcome
         do {

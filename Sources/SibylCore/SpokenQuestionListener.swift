@@ -170,6 +170,18 @@ public actor SpokenQuestionListener {
         if tentative == nil { check(end: samples.count) }
     }
 
+    /// Guards against a microphone that delivers nothing (a muted source, an idle page): after the
+    /// wait for speech with none begun, and after the longest question, the question ends. Cancel
+    /// the task once the outcome is known.
+    public nonisolated func watchdog(_ configuration: VoiceActivityDetector.Configuration) -> Task<Void, any Error> {
+        Task {
+            try await Task.sleep(for: configuration.waitForSpeech + .seconds(1))
+            if await !heardSpeech { await stop() }
+            try await Task.sleep(for: configuration.maximumSpeech)
+            await stop()
+        }
+    }
+
     /// Waits for the outcome.
     public func result() async throws -> Outcome {
         if let outcome { return try outcome.get() }

@@ -46,12 +46,19 @@ final class CountingTranscriber: DraftingTranscriber {
 struct SpokenQuestionListenerTests {
     /// Frames of 512 samples (32 ms) judged speech (1) or not (0) by a scripted classifier.
     static func listener(_ script: [Float], texts: [String], patience: Duration = .milliseconds(1200)) -> (SpokenQuestionListener, ScriptedTranscriber) {
+        let transcriber = ScriptedTranscriber(texts)
+        return (listener(script, transcriber: transcriber, patience: patience), transcriber)
+    }
+
+    /// A listener on a scripted classifier (64 ms onset, `hangover`), with partial transcripts every `partials`.
+    static func listener(
+        _ script: [Float], transcriber: any Transcriber, hangover: Duration = .milliseconds(480), patience: Duration = .milliseconds(1200), partials: Duration? = nil
+    ) -> SpokenQuestionListener {
         var configuration = VoiceActivityDetector.Configuration()
         configuration.onset = .milliseconds(64)
-        configuration.hangover = .milliseconds(480)
-        let transcriber = ScriptedTranscriber(texts)
-        let detector = VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script.map { $0 }))
-        return (SpokenQuestionListener(detector: detector, transcriber: transcriber, options: TranscriptionOptions(language: "en"), patience: patience), transcriber)
+        configuration.hangover = hangover
+        let detector = VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script))
+        return SpokenQuestionListener(detector: detector, transcriber: transcriber, options: TranscriptionOptions(language: "en"), patience: patience, partialInterval: partials)
     }
 
     static func frames(_ count: Int) -> [Int16] { [Int16](repeating: 0, count: count * 512) }
@@ -75,15 +82,9 @@ struct SpokenQuestionListenerTests {
 
     @Test("Partial transcripts form while the person speaks, and the latest is the final one's draft")
     func partialTranscripts() async throws {
-        var configuration = VoiceActivityDetector.Configuration()
-        configuration.onset = .milliseconds(64)
-        configuration.hangover = .milliseconds(480)
         let script: [Float] = [0, 0] + Array(repeating: 1, count: 80) + Array(repeating: 0, count: 15)
         let transcriber = CountingTranscriber()
-        let listener = SpokenQuestionListener(
-            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
-            transcriber: transcriber, options: TranscriptionOptions(language: "en"), partialInterval: .milliseconds(320)
-        )
+        let listener = Self.listener(script, transcriber: transcriber, partials: .milliseconds(320))
         // 1.3 s of speech, a frame at a time as a microphone gives it.
         for _ in 0..<42 { await listener.add(Self.frames(1)) }
         let partial = try await Self.waitFor("a partial transcript") { await listener.partial }
@@ -102,16 +103,10 @@ struct SpokenQuestionListenerTests {
 
     @Test("With partials on, a finished sentence ends the question after a short quiet, before the hang-over; unfinished words wait")
     func endBySenseSooner() async throws {
-        var configuration = VoiceActivityDetector.Configuration()
-        configuration.onset = .milliseconds(64)
-        configuration.hangover = .milliseconds(800)
         // 1 s of speech, then quiet: 12 frames (384 ms) pass the 300 ms quiet, 25 (800 ms) the hang-over.
         let script: [Float] = [0, 0] + Array(repeating: 1, count: 32) + Array(repeating: 0, count: 40)
         let transcriber = CountingTranscriber()
-        let listener = SpokenQuestionListener(
-            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
-            transcriber: transcriber, options: TranscriptionOptions(language: "en"), partialInterval: .seconds(10)
-        )
+        let listener = Self.listener(script, transcriber: transcriber, hangover: .milliseconds(800), partials: .seconds(10))
         for _ in 0..<(2 + 32 + 12) { await listener.add(Self.frames(1)) }
         // No more sound arrives: the quiet so far is transcribed, and its full stop ends the question.
         _ = try await Self.waitFor("the question to end before the hang-over") { await listener.isDone ? true : nil }
@@ -121,10 +116,7 @@ struct SpokenQuestionListenerTests {
 
         // Words that do not end a sentence wait for the hang-over and the patience, as before.
         let unfinished = ScriptedTranscriber(["Remind me to", "Remind me to"])
-        let waiting = SpokenQuestionListener(
-            detector: VoiceActivityDetector(configuration: configuration, classifier: ScriptedClassifier(script)),
-            transcriber: unfinished, options: TranscriptionOptions(language: "en"), patience: .milliseconds(1200), partialInterval: .seconds(10)
-        )
+        let waiting = Self.listener(script, transcriber: unfinished, hangover: .milliseconds(800), partials: .seconds(10))
         for _ in 0..<(2 + 32 + 12) { await waiting.add(Self.frames(1)) }
         _ = try await Self.waitFor("the early check") { unfinished.calls.count >= 1 ? true : nil }
         // Let the early check's answer arrive: more quiet, still inside the hang-over.

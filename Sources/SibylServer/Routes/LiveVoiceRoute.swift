@@ -82,15 +82,8 @@ struct LiveVoiceRoute: Sendable {
             _ = send("listening", ["sampleRate": AudioResampling.speechSampleRate])
             let hearing = Task { await Self.hear(inbound, into: listener) }
             let showing = Task { await Self.showPartials(of: listener, send: send) }
-            let configuration = runtime.voice.detection()
-            // A page that sends nothing must not hold the question open: after the wait for speech
-            // with none begun, and after the longest question, it ends.
-            let watchdog = Task {
-                try await Task.sleep(for: configuration.waitForSpeech + .seconds(1))
-                if await !listener.heardSpeech { await listener.stop() }
-                try await Task.sleep(for: configuration.maximumSpeech)
-                await listener.stop()
-            }
+            // A page that sends nothing must not hold the question open.
+            let watchdog = listener.watchdog(runtime.voice.detection())
             defer {
                 watchdog.cancel()
                 hearing.cancel()
