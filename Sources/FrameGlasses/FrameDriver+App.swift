@@ -80,6 +80,10 @@ extension FrameDriver {
                 await link.deliver(request)
             case .transferStarted:
                 await link.transferStarted()
+            case .recording(let forPhoto):
+                await link.recordingStarted(forPhoto: forPhoto)
+            case .audio(let samples):
+                await link.heard(samples)
             case .notice(let text):
                 await link.notice(text)
             case .endGesture(let deadline):

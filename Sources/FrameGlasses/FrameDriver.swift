@@ -55,6 +55,8 @@ public actor FrameDriver: GlassesDriver {
     /// Message sends wait here for the one before to finish: packets of two messages must not mix.
     var sending = false
     var sendQueue: [CheckedContinuation<Void, Never>] = []
+    /// The newest answer-so-far waiting to be sent ("" when none waits); nil when none is being sent.
+    var answerSoFar: String?
 
     /// A driver that keeps `app` on Frame; `wearer` turns what Sibyl's app sends into requests
     /// (nil: `appData` gets it instead).
@@ -153,12 +155,38 @@ public actor FrameDriver: GlassesDriver {
     /// Shows an answer (or an error, in red); the wearer may ask again.
     public func show(_ text: String, isError: Bool, link: GlassesLink) async throws {
         wearer?.answerShown()
+        // What was written so far and not sent yet is not sent after the whole.
+        if answerSoFar != nil { answerSoFar = "" }
         try await send(SibylFrameApp.text(text, colour: isError ? .red : .white))
     }
 
     /// The app's "thinking" status line.
     public func showThinking(_ link: GlassesLink) async {
         try? await send(SibylFrameApp.status(.thinking))
+    }
+
+    /// The answer written so far, the whole text each time; while one is being sent, only the
+    /// newest of those that come meanwhile follows it.
+    public func showAnswer(soFar text: String, link: GlassesLink) async throws {
+        let sending = answerSoFar != nil
+        answerSoFar = text
+        guard !sending else { return }
+        defer { answerSoFar = nil }
+        while let next = answerSoFar, !next.isEmpty {
+            answerSoFar = ""
+            try await send(SibylFrameApp.text(next))
+        }
+    }
+
+    /// The words heard so far, in sky blue, while the wearer speaks.
+    public func showHeard(_ text: String, link: GlassesLink) async {
+        guard wearer?.phase == .listening || wearer?.phase == .listeningForPhoto else { return }
+        try? await send(SibylFrameApp.text(text, colour: .skyBlue))
+    }
+
+    /// Stops the microphone as the wearer's tap would.
+    public func stopListening(_ link: GlassesLink) async {
+        await perform(wearer?.stopListening(at: .now) ?? [], link: link)
     }
 
     // MARK: The REPL

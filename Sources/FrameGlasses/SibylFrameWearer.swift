@@ -40,6 +40,10 @@ public struct SibylFrameWearer: Sendable {
         case request(GlassesRequest)
         /// A recording started to arrive.
         case transferStarted
+        /// The microphone was started for a question (`forPhoto`: about the photo just taken).
+        case recording(forPhoto: Bool)
+        /// Samples of the recording under way (signed 8-bit), as they arrive.
+        case audio(Data)
         /// Something worth a line in the log.
         case notice(String)
         /// Call ``gestureEnded(at:)`` at this moment (a later one replaces it).
@@ -52,6 +56,8 @@ public struct SibylFrameWearer: Sendable {
     private var audio = FrameStreamAssembler.audio()
     private var photo = FrameStreamAssembler.photo()
     private var heldPhoto: Data?
+    /// When Sibyl last ended a recording itself.
+    private var stoppedBySibyl: ContinuousClock.Instant?
     /// The rate the microphone records at.
     public var sampleRate = 8000
 
@@ -90,6 +96,7 @@ public struct SibylFrameWearer: Sendable {
         case SibylFrameApp.Flag.audio, SibylFrameApp.Flag.audioEnd:
             var actions: [Action] = []
             if audio.receivedCount == 0 && flag == SibylFrameApp.Flag.audio { actions.append(.transferStarted) }
+            if data.count > 1, phase == .listening || phase == .listeningForPhoto { actions.append(.audio(Data(data.dropFirst()))) }
             if let recording = audio.add(data) { actions += recorded(recording) }
             return actions
         case SibylFrameApp.Flag.jpeg, SibylFrameApp.Flag.jpegEnd:
@@ -106,6 +113,16 @@ public struct SibylFrameWearer: Sendable {
         return perform(gesture: count)
     }
 
+    /// Sibyl heard the end of the question: the microphone stops as on the wearer's tap.
+    public mutating func stopListening(at now: ContinuousClock.Instant) -> [Action] {
+        guard phase == .listening || phase == .listeningForPhoto else { return [] }
+        stoppedBySibyl = now
+        return [.send([.stop])]
+    }
+
+    /// A tap this soon after Sibyl ended the question meant to end it too, not to cancel the answer.
+    public static let stopGrace = Duration.milliseconds(1500)
+
     /// One tap listens; two take a photo, then listen.
     private mutating func perform(gesture count: Int) -> [Action] {
         guard count >= 2 else { return startListening(status: .listening) }
@@ -120,6 +137,7 @@ public struct SibylFrameWearer: Sendable {
             // Stop at once: the wearer is waiting for the answer.
             return [.send([.stop])]
         case .waiting:
+            if let stopped = stoppedBySibyl, now - stopped < Self.stopGrace { return [] }
             phase = .idle
             return [.request(.cancel), .send([.status(.idle)])]
         case .takingPhoto:
@@ -141,8 +159,9 @@ public struct SibylFrameWearer: Sendable {
 
     private mutating func startListening(status: SibylFrameApp.Status) -> [Action] {
         phase = status == .listening ? .listening : .listeningForPhoto
+        stoppedBySibyl = nil
         audio.reset()
-        return [.send([.status(status), .listen(sampleRate: sampleRate)])]
+        return [.send([.status(status), .listen(sampleRate: sampleRate)]), .recording(forPhoto: status != .listening)]
     }
 
     private mutating func photographed(_ jpeg: Data) -> [Action] {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SecureDFU
 public import SibylCore
 
@@ -44,6 +44,11 @@ public actor GlassesConnection {
         case updateFailed(String)
         /// The glasses started sending a recording or a photo.
         case transferStarted
+        /// The glasses started recording a question (`forPhoto`: about the photo just sent); its
+        /// samples follow as ``audio(_:)`` while the wearer speaks, then the ``request(_:)``.
+        case recording(forPhoto: Bool)
+        /// Samples of the recording under way as they arrive: signed 8-bit at 8 kHz.
+        case audio(Data)
         /// The wearer asked for something.
         case request(GlassesRequest)
     }
@@ -109,6 +114,25 @@ public actor GlassesConnection {
     public func showThinking() async {
         guard let link = machine.runningLink(of: self) else { return }
         await driver.showThinking(link)
+    }
+
+    /// Shows the answer written so far (the whole of it each time); ``show(_:isError:)`` shows the last.
+    public func showAnswer(soFar text: String) async throws {
+        guard let link = machine.runningLink(of: self) else { throw GlassesError.appNotRunning }
+        try await driver.showAnswer(soFar: text, link: link)
+    }
+
+    /// Shows the words heard so far while the wearer speaks.
+    public func showHeard(_ text: String) async {
+        guard let link = machine.runningLink(of: self) else { return }
+        await driver.showHeard(text, link: link)
+    }
+
+    /// Ends the recording under way: Sibyl heard the end of the question. The rest of the samples and
+    /// the request follow as when the wearer ends it.
+    public func stopListening() async {
+        guard let link = machine.runningLink(of: self) else { return }
+        await driver.stopListening(link)
     }
 
     // MARK: The link
@@ -213,7 +237,7 @@ public actor GlassesConnection {
 
     func driverReported(_ event: Event, on generation: Int) {
         switch event {
-        case .request, .transferStarted:
+        case .request, .transferStarted, .recording, .audio:
             // What the wearer asked on a link that is gone is not answered.
             guard machine.isCurrent(generation) else { return }
         case .state, .notice, .updateFailed:

@@ -36,6 +36,22 @@ public protocol GlassesDriver: Actor {
     func show(_ text: String, isError: Bool, link: GlassesLink) async throws
     /// Tells the running app that the question is being answered.
     func showThinking(_ link: GlassesLink) async
+    /// Shows the answer written so far (the whole text each time, growing); ``show(_:isError:link:)``
+    /// follows with the whole answer.
+    func showAnswer(soFar text: String, link: GlassesLink) async throws
+    /// Shows the words heard so far while the wearer speaks.
+    func showHeard(_ text: String, link: GlassesLink) async
+    /// Ends the recording under way as the wearer's own ending would (the rest and the request follow).
+    func stopListening(_ link: GlassesLink) async
+}
+
+extension GlassesDriver {
+    /// Glasses that cannot show an answer as it is written show it whole at the end.
+    public func showAnswer(soFar text: String, link: GlassesLink) async throws {}
+    /// Glasses without a way to show words while listening show nothing.
+    public func showHeard(_ text: String, link: GlassesLink) async {}
+    /// Glasses whose recording only the wearer ends keep recording.
+    public func stopListening(_ link: GlassesLink) async {}
 }
 
 /// One link of a ``GlassesConnection`` as its driver sees it: writes, and what the driver reports.
@@ -74,6 +90,16 @@ public struct GlassesLink: Sendable {
     /// Reports that the glasses started sending a recording or a photo.
     public func transferStarted() async {
         await connection?.driverReported(.transferStarted, on: generation)
+    }
+
+    /// Reports that the glasses started recording a question (`forPhoto`: about the photo just sent).
+    public func recordingStarted(forPhoto: Bool) async {
+        await connection?.driverReported(.recording(forPhoto: forPhoto), on: generation)
+    }
+
+    /// Reports samples of the recording under way (signed 8-bit, 8 kHz) as they arrive.
+    public func heard(_ samples: Data) async {
+        await connection?.driverReported(.audio(samples), on: generation)
     }
 
     /// Reports what the wearer asked for.

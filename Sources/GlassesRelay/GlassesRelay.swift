@@ -66,17 +66,18 @@ public enum GlassesRelay {
 extension RouterMethods where Context: WebSocketRequestContext {
     /// Adds the glasses relay WebSocket at `path`, for Monocle and Frame alike: `shouldUpgrade` may
     /// refuse a connection before it becomes a WebSocket; each browser that reports connected glasses
-    /// gets a session of their kind, told the request context it came with.
+    /// gets a session of their kind, told the request and the request context it came with.
     @discardableResult
     public func addGlassesRelay(
         at path: RouterPath,
         shouldUpgrade: @escaping @Sendable (Request, Context) async throws -> RouterShouldUpgrade = { _, _ in .upgrade([:]) },
-        session: @escaping @Sendable (RelayTransport, Context) async -> Void
+        session: @escaping @Sendable (RelayTransport, Request, Context) async -> Void
     ) -> Self {
         ws(path, shouldUpgrade: shouldUpgrade) { inbound, outbound, context in
             let requestContext = context.requestContext
+            let request = context.request
             try await GlassesRelay.carry(inbound: inbound, outbound: outbound, logger: context.logger) { transport in
-                await session(transport, requestContext)
+                await session(transport, request, requestContext)
             }
         }
     }

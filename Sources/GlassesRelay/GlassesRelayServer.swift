@@ -27,7 +27,7 @@ public final class GlassesRelayServer: Sendable {
     ) async throws -> GlassesRelayServer {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.get("/") { _, _ in "Sibyl's glasses relay: connect a WebSocket to \(GlassesRelayServer.path)\n" }
-        router.addGlassesRelay(at: RouterPath(GlassesRelay.path)) { transport, _ in await session(transport) }
+        router.addGlassesRelay(at: RouterPath(GlassesRelay.path)) { transport, _, _ in await session(transport) }
         return GlassesRelayServer(server: try await LoopbackWebSocketServer.start(router: router, port: port, logger: logger))
     }
 

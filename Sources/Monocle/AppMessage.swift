@@ -8,7 +8,8 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
     public var command: Command
     public var payload: Data
 
-    /// The commands Sibyl and its device app exchange (those of the Noa app plus `can:` and `clr:`).
+    /// The commands Sibyl and its device app exchange (those of the Noa app plus `can:`, `clr:`,
+    /// `hrd:` and `stp:`).
     public enum Command: String, Sendable, Hashable, CaseIterable {
         /// Monocle → host: the app is ready for a question.
         case ready = "rdy:"
@@ -38,6 +39,11 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
         case clear = "clr:"
         /// Host → Monocle: the photo was used without a text answer (Noa's image acknowledgement).
         case imageAck = "ick:"
+        /// Host → Monocle: the words heard so far, shown while the wearer speaks (Sibyl's addition).
+        case heard = "hrd:"
+        /// Host → Monocle: the question is over (Sibyl heard its end); the app ends the recording
+        /// with `aen:` as a tap would (Sibyl's addition).
+        case stopListening = "stp:"
     }
 
     public init(_ command: Command, _ payload: Data = Data()) {

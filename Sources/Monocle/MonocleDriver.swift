@@ -49,6 +49,8 @@ public actor MonocleDriver: GlassesDriver {
     private var running = false
     /// The FPGA version read on this link.
     private var fpga: String?
+    /// The answer under way as far as it was sent (`res:` chunks add to what the app shows).
+    private var answerSent = ""
 
     /// A driver that keeps `app` on the glasses.
     public init(app: DeviceApp, options: Options = Options()) {
@@ -119,7 +121,18 @@ public actor MonocleDriver: GlassesDriver {
                 await link.notice("ignored an unknown data message: \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined())")
                 return
             }
-            if message.command == .audioStart || message.command == .imageStart { await link.transferStarted() }
+            switch message.command {
+            case .audioStart, .imageStart:
+                answerSent = ""
+                await link.transferStarted()
+                if message.command == .audioStart { await link.recordingStarted(forPhoto: false) }
+            case .imageEnd:
+                await link.recordingStarted(forPhoto: true)
+            case .audioData:
+                await link.heard(message.payload)
+            default:
+                break
+            }
             if let request = assembler.consume(message) { await link.deliver(request) }
         case .frame:
             break // not Monocle's
@@ -133,11 +146,45 @@ public actor MonocleDriver: GlassesDriver {
         serialReply.fail(GlassesError.disconnected(reason))
     }
 
-    /// Sends text as `res:` (or `err:`) messages that each fit the link.
+    /// Sends the answer as `res:` (or `err:`) messages that each fit the link: what the app does not
+    /// show yet when it shows the start of the answer already, else `clr:` and all of it.
     public func show(_ text: String, isError: Bool, link: GlassesLink) async throws {
-        for message in AppMessage.chunks(of: text, as: isError ? .error : .response, maximumLength: link.maximumWriteLength) {
+        defer { answerSent = "" }
+        try await send(answer: text, isError: isError, link: link)
+    }
+
+    /// Sends what the answer written so far adds to what was sent.
+    public func showAnswer(soFar text: String, link: GlassesLink) async throws {
+        guard text != answerSent, !text.isEmpty else { return }
+        try await send(answer: text, isError: false, link: link)
+    }
+
+    private func send(answer text: String, isError: Bool, link: GlassesLink) async throws {
+        var rest = Substring(text)
+        if !answerSent.isEmpty, !isError, text.hasPrefix(answerSent) {
+            rest = text.dropFirst(answerSent.count)
+            if rest.isEmpty { return }
+        } else {
+            // A new answer (or its start changed, or an error replaces it): on a cleared screen.
+            try await send(AppMessage(.clear), link: link)
+        }
+        answerSent = text
+        for message in AppMessage.chunks(of: String(rest), as: isError ? .error : .response, maximumLength: link.maximumWriteLength) {
             try await send(message, link: link)
         }
+    }
+
+    /// `hrd:`: the words heard so far, their end when they do not fit one message.
+    public func showHeard(_ text: String, link: GlassesLink) async {
+        let room = link.maximumWriteLength - 4
+        var shown = Substring(text)
+        while shown.utf8.count > room { shown = shown.dropFirst() }
+        try? await send(AppMessage(.heard, Data(shown.utf8)), link: link)
+    }
+
+    /// `stp:`: the app ends the recording with `aen:`, as a tap would.
+    public func stopListening(_ link: GlassesLink) async {
+        try? await send(AppMessage(.stopListening), link: link)
     }
 
     /// `pin:`: the app shows that the question is being answered (and echoes `pon:`).

@@ -28,6 +28,9 @@ public struct GlassesSessionOptions: Sendable {
     public var monocleApp: DeviceApp?
     /// How close Frame taps must be (on Frame's clock) to make one gesture: a double tap.
     public var frameTapWindow: Duration = .milliseconds(300)
+    /// The language of the wearer's surroundings (the terminal's, the page's): what is spoken when
+    /// neither `language` nor the settings say, instead of detecting it on every question.
+    public var languageHint: String?
 
     public init(
         persona: String? = nil, translateTo: String? = nil, language: String? = nil, documents: DocumentScope? = nil, visionModel: String? = nil,

@@ -21,7 +21,9 @@ struct GlassesAnswerOptions: ParsableArguments {
     @OptionGroup var documents: DocumentOptions
 
     var sessionOptions: GlassesSessionOptions {
-        GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: documents.scope)
+        var options = GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: documents.scope)
+        options.languageHint = Terminal.language
+        return options
     }
 }
 

@@ -155,14 +155,26 @@ public struct Resampler: Sendable {
     /// Resamples a whole signal; samples beyond its ends count as silence.
     public func resample(_ input: [Float]) -> [Float] {
         guard sourceRate != targetRate else { return input }
-        let count = outputCount(forInputCount: input.count)
+        return resample(input, outputs: 0..<outputCount(forInputCount: input.count))
+    }
+
+    /// How many leading output samples of a signal that goes on past `count` input samples are
+    /// already final: those whose filter reaches no further than the input there is.
+    public func finalOutputCount(forInputCount count: Int) -> Int {
+        guard sourceRate != targetRate else { return count }
+        return min(outputCount(forInputCount: count), max(0, ((count - halfWidth) * up + down - 1) / down))
+    }
+
+    /// The output samples at `outputs` (indices into the whole output) of `input`.
+    public func resample(_ input: [Float], outputs: Range<Int>) -> [Float] {
+        guard sourceRate != targetRate else { return Array(input[outputs]) }
         let taps = 2 * halfWidth
-        var output = [Float](repeating: 0, count: count)
+        var output = [Float](repeating: 0, count: outputs.count)
         let table = self.table ?? []
         input.withUnsafeBufferPointer { src in
             table.withUnsafeBufferPointer { tabulated in
                 output.withUnsafeMutableBufferPointer { dst in
-                    for n in 0..<count {
+                    for (index, n) in outputs.enumerated() {
                         let position = n * down
                         let phase = position % up
                         let first = position / up - halfWidth + 1
@@ -174,12 +186,12 @@ public struct Resampler: Sendable {
                             let weights = Self.taps(phase: phase, up: up, halfWidth: halfWidth, cutoff: cutoff)
                             var sum: Float = 0
                             for j in lo..<hi { sum += weights[j] * src[first + j] }
-                            dst[n] = sum
+                            dst[index] = sum
                         } else {
                             let row = phase * taps
                             var sum: Float = 0
                             for j in lo..<hi { sum += tabulated[row + j] * src[first + j] }
-                            dst[n] = sum
+                            dst[index] = sum
                         }
                     }
                 }
@@ -226,5 +238,35 @@ public struct Resampler: Sendable {
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return a
+    }
+}
+
+/// A `Resampler` for a signal that arrives in pieces (a microphone's, a radio's): together the
+/// pieces it returns are what resampling the whole would give. Each output sample waits for the
+/// input its filter reaches; `finish()` gives the rest, as if silence followed.
+public struct StreamingResampler: Sendable {
+    private let resampler: Resampler
+    private var input: [Float] = []
+    private var emitted = 0
+
+    public init(from sourceRate: Int, to targetRate: Int) {
+        resampler = Resampler(from: sourceRate, to: targetRate)
+    }
+
+    /// Adds input samples; returns the output samples that became final.
+    public mutating func add(_ samples: [Float]) -> [Float] {
+        input += samples
+        return take(upTo: resampler.finalOutputCount(forInputCount: input.count))
+    }
+
+    /// The output samples still held back: the input has ended.
+    public mutating func finish() -> [Float] {
+        take(upTo: resampler.outputCount(forInputCount: input.count))
+    }
+
+    private mutating func take(upTo end: Int) -> [Float] {
+        guard end > emitted else { return [] }
+        defer { emitted = end }
+        return resampler.resample(input, outputs: emitted..<end)
     }
 }

@@ -42,7 +42,13 @@ public actor SpokenQuestionListener {
     public let partialInterval: Duration?
     /// The latest transcript of the speech so far (a partial one, or one made at a pause that was
     /// not the end): the words as they form, and the draft of the next transcription.
-    public private(set) var partial: Transcription?
+    public private(set) var partial: Transcription? {
+        didSet { publishPartial() }
+    }
+    /// Who follows the partial words (`partials()`), and the words they were last given.
+    private var partialFollowers: [Int: AsyncStream<String>.Continuation] = [:]
+    private var followerCount = 0
+    private var publishedPartial = ""
     private var partialTask: Task<Void, Never>?
     /// Which partial transcript is the current one (a cancelled one may still report back).
     private var partialNumber = 0
@@ -182,6 +188,33 @@ public actor SpokenQuestionListener {
         }
     }
 
+    /// The words heard so far each time they change (trimmed, never empty; a slow reader gets the
+    /// newest), until the question is over.
+    public func partials() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        guard outcome == nil else {
+            continuation.finish()
+            return stream
+        }
+        if !publishedPartial.isEmpty { continuation.yield(publishedPartial) }
+        followerCount += 1
+        let number = followerCount
+        partialFollowers[number] = continuation
+        continuation.onTermination = { _ in Task { await self.unfollow(number) } }
+        return stream
+    }
+
+    private func unfollow(_ number: Int) {
+        partialFollowers[number] = nil
+    }
+
+    private func publishPartial() {
+        let text = partial?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !text.isEmpty, text != publishedPartial else { return }
+        publishedPartial = text
+        for follower in partialFollowers.values { follower.yield(text) }
+    }
+
     /// Waits for the outcome.
     public func result() async throws -> Outcome {
         if let outcome { return try outcome.get() }
@@ -273,5 +306,7 @@ public actor SpokenQuestionListener {
         partialTask?.cancel()
         for waiter in waiters { waiter.resume(with: result) }
         waiters = []
+        for follower in partialFollowers.values { follower.finish() }
+        partialFollowers = [:]
     }
 }

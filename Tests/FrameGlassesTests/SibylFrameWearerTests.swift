@@ -18,11 +18,12 @@ struct SibylFrameWearerTests {
     @Test func oneTapListensAndTheNextEndsTheQuestion() throws {
         var wearer = SibylFrameWearer()
         let end = try gestureEnd(wearer.received(tap, at: start))
-        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)])])
+        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)]), .recording(forPhoto: false)])
         #expect(wearer.phase == .listening)
-        #expect(wearer.received(Data([SibylFrameApp.Flag.audio, 1, 2]), at: end) == [.transferStarted])
+        // The samples are passed on as they come, and make the request at the end.
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audio, 1, 2]), at: end) == [.transferStarted, .audio(Data([1, 2]))])
         #expect(wearer.received(tap, at: end) == [.send([.stop])])
-        #expect(wearer.received(Data([SibylFrameApp.Flag.audioEnd, 3]), at: end) == [.request(.spoken(audio: Data([1, 2, 3])))])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audioEnd, 3]), at: end) == [.audio(Data([3])), .request(.spoken(audio: Data([1, 2, 3])))])
         #expect(wearer.phase == .waiting)
         // A tap while the answer is prepared cancels it.
         #expect(wearer.received(tap, at: end) == [.request(.cancel), .send([.status(.idle)])])
@@ -35,12 +36,26 @@ struct SibylFrameWearerTests {
         let end = try gestureEnd(wearer.received(tap, at: start + .milliseconds(100)))
         #expect(wearer.gestureEnded(at: end) == [.send([.status(.takingPhoto), .photo])])
         #expect(wearer.received(Data([SibylFrameApp.Flag.jpeg, 0xFF, 0xD8]), at: end).isEmpty)
-        #expect(wearer.received(Data([SibylFrameApp.Flag.jpegEnd, 0xFF, 0xD9]), at: end) == [.send([.status(.listeningForPhoto), .listen(sampleRate: 8000)])])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.jpegEnd, 0xFF, 0xD9]), at: end) == [.send([.status(.listeningForPhoto), .listen(sampleRate: 8000)]), .recording(forPhoto: true)])
         _ = wearer.received(tap, at: end)
         let asked = wearer.received(Data([SibylFrameApp.Flag.audioEnd, 7]), at: end)
-        #expect(asked == [.request(.photo(jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]), audio: Data([7])))])
+        #expect(asked == [.audio(Data([7])), .request(.photo(jpeg: Data([0xFF, 0xD8, 0xFF, 0xD9]), audio: Data([7])))])
         wearer.answerShown()
         #expect(wearer.phase == .idle)
+    }
+
+    @Test func sibylEndsTheRecordingWhenItHearsTheEndOnlyWhileListening() throws {
+        var wearer = SibylFrameWearer()
+        #expect(wearer.stopListening(at: start).isEmpty, "nothing is recorded")
+        let end = try gestureEnd(wearer.received(tap, at: start))
+        _ = wearer.gestureEnded(at: end)
+        #expect(wearer.stopListening(at: end) == [.send([.stop])])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audioEnd, 3]), at: end) == [.audio(Data([3])), .request(.spoken(audio: Data([3])))])
+        #expect(wearer.stopListening(at: end).isEmpty, "the recording is over")
+        // The wearer's own tap to end it, a moment late, does not cancel the answer; a later tap does.
+        #expect(wearer.received(tap, at: end + .milliseconds(400)).isEmpty)
+        #expect(wearer.phase == .waiting)
+        #expect(wearer.received(tap, at: end + SibylFrameWearer.stopGrace) == [.request(.cancel), .send([.status(.idle)])])
     }
 
     @Test func aGestureThatHasNotEndedDoesNothingAndAPhotoThatNeverComesIsGivenUp() throws {

@@ -31,7 +31,7 @@ struct TapTimingTests {
         _ = wearer.received(tap(atDeviceMilliseconds: 10_000), at: start)
         // 20 ms apart on Frame (a bounce), though it arrived 200 ms later here.
         let end = try gestureEnd(wearer.received(tap(atDeviceMilliseconds: 10_020), at: start + .milliseconds(200)))
-        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)])])
+        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)]), .recording(forPhoto: false)])
     }
 
     @Test func twoTapsFarApartOnFrameAreTwoGesturesEvenWhenTheyArriveTogether() throws {
@@ -40,7 +40,7 @@ struct TapTimingTests {
         // A second apart on Frame: the first was a tap of its own (it starts listening), and this
         // one ends the question, as it would have had both arrived on time.
         let actions = wearer.received(tap(atDeviceMilliseconds: 11_000), at: start)
-        #expect(actions == [.send([.status(.listening), .listen(sampleRate: 8000)]), .send([.stop])])
+        #expect(actions == [.send([.status(.listening), .listen(sampleRate: 8000)]), .recording(forPhoto: false), .send([.stop])])
         #expect(wearer.phase == .listening)
     }
 

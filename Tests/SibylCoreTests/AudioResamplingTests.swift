@@ -159,4 +159,37 @@ struct AudioResamplingTests {
         let samples = try PCMBuffer(speech).samples
         #expect(abs(Self.amplitude(of: 1_000, in: samples, rate: 16_000) - 0.5) < 0.005)
     }
+
+    @Test(arguments: [(8_000, 16_000), (48_000, 16_000), (44_100, 16_000)])
+    func aSignalResampledInPiecesIsTheWholeResampled(rates: (Int, Int)) {
+        var generator = SystemRandomNumberGenerator()
+        let signal = (0..<(rates.0 / 2)).map { _ in Float.random(in: -0.5...0.5, using: &generator) }
+        let whole = Resampler(from: rates.0, to: rates.1).resample(signal)
+        var streaming = StreamingResampler(from: rates.0, to: rates.1)
+        var pieces: [Float] = []
+        var index = 0
+        // Pieces of uneven sizes, as a radio delivers them: some shorter than the filter's reach.
+        for size in [1, 7, 120, 3, 249, 40, 1000].cycled() {
+            guard index < signal.count else { break }
+            let end = min(signal.count, index + size)
+            let piece = streaming.add(Array(signal[index..<end]))
+            // Nothing comes out before the input it depends on.
+            #expect(pieces.count + piece.count <= Resampler(from: rates.0, to: rates.1).finalOutputCount(forInputCount: end))
+            pieces += piece
+            index = end
+        }
+        pieces += streaming.finish()
+        #expect(pieces.count == whole.count)
+        #expect(zip(pieces, whole).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+}
+
+extension Array {
+    /// The elements over and over.
+    fileprivate func cycled() -> UnfoldSequence<Element, Int> {
+        sequence(state: 0) { index in
+            defer { index = (index + 1) % count }
+            return self[index]
+        }
+    }
 }

@@ -12,8 +12,14 @@ public struct GlassesTimings: Sendable, Hashable {
     public var languageModel: Duration = .zero
     /// Sending the answer to the glasses.
     public var display: Duration = .zero
-    /// From the end of the recording to the last answer byte sent.
+    /// From the end of the recording to the last answer byte sent; when the question was heard as
+    /// it was spoken (`streamed`), from the end of speech.
     public var total: Duration = .zero
+    /// From the end of the recording (or of speech, when `streamed`) to the answer's first words sent to the glasses.
+    public var firstWords: Duration = .zero
+    /// The question was heard as it was spoken: `speechToText` is then what was left of it after the
+    /// end of speech (the hang-over and the last decoding), and the figures count from the end of speech.
+    public var streamed = false
 
     public init() {}
 

@@ -21,10 +21,17 @@ extension SibylRuntime.Glasses {
         var assistantOptions = GlassesAssistant.Options()
         assistantOptions.persona = options.persona ?? settings[.glassesPersona]
         assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
-        assistantOptions.language = options.language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: nil)
+        assistantOptions.language = options.language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: options.languageHint)
         assistantOptions.documents = options.documents
         assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
-        let assistant = GlassesAssistant(connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(), options: assistantOptions)
+        // The recording is heard as it arrives: the words show as they form, and Sibyl ends the
+        // question when it hears its end (the voice detector, and whether the words end a sentence).
+        let voice = runtime.voice
+        let transcription = TranscriptionOptions(language: assistantOptions.language)
+        let assistant = GlassesAssistant(
+            connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(),
+            listening: { try voice.listener(transcription: transcription) }, options: assistantOptions
+        )
         return GlassesSession(connection: connection, assistant: assistant)
     }
 }

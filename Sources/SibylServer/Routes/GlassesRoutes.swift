@@ -53,10 +53,13 @@ struct GlassesRoutes: RouteCollectionAdding {
         var persona: String?
         var translateTo: String?
         var language: String?
+        var languageHint: String?
         var documents: TurnRoutes.DocumentsChoice?
 
         func options() throws -> GlassesSessionOptions {
-            GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: try documents?.scope())
+            var options = GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: try documents?.scope())
+            options.languageHint = languageHint
+            return options
         }
     }
 
@@ -111,13 +114,14 @@ struct GlassesRoutes: RouteCollectionAdding {
             try await emulator.speak(wav: audio.data)
             return Response(status: .accepted)
         }
-        let options = GlassesSessionOptions()
         group.addGlassesRelay(at: "glasses/relay", shouldUpgrade: { request, context in
             try Self.checkOrigin(request)
             _ = try await state.workspace(for: context)
             return .upgrade([:])
-        }) { transport, context in
+        }) { transport, request, context in
             guard let runtime = try? await state.runtime(for: context) else { return }
+            var options = GlassesSessionOptions()
+            options.languageHint = request.uri.queryParameters.get("languageHint")
             await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
         }
     }

@@ -128,13 +128,8 @@ struct LiveVoiceRoute: Sendable {
 
     /// Sends the words heard so far whenever they change, until the question is over.
     private static func showPartials(of listener: SpokenQuestionListener, send: @Sendable (String, any Encodable & Sendable) -> Bool) async {
-        var shown = ""
-        while !Task.isCancelled, await !listener.isDone {
-            if let text = await listener.partial?.text.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text != shown {
-                shown = text
-                guard send("partial", ["text": text]) else { return }
-            }
-            try? await Task.sleep(for: .milliseconds(100))
+        for await text in await listener.partials() {
+            guard send("partial", ["text": text]) else { return }
         }
     }
 }

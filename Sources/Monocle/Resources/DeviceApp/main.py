@@ -1,5 +1,7 @@
-# Sibyl for Monocle: tap to ask by voice, hold to ask about a photo. Answers from the
-# Sibyl host arrive on the data channel and are revealed word by word.
+# Sibyl for Monocle: tap to ask by voice, hold to ask about a photo. While the wearer speaks,
+# the host shows the words it heard (hrd:) and may end the question when it hears its end
+# (stp:); answers arrive on the data channel as they are written (clr: starts a new one) and are
+# revealed word by word.
 # Written for firmware v23.248.0754 (MicroPython 1.20). The uploader wraps this file in a
 # triple-quoted string, so it contains no backslashes and no triple quotes.
 import bluetooth
@@ -17,6 +19,7 @@ COLS = display.WIDTH // display.FONT_WIDTH  # 26 characters per line
 ROWS = 7  # text lines at y = 0, 50, ... 300; the status line sits below them
 WORD_MS = 120  # reveal speed
 HOLD_MS = 1000  # a press this long takes a photo
+STOP_GRACE_MS = 1500  # taps this soon after the host ended the question do not cancel it
 WAIT_MS = 90000  # no answer by then: the question was lost (a dropped message, a host gone)
 AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
 NL = chr(10)
@@ -38,6 +41,7 @@ shown = 0  # words revealed
 word_at = 0  # ticks_ms of the last reveal
 last_chunk = 0
 seen_key = drawn = None
+stop_asked = False  # the host heard the end of the question
 
 
 def go(s):
@@ -177,8 +181,9 @@ def mic_chunk(cap):
 
 
 def start_listening(photo):
-    global sent
+    global sent, stop_asked
     sent = 0
+    stop_asked = False
     microphone.record(seconds=6.0, bit_depth=8, sample_rate=8000)
     if not photo:
         send(b"ast:")  # after a photo, ien: has announced the audio already
@@ -186,15 +191,26 @@ def start_listening(photo):
 
 
 def handle(msg):
-    global last_chunk
+    global last_chunk, stop_asked, shown
     cmd, body = bytes(msg[:4]), msg[4:]
     if cmd == b"pin:":
         send(b"pon:" + body)  # the host understood the question and prepares the answer
+    elif cmd == b"hrd:":
+        if state == "Listen":
+            show_text(bytes(body), False)  # the words heard so far, shown at once
+            shown = len(words) - words.count(None)
+    elif cmd == b"stp:":
+        if state == "Listen":
+            # Ended here, not in the loop: the answer's first messages may follow at once.
+            stop_asked = True
+            send(b"aen:")
+            go("Thinking")
     elif cmd in (b"res:", b"err:"):
         if state not in ("Ready", "Thinking", "Answer"):
             return  # not while the wearer is asking something
+        # Each chunk adds to the answer (the host clears the screen before a new one), also after
+        # the reveal caught up and the app went back to Ready while the model wrote on.
         if state != "Answer":
-            clear_text()
             go("Answer")
         show_text(text + body, red or cmd == b"err:")
         last_chunk = time.ticks_ms()
@@ -267,7 +283,8 @@ while True:
     elif state == "Thinking":
         prompt = "Thinking" + "." * (held // 400 % 4)
         prompt += " " * (11 - len(prompt))
-        if tap:
+        # A tap just after the host ended the question meant to end it too, not to cancel.
+        if tap and not (stop_asked and held < STOP_GRACE_MS):
             send(b"can:")
             note, note_until = "Cancelled", time.ticks_add(now, 1500)
             go("Ready")

@@ -58,7 +58,7 @@ class BluetoothRelay {
     }
     this.onState(t('glasses.connectingSibyl'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay`);
+    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay?languageHint=${encodeURIComponent(navigator.language)}`);
     this.socket.binaryType = 'arraybuffer';
     this.socket.addEventListener('open', () => {
       this.socket.send(JSON.stringify(connected));
@@ -172,7 +172,7 @@ export async function renderGlasses({ show, toast }) {
   async function startEmulator() {
     startButton.disabled = true;
     try {
-      const body = {};
+      const body = { languageHint: navigator.language };
       if (persona.value) body.persona = persona.value;
       if (mode.value === 'translator') body.translateTo = target.value.trim() || 'English';
       await api('/glasses/emulator', { method: 'POST', body });
