@@ -108,11 +108,14 @@ struct MonocleBenchmark: AsyncParsableCommand {
         return options
     }
 
-    static func withGlasses(interpreter: MicroPythonInterpreter, writeLength: Int, _ body: (MonocleEmulator) async throws -> Void) async throws {
+    static func withGlasses(
+        interpreter: MicroPythonInterpreter, writeLength: Int, realTimeMicrophone: Bool = false, _ body: (MonocleEmulator) async throws -> Void
+    ) async throws {
         let filesystem = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-glasses-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: filesystem) }
         var configuration = EmulatorConfiguration(interpreter: interpreter)
         configuration.maximumWriteLength = writeLength
+        configuration.realTimeMicrophone = realTimeMicrophone
         let glasses = MonocleEmulator(configuration: configuration, filesystem: filesystem)
         try await glasses.powerOn()
         do {

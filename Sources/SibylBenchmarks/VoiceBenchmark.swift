@@ -20,6 +20,8 @@ struct VoiceBenchmark: AsyncParsableCommand {
     @Option(help: "Threads per engine (default: all cores up to 8).") var threads = WhisperTranscriber.defaultThreads
     @Flag(help: "Leave out the chat model's first token (and the end-of-speech figures).") var noChat = false
     @Flag(help: "Only where each detector hears the end of speech (no transcription, no chat).") var endpointingOnly = false
+    @Flag(help: "Leave out the questions asked through the virtual Monocle and Frame.") var noGlasses = false
+    @Flag(help: "Only the questions asked through the virtual Monocle and Frame.") var glassesOnly = false
 
     struct Engine {
         var name: String
@@ -52,6 +54,12 @@ struct VoiceBenchmark: AsyncParsableCommand {
         if endpointingOnly {
             try await moonshine.start()
             _ = try await endOfSpeech(recordings, layout: layout, moonshine: moonshine)
+            return
+        }
+        // The glasses record up to six seconds.
+        let glassesRecordings = recordings.filter { $0.seconds <= 5.5 }
+        if glassesOnly {
+            _ = try await glassesQuestions(glassesRecordings, layout: layout)
             return
         }
         let cli = WhisperTranscriber(layout: layout, threads: threads)
@@ -98,7 +106,18 @@ struct VoiceBenchmark: AsyncParsableCommand {
             say(String(format: "  today %.0f ms (end heard %.0f + whisper-cli %.0f + whole answer written and spoken by espeak-ng %.0f); now %.0f ms (question heard and transcribed %.0f + first sentence written and spoken by Piper %.0f): %.1f× sooner",
                        todayAudio, energy, results[0].median, answers.todayFirstAudio, nowAudio, live, answers.firstAudio, todayAudio / nowAudio))
         }
+        try await otherLanguages(layout: layout, whisper: server, firstToken: answers?.firstToken)
         await server.stop()
+        if !noGlasses, !noChat {
+            let glasses = try await glassesQuestions(glassesRecordings, layout: layout)
+            say("from the end of speech to the first answer words on the glasses (goal ≤ 1,000 ms):")
+            for figure in glasses {
+                let now = Statistics.median(figure.firstWords)
+                let today = energy + results[0].median + (answers?.firstToken ?? 0)
+                say(String(format: "  %@: now %.0f ms; today about %.0f ms (the terminal's figure: end heard by loudness, whisper-cli, first token; the glasses waited for a tap or their six seconds besides): %.1f× sooner",
+                           figure.kind as NSString, now, today, today / now))
+            }
+        }
     }
 
     /// Where the end of speech is heard: by each detector alone, and by the terminal's listener in a
@@ -151,7 +170,9 @@ struct VoiceBenchmark: AsyncParsableCommand {
     /// transcript, how many questions were cut short, and their WER.
     /// `partials`: how often a partial transcript is taken while the person speaks (the final one
     /// is read with the latest as its draft); nil: none, as before.
-    func liveQuestions(_ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier, partials: Duration?) async throws -> Double {
+    func liveQuestions(
+        _ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier, partials: Duration?, language: String = "en"
+    ) async throws -> Double {
         let rate = AudioResampling.speechSampleRate
         let chunk = rate / 50
         var delays: [Double] = []
@@ -164,7 +185,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
             var configuration = VoiceActivityDetector.Configuration()
             configuration.hangover = .milliseconds(VoiceDetectorKind.silero.defaultHangoverMilliseconds)
             let listener = SpokenQuestionListener(
-                detector: VoiceActivityDetector(configuration: configuration, classifier: try classifier()), transcriber: transcriber, options: TranscriptionOptions(language: "en"),
+                detector: VoiceActivityDetector(configuration: configuration, classifier: try classifier()), transcriber: transcriber, options: TranscriptionOptions(language: language),
                 partialInterval: partials
             )
             let started = clock.now

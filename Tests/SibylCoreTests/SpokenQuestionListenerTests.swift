@@ -87,9 +87,10 @@ struct SpokenQuestionListenerTests {
         let listener = Self.listener(script, transcriber: transcriber, partials: .milliseconds(320))
         // 1.3 s of speech, a frame at a time as a microphone gives it.
         for _ in 0..<42 { await listener.add(Self.frames(1)) }
-        let partial = try await Self.waitFor("a partial transcript") { await listener.partial }
+        var words = await listener.partials().makeAsyncIterator()
+        let partial = try #require(await words.next(), "a partial transcript comes")
         #expect(await !listener.isDone, "the words show while the person is still speaking")
-        #expect(partial.text.hasPrefix("w1"))
+        #expect(partial.hasPrefix("w1"))
         // The rest of the speech, then the hang-over.
         for _ in 42..<97 { await listener.add(Self.frames(1)) }
         let heard = try #require(Self.speech(try await listener.result()))
@@ -109,7 +110,6 @@ struct SpokenQuestionListenerTests {
         let listener = Self.listener(script, transcriber: transcriber, hangover: .milliseconds(800), partials: .seconds(10))
         for _ in 0..<(2 + 32 + 12) { await listener.add(Self.frames(1)) }
         // No more sound arrives: the quiet so far is transcribed, and its full stop ends the question.
-        _ = try await Self.waitFor("the question to end before the hang-over") { await listener.isDone ? true : nil }
         let heard = try #require(Self.speech(try await listener.result()))
         #expect(heard.text.hasSuffix("."))
         #expect(try #require(await listener.transcriptLag) < .milliseconds(800), "sooner than the hang-over")
@@ -118,24 +118,16 @@ struct SpokenQuestionListenerTests {
         let unfinished = ScriptedTranscriber(["Remind me to", "Remind me to"])
         let waiting = Self.listener(script, transcriber: unfinished, hangover: .milliseconds(800), partials: .seconds(10))
         for _ in 0..<(2 + 32 + 12) { await waiting.add(Self.frames(1)) }
-        _ = try await Self.waitFor("the early check") { unfinished.calls.count >= 1 ? true : nil }
-        // Let the early check's answer arrive: more quiet, still inside the hang-over.
+        // The early check's words come back (as the words so far), unfinished.
+        var words = await waiting.partials().makeAsyncIterator()
+        #expect(await words.next() == "Remind me to")
+        // More quiet, still inside the hang-over.
         for _ in 0..<5 { await waiting.add(Self.frames(1)) }
         #expect(await !waiting.isDone, "unfinished words are not the question")
         for _ in 0..<40 { await waiting.add(Self.frames(1)) }
         let rest = try #require(Self.speech(try await waiting.result()))
         #expect(rest.text == "Remind me to")
         #expect(unfinished.calls.count == 1, "the quiet was transcribed once, not again when the hang-over ran out")
-    }
-
-    /// Waits (yielding, with a generous ceiling against hangs) until `value` gives something.
-    static func waitFor<T>(_ what: String, _ value: () async -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if let found = await value() { return found }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw CancellationError()
     }
 
     @Test("Words that stop mid-sentence wait for the rest, and the whole question is heard")
