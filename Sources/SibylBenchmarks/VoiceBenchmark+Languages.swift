@@ -25,7 +25,7 @@ extension VoiceBenchmark {
                 recordings.append(VoiceRecordings.Recording(id: "\(language)-\(index + 1)", transcript: question, samples: samples, set: "espeak-ng \(language)", speechEnd: end))
             }
             say("\(language): \(recordings.count) questions spoken by espeak-ng (\(language) voice), heard by whisper-server with the language given:")
-            let ready = try await liveQuestions(recordings, transcriber: whisper, classifier: silero, partials: SpokenQuestionListener.defaultPartialInterval, language: language)
+            let ready = try await liveQuestions(recordings, transcriber: whisper, classifier: silero, partials: SpokenQuestionListener.defaultPartialInterval, language: language, engine: "whisper-server")
             if let firstToken {
                 say(String(format: "  %@: end of speech → transcript %.0f ms, → first answer token about %.0f ms (with the English first token, %.0f ms)", language as NSString, ready, ready + firstToken, firstToken))
             }

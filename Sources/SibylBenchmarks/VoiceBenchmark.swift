@@ -171,7 +171,8 @@ struct VoiceBenchmark: AsyncParsableCommand {
     /// `partials`: how often a partial transcript is taken while the person speaks (the final one
     /// is read with the latest as its draft); nil: none, as before.
     func liveQuestions(
-        _ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier, partials: Duration?, language: String = "en"
+        _ recordings: [VoiceRecordings.Recording], transcriber: any Transcriber, classifier: @escaping () throws -> any SpeechClassifier, partials: Duration?,
+        language: String = "en", engine: String = "Moonshine"
     ) async throws -> Double {
         let rate = AudioResampling.speechSampleRate
         let chunk = rate / 50
@@ -217,8 +218,8 @@ struct VoiceBenchmark: AsyncParsableCommand {
             say(String(format: "  %@: ready %.0f ms after the last word — %@", recording.id, Statistics.milliseconds(ready - lastWord), transcription.text))
         }
         let how = partials.map { "partial transcripts every \($0.milliseconds) ms while speaking, the last one the final's draft" } ?? "no partial transcripts"
-        say(String(format: "a question played in real time into the terminal's listener (Silero, %d ms hang-over, Moonshine at each end, up to 1.2 s for words that stop mid-sentence; %@): transcript ready %.0f ms after the last word (median of the questions heard whole; p90 %.0f), %d of %d cut short, WER %.1f %%",
-                   VoiceDetectorKind.silero.defaultHangoverMilliseconds, how as NSString, Statistics.median(delays), Statistics.percentile(90, of: delays), cut.count, recordings.count, total.rate * 100))
+        say(String(format: "a question played in real time into the terminal's listener (Silero, %d ms hang-over, %@ at each end, up to 1.2 s for words that stop mid-sentence; %@): transcript ready %.0f ms after the last word (median of the questions heard whole; p90 %.0f), %d of %d cut short, WER %.1f %%",
+                   VoiceDetectorKind.silero.defaultHangoverMilliseconds, engine as NSString, how as NSString, Statistics.median(delays), Statistics.percentile(90, of: delays), cut.count, recordings.count, total.rate * 100))
         for line in cut { say("  cut short: \(line)") }
         return Statistics.median(delays)
     }
