@@ -13,6 +13,15 @@ import Testing
 /// any question is (the same answer path, saved and logged), and a recording with no words says so.
 @Suite("Voice and glasses, through the runtime", .timeLimit(.minutes(10)))
 struct VoiceAndGlassesTests {
+    @Test("The spoken language: the setting, else the hint's language (a browser's en-US is en), auto detects")
+    func spokenLanguage() {
+        #expect(SibylRuntime.Voice.spokenLanguage(setting: nil, hint: "en-US") == "en")
+        #expect(SibylRuntime.Voice.spokenLanguage(setting: nil, hint: "ko") == "ko")
+        #expect(SibylRuntime.Voice.spokenLanguage(setting: "id", hint: "en-US") == "id")
+        #expect(SibylRuntime.Voice.spokenLanguage(setting: "auto", hint: "en") == nil)
+        #expect(SibylRuntime.Voice.spokenLanguage(setting: nil, hint: nil) == nil)
+    }
+
     @Test(.enabled(if: Engines.espeakAndFFmpeg, "espeak-ng and ffmpeg are not installed"))
     func aSpokenQuestionIsTrimmedTranscribedAndAnswered() async throws {
         try await withTestRuntime(answer: ["Paris."], hearing: "What is the capital of France?") { runtime, model in

@@ -101,9 +101,11 @@ extension SibylRuntime.Voice {
     }
 
     /// The language to transcribe in: the setting's, or the hint when the setting is unset; nil
-    /// (detect) when the setting says "auto" or nothing is known.
+    /// (detect) when the setting says "auto" or nothing is known. A hint with a region
+    /// ("en-US", a browser's) gives its language ("en").
     static func spokenLanguage(setting: String?, hint: String?) -> String? {
-        let chosen = (setting ?? hint)?.trimmingCharacters(in: .whitespaces).lowercased()
+        let hinted = hint.flatMap { $0.split(separator: "-").first.map(String.init) }
+        let chosen = (setting ?? hinted)?.trimmingCharacters(in: .whitespaces).lowercased()
         guard let chosen, !chosen.isEmpty, chosen != "auto" else { return nil }
         return chosen
     }

@@ -5,7 +5,7 @@
 
 import { api } from './api.js';
 import { h } from './dom.js';
-import { formatDate, t, translate } from './i18n.js';
+import { formatDate, language, t, translate } from './i18n.js';
 
 const SERIAL = { service: '6e400001-b5a3-f393-e0a9-e50e24dcca9e', rx: '6e400002-b5a3-f393-e0a9-e50e24dcca9e', tx: '6e400003-b5a3-f393-e0a9-e50e24dcca9e' };
 const DATA = { service: 'e5700001-7bac-429a-b4ce-57ff900f479d', rx: 'e5700002-7bac-429a-b4ce-57ff900f479d', tx: 'e5700003-7bac-429a-b4ce-57ff900f479d' };
@@ -58,7 +58,7 @@ class BluetoothRelay {
     }
     this.onState(t('glasses.connectingSibyl'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay?languageHint=${encodeURIComponent(navigator.language)}`);
+    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay?languageHint=${encodeURIComponent(language())}`);
     this.socket.binaryType = 'arraybuffer';
     this.socket.addEventListener('open', () => {
       this.socket.send(JSON.stringify(connected));
@@ -172,7 +172,7 @@ export async function renderGlasses({ show, toast }) {
   async function startEmulator() {
     startButton.disabled = true;
     try {
-      const body = { languageHint: navigator.language };
+      const body = { languageHint: language() };
       if (persona.value) body.persona = persona.value;
       if (mode.value === 'translator') body.translateTo = target.value.trim() || 'English';
       await api('/glasses/emulator', { method: 'POST', body });
