@@ -69,6 +69,14 @@ final class GlassesConsole: Sendable {
             Terminal.print(Terminal.bold("heard: ") + text)
         case .answered(_, let answer, let timings):
             Terminal.print(Terminal.green("answer: ") + answer)
+            if timings.streamed {
+                // Heard as it was spoken: the figures count from the end of speech.
+                Terminal.print(Terminal.dim(String(
+                    format: "  after you stopped: text %.2f s · first words on the glasses %.2f s · whole answer %.2f s",
+                    timings.speechToText.seconds, timings.firstWords.seconds, timings.total.seconds
+                )))
+                return
+            }
             Terminal.print(Terminal.dim(String(
                 format: "  audio %.2f s · speech-to-text %.2f s · model %.2f s · display %.1f ms · Sibyl's own %.1f ms",
                 timings.audioTransfer.seconds, timings.speechToText.seconds, timings.languageModel.seconds,

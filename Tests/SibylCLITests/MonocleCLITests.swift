@@ -41,7 +41,8 @@ struct MonocleCLITests {
         #expect(result.stdout.contains("[monocle: running"), "\(result.stdout)")
         #expect(result.stdout.contains("heard: "), "\(result.stdout)")
         #expect(result.stdout.contains("Paris"), "\(result.stdout)")
-        #expect(result.stdout.contains("Sibyl's own"))
+        // The question was heard as it was spoken: the stage times count from the end of speech.
+        #expect(result.stdout.contains("after you stopped: text"), "\(result.stdout)")
         let list = try #require(try await cli.run(["conversations", "list", "--source", "glasses", "--json"]).conversations)
         #expect(list.count == 1)
         #expect(list.first?["messageCount"] as? Int == 2)

@@ -92,7 +92,9 @@ public actor GlassesAssistant {
             case .recording(let forPhoto):
                 await startLive(forPhoto: forPhoto)
             case .audio(let bytes):
+                if live?.firstAudio == nil { live?.firstAudio = .now }
                 guard let samples = live?.resampler.add(bytes.map { Float(Int8(bitPattern: $0)) / 128 }), !samples.isEmpty else { break }
+                live?.fed += samples.count
                 await live?.listener.add(AudioResampling.pcm16(samples))
             case .request(let request):
                 await receive(request)
@@ -120,6 +122,18 @@ public actor GlassesAssistant {
         var transfer: Duration = .zero
         /// The answer was started (or the question given up); nothing more of it is acted on.
         var settled = false
+        /// When the first samples came, and how many (at the listener's rate) have been fed since.
+        var firstAudio: ContinuousClock.Instant?
+        var fed = 0
+
+        /// When the speech ended, from how long after it the listener decided: as the recording
+        /// arrived in real time; a recording that came faster (a virtual microphone that gives
+        /// all at once) ended no sooner than its samples could have been spoken.
+        func speechEnd(lag: Duration, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+            guard let firstAudio else { return now - lag }
+            let recorded = Duration.milliseconds(fed * 1000 / AudioResampling.speechSampleRate)
+            return min(now, max(now - lag, firstAudio + recorded - lag))
+        }
     }
 
     private func startLive(forPhoto: Bool) async {
@@ -164,7 +178,7 @@ public actor GlassesAssistant {
         let lag = await listener.transcriptLag ?? .zero
         guard var question = live, question.number == number, question.outcome == nil else { return }
         question.outcome = outcome
-        question.speechEnded = .now - lag
+        question.speechEnded = question.speechEnd(lag: lag, now: .now)
         live = question
         if question.request == nil { await connection.stopListening() }
         proceed()
