@@ -62,10 +62,14 @@ public enum AudioResampling {
         Data(samples.map { UInt8(bitPattern: Int8(max(-128, min(127, ($0 * 128).rounded())))) })
     }
 
+    /// Signed 8-bit samples (the glasses' format) as floats in -1...1, at the same rate.
+    public static func floats(fromSigned8 bytes: Data) -> [Float] {
+        bytes.map { Float(Int8(bitPattern: $0)) / 128 }
+    }
+
     /// Turns signed 8-bit audio (Monocle: 8 kHz) into 16 kHz 16-bit samples.
     public static func speechPCM16(fromSigned8 bytes: Data, sampleRate: Int = 8_000) -> [Int16] {
-        let floats = bytes.map { Float(Int8(bitPattern: $0)) / 128 }
-        return pcm16(resample(floats, from: sampleRate, to: speechSampleRate))
+        pcm16(resample(floats(fromSigned8: bytes), from: sampleRate, to: speechSampleRate))
     }
 
     /// Turns signed 8-bit audio (Monocle: 8 kHz) into a 16 kHz mono 16-bit WAV for any transcriber.

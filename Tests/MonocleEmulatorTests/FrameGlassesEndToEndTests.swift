@@ -77,9 +77,7 @@ extension GlassesEndToEndTests {
     func aSpokenQuestionIsAnsweredOfflineOnFrameAndSaved() async throws {
         try await Self.withFrameAssistant(environment: [:]) { emulator, events, runtime in
             try await Self.askFrame(emulator, wav: await Self.speech("What is the capital of France?"))
-            let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
-                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
-            }
+            let (question, answer, timings) = try await events.answered()
             #expect(question.lowercased().contains("capital"), "\(question)")
             #expect(answer.contains("Paris"), "\(answer)")
             _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Paris") }

@@ -33,6 +33,13 @@ struct GlassesEndToEndTests {
                 throw NoSuchEvent(timeout: timeout, seen: all.value.map { String(describing: $0) })
             }
         }
+
+        /// The first answer shown: what was heard, the answer and its timings.
+        func answered() async throws -> (question: String, answer: String, timings: GlassesTimings) {
+            try await next { event in
+                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
+            }
+        }
     }
 
     /// The awaited event did not come; what did, so that a failure says where the question went.
@@ -123,9 +130,7 @@ struct GlassesEndToEndTests {
             try await glasses.speak(wav: Self.speech("What is the capital of France?"))
             let before = await glasses.displayLog.count
             await glasses.tap()
-            let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
-                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
-            }
+            let (question, answer, timings) = try await events.answered()
             #expect(question.lowercased().contains("capital"), "\(question)")
             #expect(answer.contains("Paris"), "\(answer)")
             let shown = try await glasses.waitForScreen(after: before) { $0.lines.joined(separator: " ").contains("Paris") }

@@ -58,9 +58,7 @@ extension GlassesEndToEndTests {
                     let before = await glasses.displayLog.count
                     // One tap to ask; nothing ends the question but what Sibyl hears.
                     await glasses.tap()
-                    let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
-                        if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
-                    }
+                    let (question, answer, timings) = try await events.answered()
                     #expect(question.lowercased().contains("capital"), "\(question)")
                     #expect(answer == "Paris is the capital of France.", "\(answer)")
                     #expect(timings.streamed)
@@ -105,9 +103,7 @@ extension GlassesEndToEndTests {
             emulator.setMicrophoneInput(samples: samples, sampleRate: 16_000)
             let before = emulator.display.frames.count
             try await emulator.tap()
-            let (question, answer, timings) = try await events.next { event -> (String, String, GlassesTimings)? in
-                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
-            }
+            let (question, answer, timings) = try await events.answered()
             #expect(question.lowercased().contains("capital"), "\(question)")
             #expect(answer.contains("Paris"), "\(answer)")
             #expect(timings.streamed)

@@ -93,7 +93,7 @@ public actor GlassesAssistant {
                 await startLive(forPhoto: forPhoto)
             case .audio(let bytes):
                 if live?.firstAudio == nil { live?.firstAudio = .now }
-                guard let samples = live?.resampler.add(bytes.map { Float(Int8(bitPattern: $0)) / 128 }), !samples.isEmpty else { break }
+                guard let samples = live?.resampler.add(AudioResampling.floats(fromSigned8: bytes)), !samples.isEmpty else { break }
                 live?.fed += samples.count
                 await live?.listener.add(AudioResampling.pcm16(samples))
             case .request(let request):
