@@ -341,8 +341,16 @@ def test_app(mpy):
         check(not any(overlapping(s) for s in screens), "no text box ever overlaps another")
         check(not any("�" in l for s in screens for l in lines_of(s)), "no broken character on screen")
 
-        # An error while idle is drawn in red.
+        # The answer goes on as the model writes: a res: after the reveal caught up (the app is
+        # Ready again) adds to it rather than starting a new one.
         m = emu.mark()
+        emu.data(b"res: More words.")
+        ok = emu.wait_screen(m, lambda s: prompt_of(s) == "Tap to speak" and lines_of(s)[-2:] == ["A second paragraph ends", "it. More words."], 10)
+        check(bool(ok), "res: while ready adds to the answer", repr([lines_of(s) for s in emu.screens_since(m)][-1:]))
+
+        # An error while idle is drawn in red, on the screen the host cleared (clr:) for it.
+        m = emu.mark()
+        emu.data(b"clr:")
         emu.data(b"err:Network request failed.")
         ok = emu.wait_screen(m, lambda s: prompt_of(s) == "Tap to speak" and lines_of(s, RED) == ["Network request failed."], 10)
         check(bool(ok), "err: while idle is drawn in red, then the ready prompt returns")
