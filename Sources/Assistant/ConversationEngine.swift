@@ -156,6 +156,7 @@ public final class ConversationEngine: Sendable {
         if let grounding { persona.systemPrompt += "\n\n" + grounding.instructions }
         // A translator's target language is its own; any other conversation may be asked for one.
         if case .chat = conversation.mode, let instruction = turn.languageInstruction { persona.systemPrompt += "\n\n" + instruction }
+        if case .chat = conversation.mode, let situation = turn.situationInstruction { persona.systemPrompt += "\n\n" + situation }
         var chatHistory = history.map(\.chatMessage)
         // A translator translates each message on its own: earlier turns would only invite the
         // model to answer them or to continue a dialogue.

@@ -41,6 +41,12 @@ public struct Grounding: Sendable, Hashable {
         return used.isEmpty ? citations : used
     }
 
+    /// The answer without its `[n]` references (and the space before each), for a screen with no
+    /// room for a list of sources.
+    public static func withoutReferenceMarkers(_ text: String) -> String {
+        text.replacing(/\s?\[\d+(?:,\s*\d+)*\]/, with: "")
+    }
+
     /// Numbers in `[n]` references, including `[1, 2]` and `[1][2]`.
     static func referencedNumbers(in text: String) -> Set<Int> {
         var numbers = Set<Int>()

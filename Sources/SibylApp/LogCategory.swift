@@ -11,6 +11,8 @@ public enum LogCategory: String, Sendable, Hashable, CaseIterable {
     /// A spoken question.
     case voice
     case glassesRelay = "glasses.relay"
+    /// A question from Brilliant's Noa phone app.
+    case noa
     case glassesEmulator = "glasses.emulator"
     case docsAdd = "docs.add"
     case docsRemove = "docs.remove"

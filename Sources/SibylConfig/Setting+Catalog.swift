@@ -128,6 +128,15 @@ extension Setting {
     public static var glassesVisionModel: Setting<String?> {
         .init("glasses.vision_model", env: ["SIBYL_GLASSES_VISION_MODEL"], default: nil, "vision-capable chat model for photo questions from the glasses")
     }
+    public static var glassesDocuments: Setting<Bool> {
+        .init("glasses.documents", env: ["SIBYL_GLASSES_DOCUMENTS"], default: false, "answer questions from the glasses and the Noa app from your documents, with a short source line")
+    }
+    public static var glassesTranslateTo: Setting<String?> {
+        .init("glasses.translate_to", env: ["SIBYL_GLASSES_TRANSLATE_TO"], default: nil, "translate what is said through the Noa app into this language (a name, e.g. Korean) instead of answering it")
+    }
+    public static var glassesSpokenAnswers: Setting<Bool> {
+        .init("glasses.spoken_answers", env: ["SIBYL_GLASSES_SPOKEN_ANSWERS"], default: false, "send the Noa app each answer as speech too (the app plays it when its speech setting is on)")
+    }
     public static var glassesDevice: Setting<String?> {
         .init("glasses.device", env: ["SIBYL_GLASSES_DEVICE"], default: nil, scope: .machine, "Bluetooth address of the paired glasses (set by pairing)")
     }
@@ -284,7 +293,8 @@ extension ConfigKey {
             Declared.docsThreshold.key, Declared.docsPassages.key, Declared.docsIndex.key, Declared.docsFusion.key,
             Declared.docsVectorWeight.key, Declared.docsLexicalWeight.key, Declared.docsVectorStore.key, Declared.pineconeIndex.key,
             Declared.pineconeCloud.key, Declared.pineconeRegion.key, Declared.pineconeControlURL.key, Declared.glassesPersona.key,
-            Declared.glassesLanguage.key, Declared.glassesVisionModel.key, Declared.glassesDevice.key, Declared.glassesKind.key,
+            Declared.glassesLanguage.key, Declared.glassesVisionModel.key, Declared.glassesDocuments.key, Declared.glassesTranslateTo.key,
+            Declared.glassesSpokenAnswers.key, Declared.glassesDevice.key, Declared.glassesKind.key,
             Declared.glassesAdapter.key, Declared.serveHost.key, Declared.servePort.key, Declared.serveMaxBodyMB.key,
             Declared.serveMaxUploadMB.key, Declared.serveMaxUploadFiles.key, Declared.serveMaxTurnsPerClient.key, Declared.serveAuth.key,
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,

@@ -2,7 +2,8 @@ import Foundation
 
 /// Where a conversation was started.
 public enum ConversationSource: String, Sendable, Hashable, Codable, CaseIterable {
-    case cli, web, glasses
+    /// `noa`: asked through Brilliant's Noa phone app (its Custom Server setting).
+    case cli, web, glasses, noa
 }
 
 /// How the assistant treats what the user says.

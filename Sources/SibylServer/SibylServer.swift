@@ -77,7 +77,8 @@ public struct SibylServer: Sendable {
         self.runtime = runtime
         self.configuration = configuration
         state = ServerState(
-            runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies || configuration.tls != nil
+            runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies || configuration.tls != nil,
+            listenHost: configuration.host
         )
     }
 
@@ -136,7 +137,7 @@ public struct SibylServer: Sendable {
         [
             SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state),
             DocumentRoutes(state: state), SearchRoutes(state: state), AudioRoutes(state: state), ImageRoutes(state: state),
-            LogRoutes(state: state), SettingsRoutes(state: state), ModelRoutes(state: state), GlassesRoutes(state: state),
+            LogRoutes(state: state), SettingsRoutes(state: state), ModelRoutes(state: state), GlassesRoutes(state: state), NoaRoutes(state: state),
         ]
     }
 

@@ -64,18 +64,20 @@ class Watched:
 
 
 class Server(Watched):
-    """A `sibyl serve` process; its standard error is collected as it comes."""
+    """A `sibyl serve` process; its standard error is collected as it comes. `host` is the address it
+    listens on; the page is opened at 127.0.0.1 either way."""
 
-    def __init__(self, home: Path, extra_env: dict[str, str]):
+    def __init__(self, home: Path, extra_env: dict[str, str], host: str = "127.0.0.1"):
         self.home = home
         env = {k: v for k, v in os.environ.items() if not k.startswith("SIBYL_") or k in ("SIBYL_ENGINES", "SIBYL_CACHE")}
         env.update({"SIBYL_HOME": str(home), "SIBYL_LOG_LEVEL": "info"}, **extra_env)
         env.pop("OPENAI_API_KEY", None)
         self.env = env
-        process = subprocess.Popen([sibyl_binary(), "serve", "--host", "127.0.0.1", "--port", "0"], env=env,
+        process = subprocess.Popen([sibyl_binary(), "serve", "--host", host, "--port", "0"], env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         super().__init__("sibyl serve", process, process.stderr)
-        self.url = self.wait_for(r"is listening on (http://127\.0\.0\.1:\d+)", 300)
+        port = self.wait_for(rf"is listening on http://{re.escape(host)}:(\d+)", 300)
+        self.url = f"http://127.0.0.1:{port}"
 
     def setup_link(self) -> str:
         return self.wait_for(r"(http://\S+/setup#\S+)", 30)
@@ -94,10 +96,10 @@ class Server(Watched):
 
 
 @contextmanager
-def fresh_server(extra_env: dict[str, str]):
+def fresh_server(extra_env: dict[str, str], host: str = "127.0.0.1"):
     """A `sibyl serve` on a data directory of its own, stopped and removed afterwards."""
     home = Path(tempfile.mkdtemp(prefix="sibyl-browser-"))
-    server = Server(home, extra_env)
+    server = Server(home, extra_env, host)
     try:
         yield server
     finally:

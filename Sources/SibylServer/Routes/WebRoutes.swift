@@ -30,6 +30,8 @@ struct WebRoutes: Sendable {
         "katex.min.css": "katex/katex.min.css",
         "katex-auto-render.js": "katex/contrib/auto-render.js",
         "chart.min.js": "chart.js/chart.min.js",
+        // node-qrcode-generator installs its browser script under /usr/share/nodejs and links it here.
+        "qrcode.js": "qrcode-generator/qrcode.js",
     ]
 
     /// Whether a path is the UI's (not the API's, which openapi.yaml describes).

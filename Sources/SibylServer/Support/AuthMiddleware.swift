@@ -18,10 +18,11 @@ struct AuthMiddleware: RouterMiddleware {
     /// Reachable without signing in, as `METHOD /path` below the group's prefix.
     static let publicRoutes: Set<String> = ["GET /api/v1/openapi.yaml", "POST /api/v1/auth/session", "POST /api/v1/auth/setup", "GET /api/v1/auth/status"]
 
-    /// Requests a read-only token may make besides reading: they answer, but store nothing.
+    /// Requests a read-only token may make besides reading: they answer, and change nothing that
+    /// was there (the Noa app's questions are kept as new conversations, as asking from glasses).
     static let readOnlyPosts: Set<String> = [
         "/v1/chat/completions", "/v1/embeddings", "/v1/audio/transcriptions", "/v1/audio/speech",
-        "/api/v1/transcriptions", "/api/v1/speech",
+        "/api/v1/transcriptions", "/api/v1/speech", "/api/v1/noa",
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -16,6 +16,8 @@ final class ServerState: Sendable {
     let accounts: Accounts?
     /// Whether the session cookie is marked Secure (the server is reached over HTTPS).
     let secureCookies: Bool
+    /// The address the server listens on (`serve.host`).
+    let listenHost: String
     let glasses: GlassesHub
     /// The local user's data: everything on an open server.
     let base: Workspace
@@ -37,8 +39,9 @@ final class ServerState: Sendable {
         case failed(String)
     }
 
-    init(runtime: SibylRuntime, limits: ServerLimits, accounts: Accounts? = nil, secureCookies: Bool = false) {
+    init(runtime: SibylRuntime, limits: ServerLimits, accounts: Accounts? = nil, secureCookies: Bool = false, listenHost: String = "127.0.0.1") {
         self.runtime = runtime
+        self.listenHost = listenHost
         self.limits = limits
         self.accounts = accounts
         self.secureCookies = secureCookies

@@ -1,10 +1,12 @@
 // Settings: connect a provider (a key, and for administrators a base URL) and see plainly what
 // works; keys (write-only: only their last characters are ever shown); which engine serves each
-// capability; the local models, installed with progress; personas.
+// capability; the local models, installed with progress; personas; setting up Brilliant's Noa
+// phone app (view-settings-noa.js).
 
 import { api, serverEvents } from './api.js';
 import { field, h } from './dom.js';
 import { formatNumber, t, translate } from './i18n.js';
+import { noaCard } from './view-settings-noa.js';
 
 const CAPABILITIES = ['chat', 'embeddings', 'stt', 'tts', 'images'];
 const STATES = ['available', 'present', 'unavailable', 'unauthorized', 'unreachable', 'failed'];
@@ -63,6 +65,7 @@ export async function renderSettings({ show, who, toast }) {
         h('thead', {}, h('tr', {}, ...['settings.capability', 'settings.using', 'settings.model', 'settings.keySource', 'settings.state'].map((key) => h('th', { scope: 'col', i18n: key })))),
         checkBody))),
     h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', i18n: 'settings.keys' }), keyList),
+    noaCard({ toast, admin }),
     admin ? h('section', { class: 'card', 'aria-labelledby': 'providers-title' },
       h('h2', { id: 'providers-title', i18n: 'settings.providers' }), h('p', { class: 'hint', i18n: 'settings.providersHint' }), providerRows) : null,
     h('section', { class: 'card', 'aria-labelledby': 'models-title' },

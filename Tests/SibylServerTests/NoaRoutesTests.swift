@@ -1,0 +1,151 @@
+import Accounts
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LocalEngines
+import NIOCore
+import OpenAITestServer
+import SibylCore
+import Testing
+@testable import SibylServer
+
+/// `POST /api/v1/noa` as the Noa app reaches it, over a real socket: answers in the JSON the app
+/// reads, and refusals whose status says what went wrong (the app shows the status and its
+/// reason phrase), the body saying it in full.
+@Suite(
+    "The Noa app's endpoint", .timeLimit(.minutes(10)),
+    .enabled(if: ["espeak-ng", "ffmpeg"].allSatisfy { tool in
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+    }, "espeak-ng and ffmpeg are not installed")
+)
+struct NoaRoutesTests {
+    /// The app's recording of `text`: 8 kHz, 8-bit unsigned.
+    static func appWAV(_ text: String) async throws -> Data {
+        let spoken = try await EspeakSynthesizer().synthesize(text, options: SpeechOptions(format: .wav))
+        let samples = try AudioResampling.speechSamples(fromWAV: spoken.data)
+        let narrow = AudioResampling.resample([Float](repeating: 0, count: 8_000) + samples, from: AudioResampling.speechSampleRate, to: 8_000)
+        return WAVAudio(sampleRate: 8_000, channels: 1, bitsPerSample: 8, samples: Data(AudioResampling.signed8(narrow).map { $0 &+ 128 })).encoded()
+    }
+
+    static func form(audio: Data?, image: Data? = nil, messages: String = "[]") -> MultipartBody {
+        var form = MultipartBody()
+        form.field("messages", messages)
+        form.field("location", "")
+        form.field("time", "2026-11-28 09:05:00.000001")
+        if let audio { form.file("audio", filename: "audio.wav", contentType: "application/octet-stream", audio) }
+        if let image { form.file("image", filename: "image.jpg", contentType: "application/octet-stream", image) }
+        return form
+    }
+
+    static func script(_ model: OpenAITestServer, heard: String, answer: [String]) {
+        model.handle("/v1/audio/transcriptions") { _ in .json(object: ["text": heard, "language": "en", "duration": 2.0]) }
+        model.handle(chatPath) { request in request.json?["stream"] as? Bool == true ? .chatStream(answer) : .chatCompletion("A title") }
+        model.handle("/v1/embeddings") { request in
+            let texts = (request.json?["input"] as? [String]) ?? []
+            let data = texts.enumerated().map { index, text in ["object": "embedding", "index": index, "embedding": Self.vector(text)] as [String: Any] }
+            return .json(object: ["object": "list", "data": data, "model": "test", "usage": ["prompt_tokens": 1, "total_tokens": 1]])
+        }
+    }
+
+    /// Texts sharing words are close, texts sharing none orthogonal.
+    static func vector(_ text: String) -> [Double] {
+        var vector = [Double](repeating: 0, count: 64)
+        for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) where word.count > 3 {
+            vector[Int(word.unicodeScalars.reduce(UInt32(7)) { ($0 &* 31) &+ $1.value } % 64)] += 1
+        }
+        let length = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        return length > 0 ? vector.map { $0 / length } : vector
+    }
+
+    @Test func answersInTheJSONTheAppReadsAndRefusesWithReasonsItCanShow() async throws {
+        let wav = try await Self.appWAV("What is the capital of France?")
+        var limits = ServerLimits()
+        limits.uploadBytes = 1 << 20
+        try await withServerFixture(environment: ["SIBYL_TTS_PROVIDER": "local"], limits: limits, testing: .live) { fixture in
+            Self.script(fixture.model, heard: "What is the capital of France?", answer: ["Paris."])
+            let client = fixture.client
+            var form = Self.form(audio: wav)
+            try await client.execute(uri: "/api/v1/noa", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["user_prompt"] as? String == "What is the capital of France?")
+                #expect(response.object["message"] as? String == "Paris.")
+                let debug = try #require(response.object["debug"] as? [String: Any])
+                #expect(debug["topic_changed"] as? Bool == false)
+                #expect((debug["timings_ms"] as? [String: Any])?["transcribe"] is Int)
+                #expect(response.object["audio"] == nil, "no speech unless glasses.spoken_answers is on")
+            }
+            // A question about something else after that exchange: topic_changed.
+            Self.script(fixture.model, heard: "How should I boil an egg?", answer: ["Eight minutes."])
+            let history = #"[{"role":"user","content":"What is the capital of France?"},{"role":"assistant","content":"Paris."}]"#
+            form = Self.form(audio: wav, messages: history)
+            try await client.execute(uri: "/api/v1/noa", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect((response.object["debug"] as? [String: Any])?["topic_changed"] as? Bool == true)
+            }
+            // Spoken answers, as MP3 the phone plays.
+            _ = try await fixture.runtime.admin.set("glasses.spoken_answers", to: "on")
+            form = Self.form(audio: wav)
+            try await client.execute(uri: "/api/v1/noa", method: .post, headers: form.headers, body: form.buffer) { response in
+                let audio = try #require((response.object["audio"] as? String).flatMap { Data(base64Encoded: $0) })
+                #expect(AudioFormat(sniffing: audio) == .mp3, "\(audio.prefix(4).map { String(format: "%02x", $0) })")
+            }
+            _ = try await fixture.runtime.admin.unset("glasses.spoken_answers")
+
+            // Refusals: the status the app shows, and the body saying it in full.
+            func refusal(_ form: MultipartBody, _ status: Int, reason: String) async throws {
+                try await client.execute(uri: "/api/v1/noa", method: .post, headers: form.headers, body: form.buffer) { response in
+                    #expect(response.status.code == status, "\(response.text)")
+                    #expect(!response.status.reasonPhrase.isEmpty)
+                    let message = (response.object["error"] as? [String: Any])?["message"] as? String ?? response.text
+                    #expect(message.contains(reason), "\(message)")
+                }
+            }
+            try await refusal(Self.form(audio: nil), 400, reason: "no audio")
+            let silence = WAVAudio(sampleRate: 8_000, channels: 1, bitsPerSample: 8, samples: Data(repeating: 128, count: 24_000)).encoded()
+            try await refusal(Self.form(audio: silence), 422, reason: "No speech was heard")
+            try await refusal(Self.form(audio: wav.prefix(20)), 422, reason: "not a WAV file")
+            try await refusal(Self.form(audio: wav, messages: "{not json"), 400, reason: "'messages' is not a JSON list")
+            try await refusal(Self.form(audio: wav, image: Data("this is not a photo".utf8)), 415, reason: "not a JPEG")
+            let huge = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 1, count: 2 << 20)
+            try await refusal(Self.form(audio: wav, image: huge), 413, reason: "larger than")
+            // A model that fails: 503, and the reason says so.
+            fixture.model.handle(chatPath) { _ in .error(status: 500, message: "the model crashed", code: "server_error") }
+            try await refusal(Self.form(audio: wav), 503, reason: "language model failed")
+        }
+    }
+
+    @Test func aReadOnlyTokenMayAskAndAWrongOneIsRefused() async throws {
+        let wav = try await Self.appWAV("What is the capital of France?")
+        let accounts = try Accounts.inMemory()
+        let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .user)
+        let token = try await accounts.issueToken(accountID: ada.id, label: "Noa app", readOnly: true).secret
+        try await withServerFixture(testing: .live, accounts: accounts) { fixture in
+            Self.script(fixture.model, heard: "What is the capital of France?", answer: ["Paris."])
+            let form = Self.form(audio: wav)
+            var headers = form.headers
+            try await fixture.client.execute(uri: "/api/v1/noa", method: .post, headers: headers, body: form.buffer) { #expect($0.status == .unauthorized) }
+            headers[.authorization] = "Bearer sibyl_wrong"
+            try await fixture.client.execute(uri: "/api/v1/noa", method: .post, headers: headers, body: form.buffer) { #expect($0.status == .unauthorized) }
+            headers[.authorization] = "Bearer \(token)"
+            try await fixture.client.execute(uri: "/api/v1/noa", method: .post, headers: headers, body: form.buffer) { response in
+                #expect(response.status == .ok, "\(response.text)")
+                let id = try #require((response.object["debug"] as? [String: Any])?["conversation_id"] as? String)
+                try await fixture.client.execute(uri: "/api/v1/conversations/\(id)", method: .get, headers: [.authorization: "Bearer \(token)"]) { conversation in
+                    #expect((conversation.object["conversation"] as? [String: Any])?["source"] as? String == "noa", "kept in the token's account")
+                }
+            }
+            try await fixture.client.execute(uri: "/api/v1/noa/setup", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                #expect(response.object["tokenRequired"] as? Bool == true)
+                #expect(response.object["headerName"] as? String == "Authorization")
+                #expect(response.object["loopbackOnly"] as? Bool == true, "the fixture listens on 127.0.0.1")
+                #expect((response.object["endpoints"] as? [String])?.isEmpty == true)
+            }
+        }
+    }
+
+    @Test("Where a phone can reach the server")
+    func setupAddresses() {
+        #expect(NoaRoutes.hostAndPort("192.168.1.20:8080", defaultPort: 80) == ("192.168.1.20", 8080))
+        #expect(NoaRoutes.hostAndPort("[fe80::1]:9000", defaultPort: 80) == ("fe80::1", 9000))
+        #expect(NoaRoutes.hostAndPort("sibyl.home", defaultPort: 443) == ("sibyl.home", 443))
+    }
+}
