@@ -10,11 +10,11 @@ public import SibylCore
 public struct GlassesSessionOptions: Sendable {
     /// The persona; nil means `glasses.persona` (normally `concise`).
     public var persona: String?
-    /// Translate whatever the wearer says into this language.
+    /// Translate whatever the wearer says into this language; nil means `glasses.translate_to`.
     public var translateTo: String?
     /// The language the wearer speaks; nil means `glasses.language`.
     public var language: String?
-    /// Answer from the wearer's documents.
+    /// Answer from the wearer's documents; nil means all of them when `glasses.documents` is on.
     public var documents: DocumentScope?
     /// The vision model for photo questions; nil means `glasses.vision_model`.
     public var visionModel: String?

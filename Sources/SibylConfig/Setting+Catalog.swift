@@ -132,7 +132,7 @@ extension Setting {
         .init("glasses.documents", env: ["SIBYL_GLASSES_DOCUMENTS"], default: false, "answer questions from the glasses and the Noa app from your documents, with a short source line")
     }
     public static var glassesTranslateTo: Setting<String?> {
-        .init("glasses.translate_to", env: ["SIBYL_GLASSES_TRANSLATE_TO"], default: nil, "translate what is said through the Noa app into this language (a name, e.g. Korean) instead of answering it")
+        .init("glasses.translate_to", env: ["SIBYL_GLASSES_TRANSLATE_TO"], default: nil, "translate what the wearer says (glasses, the Noa app) into this language (a name, e.g. Korean) instead of answering it")
     }
     public static var glassesSpokenAnswers: Setting<Bool> {
         .init("glasses.spoken_answers", env: ["SIBYL_GLASSES_SPOKEN_ANSWERS"], default: false, "send the Noa app each answer as speech too (the app plays it when its speech setting is on)")

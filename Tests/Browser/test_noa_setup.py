@@ -113,6 +113,11 @@ def test_the_card_makes_a_token_the_app_can_use(reachable_server, context, tmp_p
     documents = card.get_by_label("Answer from my documents")
     documents.check()
     expect(page.locator("#toast")).to_have_text("Saved.")
+    spoken = card.get_by_label("The language I speak")
+    spoken.fill("EN")
+    spoken.press("Tab")
+    expect(page.locator("#toast")).to_have_text("Saved.")
+    page.evaluate("document.getElementById('toast').textContent = ''")
     language = card.get_by_label("Translate what I say into")
     language.fill("Korean")
     language.press("Tab")
@@ -122,6 +127,8 @@ def test_the_card_makes_a_token_the_app_can_use(reachable_server, context, tmp_p
     page.evaluate("document.getElementById('toast').textContent = ''")
     card.scroll_into_view_if_needed()
     SCREENSHOTS.mkdir(exist_ok=True)
+    # The picture goes into the README: no real secret in it, even a dead one.
+    page.evaluate("document.getElementById('noa-header-value').textContent = 'Bearer sibyl_EXAMPLE-shown-once-copy-it-now'")
     card.screenshot(path=str(SCREENSHOTS / "settings-noa.png"))
 
     page.reload()
@@ -129,6 +136,7 @@ def test_the_card_makes_a_token_the_app_can_use(reachable_server, context, tmp_p
     expect(card.get_by_label("Answer from my documents")).to_be_checked()
     expect(card.get_by_label("Send the answer as speech too", exact=False)).not_to_be_checked()
     expect(card.get_by_label("Translate what I say into")).to_have_value("Korean")
+    expect(card.get_by_label("The language I speak")).to_have_value("en")
     expect(card.locator("#noa-header-value")).to_have_count(0)  # the secret is never shown again
     # Emptying the language turns translation off (the setting goes back to its default).
     card.get_by_label("Translate what I say into").fill("")

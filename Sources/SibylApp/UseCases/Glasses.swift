@@ -20,9 +20,9 @@ extension SibylRuntime.Glasses {
         let settings = runtime.settings
         var assistantOptions = GlassesAssistant.Options()
         assistantOptions.persona = options.persona ?? settings[.glassesPersona]
-        assistantOptions.mode = options.translateTo.map { .translator(target: $0) } ?? .chat
+        assistantOptions.mode = (options.translateTo ?? settings[.glassesTranslateTo]).map { .translator(target: $0) } ?? .chat
         assistantOptions.language = options.language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: options.languageHint)
-        assistantOptions.documents = options.documents
+        assistantOptions.documents = options.documents ?? (settings[.glassesDocuments] ? DocumentScope() : nil)
         assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
         // The recording is heard as it arrives: the words show as they form, and Sibyl ends the
         // question when it hears its end (the voice detector, and whether the words end a sentence).

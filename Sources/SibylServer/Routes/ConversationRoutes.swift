@@ -35,7 +35,7 @@ struct ConversationRoutes: RouteCollectionAdding {
             let version = runtime.conversations.listingVersion().map { ListingCache.Version(store: $0.store, activity: $0.activity) }
             return try await state.workspace(for: context).conversationLists.response(for: request, key: request.uri.query ?? "", version: version) {
                 let source = try request.query("source").map { text -> ConversationSource in
-                    guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web or glasses.") }
+                    guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web, glasses or noa.") }
                     return source
                 }
                 let limit = try request.integerQuery("limit", default: 50, in: 1...500)

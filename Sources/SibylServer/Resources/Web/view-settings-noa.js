@@ -9,7 +9,7 @@ import { formatDate, t, translate } from './i18n.js';
 const NOA_FIELDS = { endpoint: 'API Endpoint', headerKey: 'API Header Key', headerValue: 'API Header Value' };
 const NOA_TOKEN_LABEL = 'Noa app';
 /** The account settings behind the card's controls, by their API path. */
-const NOA_SETTINGS = { documents: '/settings/glasses.documents', speech: '/settings/glasses.spoken_answers', translateTo: '/settings/glasses.translate_to' };
+const NOA_SETTINGS = { documents: '/settings/glasses.documents', speech: '/settings/glasses.spoken_answers', translateTo: '/settings/glasses.translate_to', language: '/settings/glasses.language' };
 
 /** Loads Debian's qrcode-generator once, when a QR code is first drawn; resolves false without it. */
 let qrLibrary = null;
@@ -59,6 +59,7 @@ export function noaCard({ toast, admin }) {
   // The settings are the server's: administrators change them, everyone sees them.
   const documents = h('input', { id: 'noa-documents', type: 'checkbox', disabled: !admin });
   const speech = h('input', { id: 'noa-speech', type: 'checkbox', disabled: !admin });
+  const language = h('input', { id: 'noa-language', type: 'text', autocomplete: 'off', disabled: !admin, maxlength: '8', size: '8', i18nPlaceholder: 'settings.noa.languageExample' });
   const translateTo = h('input', { id: 'noa-translate', type: 'text', autocomplete: 'off', disabled: !admin, i18nPlaceholder: 'settings.noa.translateExample' });
   const tokenList = h('ul', { class: 'plain-list' });
   const tokenBox = h('div', { class: 'stack', hidden: true }, h('h3', { i18n: 'settings.noa.tokens' }), tokenList);
@@ -80,6 +81,14 @@ export function noaCard({ toast, admin }) {
   documents.addEventListener('change', () => store(NOA_SETTINGS.documents, documents.checked ? 'on' : 'off', () => { documents.checked = !documents.checked; }));
   speech.addEventListener('change', () => store(NOA_SETTINGS.speech, speech.checked ? 'on' : 'off', () => { speech.checked = !speech.checked; }));
   let savedLanguage = '';
+  let savedSpoken = '';
+  language.addEventListener('change', async () => {
+    const value = language.value.trim().toLowerCase();
+    if (await store(NOA_SETTINGS.language, value, () => { language.value = savedSpoken; })) {
+      savedSpoken = value;
+      language.value = value;
+    }
+  });
   translateTo.addEventListener('change', async () => {
     const value = translateTo.value.trim();
     if (await store(NOA_SETTINGS.translateTo, value, () => { translateTo.value = savedLanguage; })) savedLanguage = value;
@@ -191,6 +200,8 @@ export function noaCard({ toast, admin }) {
       speech.checked = isOn(settings[NOA_SETTINGS.speech]);
       savedLanguage = settings[NOA_SETTINGS.translateTo]?.value ?? '';
       translateTo.value = savedLanguage;
+      savedSpoken = settings[NOA_SETTINGS.language]?.value ?? '';
+      language.value = savedSpoken;
     } catch (failure) {
       error.textContent = failure.message;
     }
@@ -207,6 +218,7 @@ export function noaCard({ toast, admin }) {
     h('div', { class: 'stack' },
       h('label', { class: 'switch', htmlFor: 'noa-documents' }, documents, h('span', { i18n: 'settings.noa.documents' })),
       h('label', { class: 'switch', htmlFor: 'noa-speech' }, speech, h('span', { i18n: 'settings.noa.speech' })),
+      field('settings.noa.language', language, 'settings.noa.languageHint'),
       field('settings.noa.translate', translateTo, 'settings.noa.translateHint')),
     error);
 }
