@@ -68,7 +68,8 @@ public struct TurnOptions: Sendable, Hashable {
 
         /// A situation from what a phone sent: `place` is cut to one line of 200 characters,
         /// `time` is a local date and time as `YYYY-MM-DD HH:MM[:SS[.ffffff]]` (Dart's
-        /// `DateTime.toString()`, ISO 8601 with a space or a `T`) or dropped. Nil when neither is usable.
+        /// `DateTime.toString()`, ISO 8601 with a space or a `T`), or one short line already written
+        /// for people (letters, digits, spaces and `,.:/+-`), or dropped. Nil when neither is usable.
         public init?(place: String?, time: String?, unseenPhoto: Bool = false) {
             let line = place.map { text in
                 String(text.unicodeScalars.filter { !$0.properties.isDefaultIgnorableCodePoint }.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
@@ -82,7 +83,14 @@ public struct TurnOptions: Sendable, Hashable {
 
         static func readableTime(_ text: String) -> String? {
             let pattern = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?\s*$/
-            guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
+            guard let match = text.wholeMatch(of: pattern) else {
+                // Already written for people ("Saturday, November 28, 2026, 10:52 AM", as the Noa
+                // server's clients send it): kept when it is one short line of such words.
+                let line = text.trimmingCharacters(in: .whitespaces)
+                let readable = /[\p{L}\p{N}][\p{L}\p{N} ,.:\/+-]{5,59}/
+                return line.wholeMatch(of: readable) != nil && line.contains(where: \.isNumber) ? line : nil
+            }
+            guard let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
                   let hour = Int(match.4), let minute = Int(match.5), (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -142,6 +142,61 @@ struct NoaRoutesTests {
         }
     }
 
+    /// A request as noa-assistant's run_benchmark.py makes it for a local server: the question in
+    /// the `mm` field as JSON (with members Sibyl has no use for), the photo as `image`.
+    static func benchmarkForm(prompt: String, history: [[String: String]], image: Data? = nil, drawing: Bool = false, audio: Data? = nil) throws -> MultipartBody {
+        var mm: [String: Any] = [
+            "prompt": prompt, "messages": history, "address": "1 Rue de Rivoli, Paris", "local_time": "Saturday, November 28, 2026, 10:52 AM",
+            "search_api": "perplexity", "config": ["engine": "google_lens"], "experiment": "1", "vision": NSNull(),
+        ]
+        if drawing { mm["generate_image"] = 1 }
+        var form = MultipartBody()
+        form.field("mm", String(decoding: try JSONSerialization.data(withJSONObject: mm), as: UTF8.self))
+        if let audio { form.file("audio", filename: "audio.wav", contentType: "audio/wav", audio) }
+        if let image { form.file("image", filename: "photo.png", contentType: "image/png", image) }
+        return form
+    }
+
+    @Test func theOpenSourceNoaServersRouteIsAnsweredInItsOwnShape() async throws {
+        let wav = try await Self.appWAV("the capital of France?")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 32))
+        try await withServerFixture(testing: .live) { fixture in
+            Self.script(fixture.model, heard: "the capital of France?", answer: ["Paris."])
+            fixture.model.handle("/v1/images/generations") { _ in .json(object: ["created": 1, "data": [["b64_json": png.base64EncodedString()]]]) }
+            let client = fixture.client
+            // Typed, with a photo: answered in MultimodalResponse's shape, timings a JSON text.
+            var form = try Self.benchmarkForm(prompt: "What is the capital of France?", history: [], image: png)
+            try await client.execute(uri: "/api/v1/noa/mm", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.status == .ok, "\(response.text)")
+                #expect(response.object["user_prompt"] as? String == "What is the capital of France?")
+                #expect((response.object["response"] as? String)?.hasSuffix("Paris.") == true)
+                #expect(response.object["image"] as? String == "")
+                #expect(response.object["capabilities_used"] as? [String] == ["assistant_knowledge"], "no vision model: the photo was not looked at")
+                let timings = try #require((response.object["timings"] as? String).map { Data($0.utf8) })
+                #expect((try JSONSerialization.jsonObject(with: timings) as? [String: Any])?["total"] != nil)
+                for key in ["token_usage_by_model", "total_tokens", "input_tokens", "output_tokens", "debug_tools"] { #expect(response.object[key] != nil, "\(key)") }
+            }
+            // Typed words and a recording together: the words first, then what was heard.
+            form = try Self.benchmarkForm(prompt: "Tell me", history: [], audio: wav)
+            try await client.execute(uri: "/api/v1/noa/mm", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.object["user_prompt"] as? String == "Tell me the capital of France?")
+            }
+            // generate_image: the picture, as a data URL.
+            form = try Self.benchmarkForm(prompt: "a fox in the snow", history: [], drawing: true)
+            try await client.execute(uri: "/api/v1/noa/mm", method: .post, headers: form.headers, body: form.buffer) { response in
+                #expect(response.object["image"] as? String == "data:image/png;base64,\(png.base64EncodedString())")
+                #expect(response.object["capabilities_used"] as? [String] == ["image_generation"])
+                #expect(response.object["response"] as? String == "")
+            }
+            // Nothing to answer, and no mm at all.
+            form = try Self.benchmarkForm(prompt: " ", history: [])
+            try await client.execute(uri: "/api/v1/noa/mm", method: .post, headers: form.headers, body: form.buffer) { #expect($0.status == .badRequest) }
+            var empty = MultipartBody()
+            empty.field("prompt", "hello")
+            try await client.execute(uri: "/api/v1/noa/mm", method: .post, headers: empty.headers, body: empty.buffer) { #expect($0.status == .badRequest) }
+        }
+    }
+
     @Test("Where a phone can reach the server")
     func setupAddresses() {
         #expect(NoaRoutes.hostAndPort("192.168.1.20:8080", defaultPort: 80) == ("192.168.1.20", 8080))

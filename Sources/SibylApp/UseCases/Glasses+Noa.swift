@@ -8,6 +8,7 @@ public import SibylCore
 /// wearer said (a WAV file the app makes from Frame's 8 kHz 8-bit samples), the photo when one was
 /// taken, the app's history since its last change of subject, and where and when it was asked.
 public struct NoaQuestion: Sendable {
+    /// The recording; empty when the question is typed.
     public var audio: Data
     public var photo: Data?
     public var history: [TopicShift.Turn]
@@ -15,9 +16,14 @@ public struct NoaQuestion: Sendable {
     public var place: String?
     /// The phone's local time as Dart writes it (`2026-11-27 18:30:05.123456`).
     public var time: String?
+    /// Words typed with the recording, or instead of it (the Noa server's `/mm` route's `prompt`).
+    public var typed: String?
+    /// Draw a picture for the question whatever it says (`/mm`'s `generate_image`).
+    public var drawPicture = false
 
-    public init(audio: Data, photo: Data? = nil, history: [TopicShift.Turn] = [], place: String? = nil, time: String? = nil) {
+    public init(audio: Data, photo: Data? = nil, history: [TopicShift.Turn] = [], place: String? = nil, time: String? = nil, typed: String? = nil) {
         self.audio = audio
+        self.typed = typed
         self.photo = photo
         self.history = history
         self.place = place
@@ -97,32 +103,26 @@ extension SibylRuntime.Glasses {
         var timings = NoaTimings()
         let settings = runtime.settings
 
-        // The recording: a WAV (the app's is 8 kHz 8-bit unsigned), kept to where someone speaks.
-        guard !question.audio.isEmpty else { throw NoaFailure.unreadableAudio("the request has no audio") }
-        guard (try? WAVAudio(parsing: question.audio)) != nil else { throw NoaFailure.unreadableAudio("it is not a WAV file") }
-        let speech: AudioFile
-        do {
-            speech = try await runtime.voice.speechOnly(AudioFile(data: question.audio, format: .wav))
-        } catch AssistantError.noSpeech {
-            throw NoaFailure.noSpeech
-        } catch {
-            throw NoaFailure.unreadableAudio(error.localizedDescription)
+        let typed = question.typed?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        var heard = typed
+        if !question.audio.isEmpty || typed.isEmpty {
+            let (speech, decoded) = try await speechOnly(question.audio)
+            timings.decode = decoded
+            let mark = clock.now
+            let language = settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: nil)
+            let said: String
+            do {
+                said = try await runtime.voice.transcribe(speech, options: TranscriptionOptions(language: language)).text.trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                throw NoaFailure.unavailable("speech-to-text failed (\(error.localizedDescription))")
+            }
+            timings.transcribe = clock.now - mark
+            guard GlassesAssistant.hasWords(said) else { throw NoaFailure.noSpeech }
+            heard = typed.isEmpty ? said : typed + " " + said
         }
-        timings.decode = clock.now - started
-
-        var mark = clock.now
-        let language = settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: nil)
-        let heard: String
-        do {
-            heard = try await runtime.voice.transcribe(speech, options: TranscriptionOptions(language: language)).text.trimmingCharacters(in: .whitespacesAndNewlines)
-        } catch {
-            throw NoaFailure.unavailable("speech-to-text failed (\(error.localizedDescription))")
-        }
-        timings.transcribe = clock.now - mark
-        guard GlassesAssistant.hasWords(heard) else { throw NoaFailure.noSpeech }
 
         // A new subject starts a new conversation; so does a first question.
-        mark = clock.now
+        var mark = clock.now
         let history = question.history.filter { ["user", "assistant"].contains($0.role) && !$0.content.isEmpty }
         var topic = TopicShift.Decision(changed: false, similarity: nil, refersBack: false)
         if !history.isEmpty {
@@ -143,7 +143,7 @@ extension SibylRuntime.Glasses {
             transcript: heard, message: "", topicChanged: topic.changed, conversationID: conversation, image: nil, speech: nil,
             photoLookedAt: false, topic: topic, timings: timings
         )
-        if Self.asksForPicture(heard), (try? runtime.providers.imageGenerator()) != nil {
+        if question.drawPicture || (Self.asksForPicture(heard) && (try? runtime.providers.imageGenerator()) != nil) {
             let drawn = try await runtime.conversations.imagine(heard, conversation: .id(conversation))
             reply.image = drawn.images.first
             reply.message = drawn.images.first?.revisedPrompt.map { "Here is a picture: \($0)" } ?? "Here is the picture you asked for."
@@ -167,6 +167,25 @@ extension SibylRuntime.Glasses {
         reply.timings = timings
         await runtime.log(.info, .noa, "answered a question from the Noa app", details: NoaLogDetails(reply: reply))
         return reply
+    }
+
+    /// The recording kept to where someone speaks: a WAV (the Noa app's is 8 kHz 8-bit unsigned),
+    /// or any format ffmpeg reads (other clients'); and how long that took.
+    private func speechOnly(_ audio: Data) async throws -> (AudioFile, Duration) {
+        let started = ContinuousClock.now
+        guard !audio.isEmpty else { throw NoaFailure.unreadableAudio("the request has no audio") }
+        let format = AudioFormat(sniffing: audio)
+        if format == nil || format == .wav, (try? WAVAudio(parsing: audio)) == nil {
+            throw NoaFailure.unreadableAudio("it is not a WAV file")
+        }
+        do {
+            let speech = try await runtime.voice.speechOnly(AudioFile(data: audio, format: format ?? .wav))
+            return (speech, ContinuousClock.now - started)
+        } catch AssistantError.noSpeech {
+            throw NoaFailure.noSpeech
+        } catch {
+            throw NoaFailure.unreadableAudio(error.localizedDescription)
+        }
     }
 
     /// The conversation to ask in: the latest `noa` one when the app's history is the end of it,

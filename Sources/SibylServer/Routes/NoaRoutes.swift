@@ -10,8 +10,9 @@ import SibylCore
 /// `image`: a JPEG when a photo was taken, `messages`: its history as JSON, `location`, `time`)
 /// and answers the JSON the app reads (`user_prompt`, `message`, `debug.topic_changed`, and
 /// `image`/`audio` in base64 when there are). The app shows a refusal's status and reason
-/// phrase, so each refusal has the status that names what went wrong. `GET /api/v1/noa/setup` tells the Settings page
-/// what to type into the app.
+/// phrase, so each refusal has the status that names what went wrong. `POST /api/v1/noa/mm`
+/// answers as the open-source Noa server's `/mm` does. `GET /api/v1/noa/setup` tells the
+/// Settings page what to type into the app.
 struct NoaRoutes: RouteCollectionAdding {
     let state: ServerState
 
@@ -77,6 +78,20 @@ struct NoaRoutes: RouteCollectionAdding {
                 throw Self.refusal(error)
             }
         }
+        // The open-source Noa server's route (brilliantlabsAR/noa-assistant, `POST /mm`), so that
+        // tools written for it (its run_benchmark.py, say) can ask Sibyl too.
+        group.post("noa/mm") { request, context in
+            do {
+                let runtime = try await state.runtime(for: context)
+                let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 2)
+                let question = try Self.multimodalQuestion(in: form)
+                let (reply, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.glasses.answer(question) }
+                slot.free()
+                return try JSONBody(MultimodalReply(reply)).response(status: .ok)
+            } catch {
+                throw Self.refusal(error)
+            }
+        }
         group.get("noa/setup") { request, _ in
             JSONBody(Self.setup(for: request, listeningOn: state.listenHost, secure: state.secureCookies, tokenRequired: state.accounts != nil))
         }
@@ -100,6 +115,75 @@ struct NoaRoutes: RouteCollectionAdding {
             throw APIError(.unsupportedMediaType, code: "invalid_image", "The 'image' part is not a JPEG or PNG picture.", parameter: "image")
         }
         return NoaQuestion(audio: audio.data, photo: photo, history: history, place: form.field("location"), time: form.field("time"))
+    }
+
+    /// `/mm`'s `mm` field: the parts of noa-assistant's `MultimodalRequest` Sibyl uses (the rest,
+    /// its choice of search engines, models and keys, is the server's own business here).
+    struct MultimodalRequest: Decodable {
+        var messages: [TopicShift.Turn]?
+        var prompt: String?
+        var localTime: String?
+        var address: String?
+        var generateImage: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case messages, prompt, localTime = "local_time", address, generateImage = "generate_image"
+        }
+    }
+
+    /// `/mm`'s reply, noa-assistant's `MultimodalResponse`: every field present, `timings` a JSON
+    /// text (its clients decode it again), `image` a data URL or empty.
+    struct MultimodalReply: Encodable {
+        var userPrompt: String
+        var response: String
+        var image: String
+        var tokenUsageByModel: [String: [String: Int]] = [:]
+        var capabilitiesUsed: [String]
+        var totalTokens = 0
+        var inputTokens = 0
+        var outputTokens = 0
+        var timings: String
+        var debugTools: String
+
+        init(_ reply: NoaReply) {
+            userPrompt = reply.transcript
+            response = reply.image == nil ? reply.message : ""
+            image = reply.image.map { "data:\($0.mimeType);base64,\($0.data.base64EncodedString())" } ?? ""
+            capabilitiesUsed = reply.image != nil ? ["image_generation"] : reply.photoLookedAt ? ["vision"] : ["assistant_knowledge"]
+            let seconds = reply.timings.milliseconds.mapValues { Double($0) / 1000 }
+            timings = (try? JSONEncoder().encode(seconds)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            debugTools = "conversation \(reply.conversationID.wireString); topic_changed \(reply.topicChanged)"
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userPrompt = "user_prompt", response, image, tokenUsageByModel = "token_usage_by_model", capabilitiesUsed = "capabilities_used"
+            case totalTokens = "total_tokens", inputTokens = "input_tokens", outputTokens = "output_tokens", timings, debugTools = "debug_tools"
+        }
+    }
+
+    /// The question of a `/mm` request: the `mm` JSON, an optional `audio` file in any format and an
+    /// optional `image`.
+    static func multimodalQuestion(in form: MultipartForm) throws -> NoaQuestion {
+        guard let text = form.field("mm") else {
+            throw APIError(.badRequest, code: "no_mm", "The request has no 'mm' field (the question as JSON).", parameter: "mm")
+        }
+        let mm: MultimodalRequest
+        do {
+            mm = try JSONDecoder().decode(MultimodalRequest.self, from: Data(text.utf8))
+        } catch {
+            throw APIError(.badRequest, code: "invalid_mm", "'mm' is not the JSON of a multimodal request: \(error.localizedDescription)", parameter: "mm")
+        }
+        let audio = form.file("audio")?.data ?? Data()
+        guard !audio.isEmpty || mm.prompt?.contains(where: { !$0.isWhitespace }) == true else {
+            throw APIError(.badRequest, code: "no_question", "Send an 'audio' file, a 'prompt' in 'mm', or both.", parameter: "audio")
+        }
+        let photo = form.file("image").map(\.data).flatMap { $0.isEmpty ? nil : $0 }
+        if let photo, ImageSniffer.mimeType(of: photo) == nil {
+            throw APIError(.unsupportedMediaType, code: "invalid_image", "The 'image' part is not a JPEG, PNG, WebP or GIF picture.", parameter: "image")
+        }
+        var question = NoaQuestion(audio: audio, photo: photo, history: mm.messages ?? [], place: mm.address, time: mm.localTime, typed: mm.prompt)
+        question.drawPicture = (mm.generateImage ?? 0) != 0
+        return question
     }
 
     /// The API error for a failure. The app shows the status and its standard reason phrase (Sibyl's

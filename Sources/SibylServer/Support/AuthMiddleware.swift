@@ -22,7 +22,7 @@ struct AuthMiddleware: RouterMiddleware {
     /// was there (the Noa app's questions are kept as new conversations, as asking from glasses).
     static let readOnlyPosts: Set<String> = [
         "/v1/chat/completions", "/v1/embeddings", "/v1/audio/transcriptions", "/v1/audio/speech",
-        "/api/v1/transcriptions", "/api/v1/speech", "/api/v1/noa",
+        "/api/v1/transcriptions", "/api/v1/speech", "/api/v1/noa", "/api/v1/noa/mm",
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
