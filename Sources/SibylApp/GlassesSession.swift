@@ -69,17 +69,32 @@ public final class GlassesSession: Sendable {
     public let connection: GlassesConnection
     /// What answers the wearer.
     public let assistant: GlassesAssistant
+    /// Writes a question's outcome to the operations log.
+    private let record: @Sendable (GlassesEvent) async -> Void
 
-    init(connection: GlassesConnection, assistant: GlassesAssistant) {
+    init(connection: GlassesConnection, assistant: GlassesAssistant, record: @escaping @Sendable (GlassesEvent) async -> Void = { _ in }) {
         self.connection = connection
         self.assistant = assistant
+        self.record = record
     }
 
-    /// Serves the glasses until `stop()` (or the connection's end), reporting what happens.
+    /// Serves the glasses until `stop()` (or the connection's end), reporting what happens; each
+    /// question answered or failed also goes to the operations log, with its stage times.
     public func run(observer: @escaping @Sendable (GlassesEvent) -> Void = { _ in }) async {
+        let (outcomes, sink) = AsyncStream<GlassesEvent>.makeStream()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.connection.run() }
-            group.addTask { await self.assistant.run(observer: observer) }
+            group.addTask {
+                await self.assistant.run { event in
+                    observer(event)
+                    switch event {
+                    case .answered, .failed: sink.yield(event)
+                    default: break
+                    }
+                }
+                sink.finish()
+            }
+            group.addTask { for await event in outcomes { await self.record(event) } }
         }
     }
 

@@ -10,6 +10,8 @@ public enum LogCategory: String, Sendable, Hashable, CaseIterable {
     case completions
     /// A spoken question.
     case voice
+    /// A question asked through glasses, with its stage times.
+    case glasses
     case glassesRelay = "glasses.relay"
     /// A question from Brilliant's Noa phone app.
     case noa

@@ -133,11 +133,11 @@ struct RoutingTests {
     @Test("the single data slot: writes that land before the hook ran replace each other")
     func singleDataSlot() async throws {
         try await TestFrame.with { emulator, link async throws in
-            // The callback holds the VM for 3 s (hooks are off inside it), so later writes queue in
-            // the slot: the three writes must land within it, which 1 s was not always long enough
-            // for on a busy 2-core machine.
+            // The callback holds the VM for 8 s (hooks are off inside it), so later writes queue in
+            // the slot: the three writes must land within it, which 1 s and then 3 s were not always
+            // long enough for on a busy 2-core machine (the whole suite running beside it).
             #expect(try await link.error(of: """
-                got = {}; frame.bluetooth.receive_callback(function(d) got[#got+1] = d; print('got '..d); frame.sleep(3.0) end)
+                got = {}; frame.bluetooth.receive_callback(function(d) got[#got+1] = d; print('got '..d); frame.sleep(8.0) end)
                 """) == nil)
             let start = link.mark
             try await emulator.write(Data([0x01]) + Data("p1".utf8))

@@ -68,6 +68,10 @@ struct VoiceAndGlassesTests {
             #expect(saved.count == 1)
             await session.stop()
             await running.value
+            // The operations log keeps the question with its stage times.
+            let logged = try await runtime.admin.logs(LogQuery(operation: "glasses")).filter { $0.category == "glasses" }
+            #expect(logged.map(\.message) == ["answered a question from the glasses"])
+            #expect(logged.first?.details?.contains("\"languageModel\"") == true, "\(logged.first?.details ?? "")")
         }
     }
 

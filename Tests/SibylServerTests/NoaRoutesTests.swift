@@ -9,7 +9,7 @@ import SibylCore
 import Testing
 @testable import SibylServer
 
-/// `POST /api/v1/noa` as the Noa app reaches it, over a real socket: answers in the JSON the app
+/// `POST /api/v1/noa` as the Noa app reaches it: answers in the JSON the app
 /// reads, and refusals whose status says what went wrong (the app shows the status and its
 /// reason phrase), the body saying it in full.
 @Suite(
@@ -61,7 +61,7 @@ struct NoaRoutesTests {
         let wav = try await Self.appWAV("What is the capital of France?")
         var limits = ServerLimits()
         limits.uploadBytes = 1 << 20
-        try await withServerFixture(environment: ["SIBYL_TTS_PROVIDER": "local"], limits: limits, testing: .live) { fixture in
+        try await withServerFixture(environment: ["SIBYL_TTS_PROVIDER": "local"], limits: limits, testing: .router) { fixture in
             Self.script(fixture.model, heard: "What is the capital of France?", answer: ["Paris."])
             let client = fixture.client
             var form = Self.form(audio: wav)
@@ -118,7 +118,7 @@ struct NoaRoutesTests {
         let accounts = try Accounts.inMemory()
         let ada = try await accounts.add(name: "ada", password: AuthRoutesTests.password, role: .user)
         let token = try await accounts.issueToken(accountID: ada.id, label: "Noa app", readOnly: true).secret
-        try await withServerFixture(testing: .live, accounts: accounts) { fixture in
+        try await withServerFixture(testing: .router, accounts: accounts) { fixture in
             Self.script(fixture.model, heard: "What is the capital of France?", answer: ["Paris."])
             let form = Self.form(audio: wav)
             var headers = form.headers
@@ -160,7 +160,7 @@ struct NoaRoutesTests {
     @Test func theOpenSourceNoaServersRouteIsAnsweredInItsOwnShape() async throws {
         let wav = try await Self.appWAV("the capital of France?")
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 32))
-        try await withServerFixture(testing: .live) { fixture in
+        try await withServerFixture(testing: .router) { fixture in
             Self.script(fixture.model, heard: "the capital of France?", answer: ["Paris."])
             fixture.model.handle("/v1/images/generations") { _ in .json(object: ["created": 1, "data": [["b64_json": png.base64EncodedString()]]]) }
             let client = fixture.client

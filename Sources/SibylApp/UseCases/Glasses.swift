@@ -32,11 +32,35 @@ extension SibylRuntime.Glasses {
             connection: connection, asker: runtime.conversations, transcriber: try runtime.providers.transcriber(),
             listening: { try voice.listener(transcription: transcription) }, options: assistantOptions
         )
-        return GlassesSession(connection: connection, assistant: assistant)
+        return GlassesSession(connection: connection, assistant: assistant) { [runtime] event in
+            switch event {
+            case .answered(_, _, let timings):
+                await runtime.log(.info, .glasses, "answered a question from the glasses", details: GlassesLogDetails(timings))
+            case .failed(let shown, let detail):
+                await runtime.log(.warning, .glasses, "a question from the glasses failed: \(detail)", details: ["shown": shown])
+            default:
+                break
+            }
+        }
     }
 }
 
 extension SibylRuntime.Glasses {
     /// The MicroPython interpreter the virtual Monocle runs (the `emulator` component).
     public var emulatorInterpreter: URL { runtime.local.layout.microPythonModule }
+}
+
+/// What the operations log keeps of a question from the glasses: its stage times in milliseconds.
+private struct GlassesLogDetails: Encodable {
+    var streamed: Bool
+    var timingsMs: [String: Int]
+
+    init(_ timings: GlassesTimings) {
+        func ms(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
+        streamed = timings.streamed
+        timingsMs = [
+            "transfer": ms(timings.audioTransfer), "conversion": ms(timings.audioConversion), "speechToText": ms(timings.speechToText),
+            "languageModel": ms(timings.languageModel), "display": ms(timings.display), "firstWords": ms(timings.firstWords), "total": ms(timings.total),
+        ]
+    }
 }

@@ -6,16 +6,9 @@ import Testing
 
 /// `sibyl serve` on the local engines, asked what a Frame wearer asks through Brilliant's Noa app:
 /// scripts/noa/check.py sends each request byte for byte as the app's Dart code builds it
-/// (scripts/noa/noa_app.py) and reads the reply as the app does.
-@Suite(
-    .timeLimit(.minutes(20)), .serialized,
-    .enabled(
-        if: EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "embeddings", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
-            && (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/sox") },
-        "the local engines or sox are missing"
-    )
-)
-struct NoaCLITests {
+/// (scripts/noa/noa_app.py) and reads the reply as the app does. In ServeCLITests' suite, which runs
+/// one server at a time: two servers with their engines at once would crowd the two cores.
+extension ServeCLITests {
     static func python(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -30,8 +23,12 @@ struct NoaCLITests {
         return (process.terminationStatus, text)
     }
 
-    @Test func theNoaAppsRequestsAreAnsweredAsTheAppReadsThem() async throws {
-        let scripts = ServeCLITests.repository.appendingPathComponent("scripts/noa")
+    @Test(.enabled(
+        if: (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/sox") },
+        "sox is missing"
+    ))
+    func theNoaAppsRequestsAreAnsweredAsTheAppReadsThem() async throws {
+        let scripts = Self.repository.appendingPathComponent("scripts/noa")
         let selfTest = try await Self.python([scripts.appendingPathComponent("noa_app.py").path, "--self-test"], environment: ProcessInfo.processInfo.environment)
         #expect(selfTest.status == 0, "\(selfTest.output)")
 
@@ -46,7 +43,7 @@ struct NoaCLITests {
         #expect(try await cli.run(["config", "set", "glasses.spoken_answers", "on"]).status == 0)
 
         try await cli.withStarted(["serve", "--port", "0"]) { server in
-            let port = try await ServeCLITests.port(of: server)
+            let port = try await Self.port(of: server)
             let check = try await Self.python(
                 [
                     scripts.appendingPathComponent("check.py").path, "--endpoint", "http://127.0.0.1:\(port)/api/v1/noa", "--token", token,
