@@ -9,11 +9,12 @@ import Testing
 /// (scripts/noa/noa_app.py) and reads the reply as the app does. In ServeCLITests' suite, which runs
 /// one server at a time: two servers with their engines at once would crowd the two cores.
 extension ServeCLITests {
-    static func python(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String) {
+    /// Runs a program (a Python check) to its end: its status, and what it wrote to either stream.
+    static func program(_ path: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        process.environment = environment
+        if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -29,7 +30,7 @@ extension ServeCLITests {
     ))
     func theNoaAppsRequestsAreAnsweredAsTheAppReadsThem() async throws {
         let scripts = Self.repository.appendingPathComponent("scripts/noa")
-        let selfTest = try await Self.python([scripts.appendingPathComponent("noa_app.py").path, "--self-test"], environment: ProcessInfo.processInfo.environment)
+        let selfTest = try await Self.program("/usr/bin/python3", [scripts.appendingPathComponent("noa_app.py").path, "--self-test"], environment: ProcessInfo.processInfo.environment)
         #expect(selfTest.status == 0, "\(selfTest.output)")
 
         var cli = try CLIRunner(server: nil)
@@ -44,7 +45,8 @@ extension ServeCLITests {
 
         try await cli.withStarted(["serve", "--port", "0"]) { server in
             let port = try await Self.port(of: server)
-            let check = try await Self.python(
+            let check = try await Self.program(
+                "/usr/bin/python3",
                 [
                     scripts.appendingPathComponent("check.py").path, "--endpoint", "http://127.0.0.1:\(port)/api/v1/noa", "--token", token,
                     "--expect-audio", "--sibyl", CLIRunner.executable.path,

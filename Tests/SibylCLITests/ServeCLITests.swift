@@ -48,20 +48,15 @@ struct ServeCLITests {
 
         try await cli.withStarted(["serve", "--port", "0"]) { server in
             let port = try await Self.port(of: server)
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: try #require(ProcessInfo.processInfo.environment["SIBYL_OPENAI_SDK_PYTHON"]))
-            check.arguments = [
-                Self.repository.appendingPathComponent("scripts/openai-sdk/check.py").path, "--base-url", "http://127.0.0.1:\(port)/v1",
-                "--expect-word", "Paris", "--audio", question.path, "--audio-expect", "capital",
-            ]
-            let output = Pipe()
-            check.standardOutput = output
-            check.standardError = output
-            try check.run()
-            let report = String(decoding: await PipeDrain.readToEnd(output.fileHandleForReading), as: UTF8.self)
-            await check.exited()
+            let (status, report) = try await Self.program(
+                try #require(ProcessInfo.processInfo.environment["SIBYL_OPENAI_SDK_PYTHON"]),
+                [
+                    Self.repository.appendingPathComponent("scripts/openai-sdk/check.py").path, "--base-url", "http://127.0.0.1:\(port)/v1",
+                    "--expect-word", "Paris", "--audio", question.path, "--audio-expect", "capital",
+                ]
+            )
             print(report)
-            #expect(check.terminationStatus == 0, "\(report)")
+            #expect(status == 0, "\(report)")
             #expect(report.contains("PASS docs"))
 
             // SIGTERM shuts the server down cleanly, and it logged one line per request.
