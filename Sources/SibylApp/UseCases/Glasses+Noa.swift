@@ -216,10 +216,13 @@ extension SibylRuntime.Glasses {
         return started.id
     }
 
-    private static func sameText(_ a: String, _ b: String) -> Bool {
+    /// Whether the answer Sibyl stored (`stored`) is the one the app shows (`shown`): the app's has
+    /// what the reply added around it (the note on an unseen photo before, the source line after),
+    /// its whitespace may differ, and it writes "—" as "-".
+    static func sameText(_ stored: String, _ shown: String) -> Bool {
         func squeezed(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ").replacingOccurrences(of: "—", with: "-") }
-        let (x, y) = (squeezed(a), squeezed(b))
-        return x == y || (!y.isEmpty && x.hasPrefix(y)) || (!x.isEmpty && y.hasSuffix(x))
+        let (x, y) = (squeezed(stored), squeezed(shown))
+        return !x.isEmpty && y.contains(x)
     }
 
     /// Asks the chat model and returns the answer as the glasses show it.
