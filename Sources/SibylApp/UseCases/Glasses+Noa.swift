@@ -94,7 +94,7 @@ public enum NoaFailure: Error, Equatable, LocalizedError {
 
 extension SibylRuntime.Glasses {
     /// Answers a question from the Noa app: transcribes it, decides whether it starts a new subject
-    /// (then a new conversation), and answers with the glasses' persona and the account's glasses
+    /// (then a new conversation), and answers with the glasses' persona and the glasses
     /// settings (documents, translation, spoken answers, the vision model for photos), keeping the
     /// exchange in a conversation with source `noa`.
     public func answer(_ question: NoaQuestion) async throws -> NoaReply {

@@ -8,7 +8,7 @@ import { formatDate, t, translate } from './i18n.js';
 // The Noa app's own labels for its Custom Server fields, shown as the app shows them (in English).
 const NOA_FIELDS = { endpoint: 'API Endpoint', headerKey: 'API Header Key', headerValue: 'API Header Value' };
 const NOA_TOKEN_LABEL = 'Noa app';
-/** The account settings behind the card's controls, by their API path. */
+/** The server's settings behind the card's controls, by their API path. */
 const NOA_SETTINGS = { documents: '/settings/glasses.documents', speech: '/settings/glasses.spoken_answers', translateTo: '/settings/glasses.translate_to', language: '/settings/glasses.language' };
 
 /** Loads Debian's qrcode-generator once, when a QR code is first drawn; resolves false without it. */
@@ -50,7 +50,7 @@ const isOn = (setting) => ['true', '1', 'yes', 'on'].includes(String(setting?.va
 /**
  * The card that sets up Brilliant's Noa app (Frame glasses) with this server in under a minute:
  * what to type into each of its Custom Server fields, a read-only token for it, a QR code of the
- * address, and what its answers do (account settings `glasses.*`).
+ * address, and what its answers do (the server's `glasses.*` settings).
  * @param {{toast: Function, admin: boolean}} page
  */
 export function noaCard({ toast, admin }) {
