@@ -12,13 +12,9 @@ import TextEmbedding
 /// subject is compared with the app's history, and the answer is kept in a `noa` conversation.
 @Suite("The Noa app's questions, through the runtime", .timeLimit(.minutes(10)))
 struct NoaTests {
-    /// The app's recording: Frame's signed 8-bit samples at 8 kHz, offset by 128 into an unsigned
-    /// 8-bit WAV, as its bytes_to_wav.dart does.
+    /// The app's recording of `text`, spoken by the runtime's voice.
     static func appWAV(speaking text: String, runtime: SibylRuntime) async throws -> Data {
-        let spoken = try await runtime.voice.speak(text, options: SpeechOptions(format: .wav))
-        let samples = try AudioResampling.speechSamples(fromWAV: spoken.data)
-        let narrow = AudioResampling.resample([Float](repeating: 0, count: 8_000) + samples, from: AudioResampling.speechSampleRate, to: 8_000)
-        return WAVAudio(sampleRate: 8_000, channels: 1, bitsPerSample: 8, samples: Data(AudioResampling.signed8(narrow).map { $0 &+ 128 })).encoded()
+        try NoaAppAudio.wav(from: try await runtime.voice.speak(text, options: SpeechOptions(format: .wav)).data)
     }
 
     static let history = [TopicShift.Turn(role: "user", content: "What is the capital of France?"), TopicShift.Turn(role: "assistant", content: "Paris.")]

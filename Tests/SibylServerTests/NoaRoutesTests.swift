@@ -6,6 +6,7 @@ import LocalEngines
 import NIOCore
 import OpenAITestServer
 import SibylCore
+import SibylTestSupport
 import Testing
 @testable import SibylServer
 
@@ -21,10 +22,7 @@ import Testing
 struct NoaRoutesTests {
     /// The app's recording of `text`: 8 kHz, 8-bit unsigned.
     static func appWAV(_ text: String) async throws -> Data {
-        let spoken = try await EspeakSynthesizer().synthesize(text, options: SpeechOptions(format: .wav))
-        let samples = try AudioResampling.speechSamples(fromWAV: spoken.data)
-        let narrow = AudioResampling.resample([Float](repeating: 0, count: 8_000) + samples, from: AudioResampling.speechSampleRate, to: 8_000)
-        return WAVAudio(sampleRate: 8_000, channels: 1, bitsPerSample: 8, samples: Data(AudioResampling.signed8(narrow).map { $0 &+ 128 })).encoded()
+        try NoaAppAudio.wav(from: try await EspeakSynthesizer().synthesize(text, options: SpeechOptions(format: .wav)).data)
     }
 
     static func form(audio: Data?, image: Data? = nil, messages: String = "[]") -> MultipartBody {
@@ -37,24 +35,11 @@ struct NoaRoutesTests {
         return form
     }
 
-    static func script(_ model: OpenAITestServer, heard: String, answer: [String]) {
-        model.handle("/v1/audio/transcriptions") { _ in .json(object: ["text": heard, "language": "en", "duration": 2.0]) }
-        model.handle(chatPath) { request in request.json?["stream"] as? Bool == true ? .chatStream(answer) : .chatCompletion("A title") }
-        model.handle("/v1/embeddings") { request in
-            let texts = (request.json?["input"] as? [String]) ?? []
-            let data = texts.enumerated().map { index, text in ["object": "embedding", "index": index, "embedding": Self.vector(text)] as [String: Any] }
-            return .json(object: ["object": "list", "data": data, "model": "test", "usage": ["prompt_tokens": 1, "total_tokens": 1]])
-        }
-    }
-
-    /// Texts sharing words are close, texts sharing none orthogonal.
-    static func vector(_ text: String) -> [Double] {
-        var vector = [Double](repeating: 0, count: 64)
-        for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) where word.count > 3 {
-            vector[Int(word.unicodeScalars.reduce(UInt32(7)) { ($0 &* 31) &+ $1.value } % 64)] += 1
-        }
-        let length = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        return length > 0 ? vector.map { $0 / length } : vector
+    /// The fixture's model server hears `heard` in any recording, answers `answer` and embeds texts by their words.
+    static func script(_ server: OpenAITestServer, heard: String, answer: [String]) {
+        let model = ScriptedModel.scripting(server)
+        model.hear(heard)
+        model.script(answer: answer)
     }
 
     @Test func answersInTheJSONTheAppReadsAndRefusesWithReasonsItCanShow() async throws {

@@ -69,8 +69,8 @@ public struct NoaTimings: Sendable, Hashable, Codable {
 
     /// Milliseconds by stage, as the reply's `debug.timings` and the operations log show them.
     public var milliseconds: [String: Int] {
-        func ms(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
-        return ["decode": ms(decode), "transcribe": ms(transcribe), "topic": ms(topic), "answer": ms(answer), "speech": ms(speech), "total": ms(total)]
+        ["decode": decode.milliseconds, "transcribe": transcribe.milliseconds, "topic": topic.milliseconds, "answer": answer.milliseconds,
+         "speech": speech.milliseconds, "total": total.milliseconds]
     }
 }
 

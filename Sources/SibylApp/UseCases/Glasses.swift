@@ -56,11 +56,11 @@ private struct GlassesLogDetails: Encodable {
     var timingsMs: [String: Int]
 
     init(_ timings: GlassesTimings) {
-        func ms(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
         streamed = timings.streamed
         timingsMs = [
-            "transfer": ms(timings.audioTransfer), "conversion": ms(timings.audioConversion), "speechToText": ms(timings.speechToText),
-            "languageModel": ms(timings.languageModel), "display": ms(timings.display), "firstWords": ms(timings.firstWords), "total": ms(timings.total),
+            "transfer": timings.audioTransfer.milliseconds, "conversion": timings.audioConversion.milliseconds, "speechToText": timings.speechToText.milliseconds,
+            "languageModel": timings.languageModel.milliseconds, "display": timings.display.milliseconds, "firstWords": timings.firstWords.milliseconds,
+            "total": timings.total.milliseconds,
         ]
     }
 }

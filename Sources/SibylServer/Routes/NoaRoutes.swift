@@ -55,46 +55,55 @@ struct NoaRoutes: RouteCollectionAdding {
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.post("noa") { request, context in
-            let receiving = ContinuousClock.now
-            do {
-                let runtime = try await state.runtime(for: context)
-                let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 2)
-                let question = try Self.question(in: form)
-                let received = ContinuousClock.now - receiving
-                let (reply, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.glasses.answer(question) }
-                slot.free()
-                var timings = reply.timings.milliseconds
-                timings["receive"] = Int(received / .milliseconds(1))
-                let body = Reply(
-                    userPrompt: reply.transcript, message: reply.message,
-                    debug: .init(
-                        topicChanged: reply.topicChanged, similarity: reply.topic.similarity.map { ($0 * 1000).rounded() / 1000 },
-                        conversationId: reply.conversationID.wireString, photoLookedAt: reply.photoLookedAt, timingsMs: timings
-                    ),
-                    image: reply.image?.data.base64EncodedString(), audio: reply.speech?.data.base64EncodedString()
-                )
-                return try JSONBody(body).response(status: .ok)
-            } catch {
-                throw Self.refusal(error)
-            }
+            let (reply, received) = try await answer(request, context: context, reading: Self.question(in:))
+            var timings = reply.timings.milliseconds
+            timings["receive"] = received.milliseconds
+            let body = Reply(
+                userPrompt: reply.transcript, message: reply.message,
+                debug: .init(
+                    topicChanged: reply.topicChanged, similarity: reply.topic.similarity.map { ($0 * 1000).rounded() / 1000 },
+                    conversationId: reply.conversationID.wireString, photoLookedAt: reply.photoLookedAt, timingsMs: timings
+                ),
+                image: reply.image?.data.base64EncodedString(), audio: reply.speech?.data.base64EncodedString()
+            )
+            return try JSONBody(body).response(status: .ok)
         }
         // The open-source Noa server's route (brilliantlabsAR/noa-assistant, `POST /mm`), so that
         // tools written for it (its run_benchmark.py, say) can ask Sibyl too.
         group.post("noa/mm") { request, context in
-            do {
-                let runtime = try await state.runtime(for: context)
-                let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 2)
-                let question = try Self.multimodalQuestion(in: form)
-                let (reply, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.glasses.answer(question) }
-                slot.free()
-                return try JSONBody(MultimodalReply(reply)).response(status: .ok)
-            } catch {
-                throw Self.refusal(error)
-            }
+            let (reply, _) = try await answer(request, context: context, reading: Self.multimodalQuestion(in:))
+            return try JSONBody(MultimodalReply(reply)).response(status: .ok)
         }
         group.get("noa/setup") { request, _ in
             JSONBody(Self.setup(for: request, listeningOn: state.listenHost, secure: state.secureCookies, tokenRequired: state.accounts != nil))
         }
+    }
+
+    /// Reads a question from the request's form with `reading` and answers it in one of the
+    /// client's answer slots; also how long receiving the request took. Failures become refusals.
+    private func answer(
+        _ request: Request, context: SibylRequestContext, reading: (MultipartForm) throws -> NoaQuestion
+    ) async throws -> (NoaReply, received: Duration) {
+        let receiving = ContinuousClock.now
+        do {
+            let runtime = try await state.runtime(for: context)
+            let question = try reading(try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 2))
+            let received = ContinuousClock.now - receiving
+            let (reply, slot) = try await state.withTurnSlot(for: context.ownerKey) { try await runtime.glasses.answer(question) }
+            slot.free()
+            return (reply, received)
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    /// The `image` part, when there is one: a picture (JPEG, PNG, WebP or GIF), else refused.
+    static func photo(in form: MultipartForm) throws -> Data? {
+        guard let photo = form.file("image")?.data, !photo.isEmpty else { return nil }
+        guard ImageSniffer.mimeType(of: photo) != nil else {
+            throw APIError(.unsupportedMediaType, code: "invalid_image", "The 'image' part is not a JPEG, PNG, WebP or GIF picture.", parameter: "image")
+        }
+        return photo
     }
 
     /// The question in the app's form; `messages` that is not a JSON list of `{role, content}` is refused.
@@ -110,11 +119,7 @@ struct NoaRoutes: RouteCollectionAdding {
                 throw APIError(.badRequest, code: "invalid_messages", "'messages' is not a JSON list of {role, content}.", parameter: "messages")
             }
         }
-        let photo = form.file("image").map(\.data).flatMap { $0.isEmpty ? nil : $0 }
-        if let photo, ImageSniffer.mimeType(of: photo) == nil {
-            throw APIError(.unsupportedMediaType, code: "invalid_image", "The 'image' part is not a JPEG or PNG picture.", parameter: "image")
-        }
-        return NoaQuestion(audio: audio.data, photo: photo, history: history, place: form.field("location"), time: form.field("time"))
+        return NoaQuestion(audio: audio.data, photo: try photo(in: form), history: history, place: form.field("location"), time: form.field("time"))
     }
 
     /// `/mm`'s `mm` field: the parts of noa-assistant's `MultimodalRequest` Sibyl uses (the rest,
@@ -177,11 +182,7 @@ struct NoaRoutes: RouteCollectionAdding {
         guard !audio.isEmpty || mm.prompt?.contains(where: { !$0.isWhitespace }) == true else {
             throw APIError(.badRequest, code: "no_question", "Send an 'audio' file, a 'prompt' in 'mm', or both.", parameter: "audio")
         }
-        let photo = form.file("image").map(\.data).flatMap { $0.isEmpty ? nil : $0 }
-        if let photo, ImageSniffer.mimeType(of: photo) == nil {
-            throw APIError(.unsupportedMediaType, code: "invalid_image", "The 'image' part is not a JPEG, PNG, WebP or GIF picture.", parameter: "image")
-        }
-        var question = NoaQuestion(audio: audio, photo: photo, history: mm.messages ?? [], place: mm.address, time: mm.localTime, typed: mm.prompt)
+        var question = NoaQuestion(audio: audio, photo: try photo(in: form), history: mm.messages ?? [], place: mm.address, time: mm.localTime, typed: mm.prompt)
         question.drawPicture = (mm.generateImage ?? 0) != 0
         return question
     }
@@ -207,10 +208,10 @@ struct NoaRoutes: RouteCollectionAdding {
     static func setup(for request: Request, listeningOn host: String, secure: Bool, tokenRequired: Bool) -> Setup {
         let scheme = secure ? "https" : "http"
         let (pageHost, port) = hostAndPort(request.head.authority ?? "", defaultPort: secure ? 443 : 80)
-        let loopbackOnly = NetworkAddresses.isLoopback(host)
+        let loopbackOnly = AuthSetting.isLoopback(host)
         var hosts: [String] = []
         if !loopbackOnly {
-            if !pageHost.isEmpty, !NetworkAddresses.isLoopback(pageHost) { hosts.append(pageHost) }
+            if !pageHost.isEmpty, !AuthSetting.isLoopback(pageHost) { hosts.append(pageHost) }
             if NetworkAddresses.isWildcard(host) {
                 hosts += NetworkAddresses.interfaceIPv4().filter { !hosts.contains($0) }
             } else if !hosts.contains(host) {

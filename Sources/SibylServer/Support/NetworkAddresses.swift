@@ -27,12 +27,6 @@ enum NetworkAddresses {
         return addresses
     }
 
-    /// Whether a host name or address is this machine's loopback.
-    static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased().trimmingCharacters(in: ["[", "]"])
-        return lowered == "localhost" || lowered.hasPrefix("127.") || lowered == "::1"
-    }
-
     /// Whether the address means every interface.
     static func isWildcard(_ host: String) -> Bool {
         ["0.0.0.0", "::", "[::]", "*", ""].contains(host)

@@ -17,8 +17,15 @@ public struct ScriptedModel: Sendable {
     /// Starts a server that answers streamed chat requests with `answer` in pieces and others with
     /// `title`, and embeds texts by their words (see `wordVector`).
     public static func start(answer: [String] = ["Hello."], title: String = "A title") async throws -> ScriptedModel {
-        let model = ScriptedModel(server: try await OpenAITestServer.start())
+        let model = scripting(try await OpenAITestServer.start())
         model.script(answer: answer, title: title)
+        return model
+    }
+
+    /// Scripts a server already running (a fixture's): it embeds texts by their words from now on;
+    /// chat and speech-to-text answer as `script` and `hear` say.
+    public static func scripting(_ server: OpenAITestServer) -> ScriptedModel {
+        let model = ScriptedModel(server: server)
         model.server.handle(embeddingsPath) { request in
             let input = request.json?["input"]
             let texts = (input as? [String]) ?? (input as? String).map { [$0] } ?? []
