@@ -153,10 +153,11 @@ extension MonocleEmulator {
 extension MonocleEmulator {
     /// Waits until everything the interpreter sent over its link before now has been taken in:
     /// its drawings and data arrive on a socket, its printing on a pipe, and the printing can
-    /// overtake them. A round trip on the link settles it (at most `ceiling` long, against an
-    /// interpreter that no longer answers).
+    /// overtake them, even the link's own arrival. A round trip on the link settles it: sent at
+    /// once, or, while a running interpreter's link has not arrived yet, as soon as it does (at
+    /// most `ceiling` long, against an interpreter that no longer answers).
     public func settle(ceiling: Duration = .seconds(10)) async {
-        guard channel != nil else { return }
+        guard channel != nil || process != nil else { return }
         nextSync &+= 1
         let token = nextSync
         let timeout = Task { [weak self] in
