@@ -51,8 +51,7 @@ struct ImagesAndModelsTests {
                 .error(status: 501, message: "This server does not support embeddings. Start it with `--embeddings`", type: "not_supported_error")
             }
             server.handle("/v1/images/generations") { _ in .error(status: 400, message: "prompt is required") }
-            // A generous read timeout: on a machine the whole suite keeps busy, 10 s was once too short.
-            let report = await makeClient(server, readTimeout: .seconds(60)).probe()
+            let report = await makeClient(server).probe()
             #expect(report.models?.map(\.id) == ["only-model"])
             #expect(report.status(of: .chat)?.state == .available)
             #expect(report.status(of: .chat)?.detail == "model only-model")
