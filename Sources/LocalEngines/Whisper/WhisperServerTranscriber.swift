@@ -145,6 +145,15 @@ public struct WhisperServerTranscriber: Transcriber {
         var language: String?
     }
 
+    /// The client requests go through. AsyncHTTPClient holds a request to its client's read timeout
+    /// whatever the request's deadline, and `HTTPClient.shared`'s is 90 s: a long recording on a
+    /// busy machine, decoded for longer before the first byte of the answer, failed there.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(600))
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     /// Posts one recording (16 kHz mono) with its fields to `/inference`; the answer's body.
     static func post(root: String, samples: [Int16], fields: [(String, String)]) async throws -> Data {
         let boundary = "sibyl-\(UUID().uuidString)"
@@ -163,7 +172,7 @@ public struct WhisperServerTranscriber: Transcriber {
         request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         request.body = .bytes(buffer)
         // Cancelling the question closes the connection, which whisper-server takes as "stop".
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+        let response = try await Self.client.execute(request, timeout: .seconds(600))
         let body = Data(buffer: try await response.body.collect(upTo: maximumResponse))
         guard response.status.code == 200 else {
             let message = (try? JSONDecoder().decode([String: String].self, from: body))?["error"] ?? String(decoding: body.prefix(500), as: UTF8.self)
