@@ -126,6 +126,17 @@ extension ConversationEngine {
         return reply
     }
 
+    /// Writes what was said (a line of live captions) into a conversation, with no answer: a
+    /// transcript to read, search and export.
+    @discardableResult
+    public func record(transcript text: String, in conversationID: UUID) async throws -> Message {
+        let conversation = try await loadConversation(conversationID)
+        let message = Message(conversationID: conversationID, role: .user, text: text)
+        try await store.append(message)
+        if conversation.title == nil { try? await store.setTitle(TitleMaker.firstWords(of: text), for: conversationID) }
+        return message
+    }
+
     // MARK: Bookkeeping
 
     func loadConversation(_ id: UUID) async throws -> Conversation {

@@ -80,6 +80,10 @@ struct cframe_device {
     // Microphone
     int16_t *mic;
     size_t mic_count;
+    /// The input plays from this moment on the device clock, whatever starts and stops the
+    /// microphone (set with `from_now`); otherwise each start hears it from its beginning.
+    int mic_from_now;
+    double mic_input_at;
     int mic_active;
     double mic_started_at, mic_stopped_at;
     unsigned long long mic_tail;

@@ -12,18 +12,6 @@
 // The PDM microphone always runs at 16 kHz into a 32768-sample FIFO; 8 kHz keeps every other
 // sample, 8-bit keeps each sample's high byte. Samples arrive at the real rate of the device clock.
 
-void cframe_set_microphone_input(cframe_device *device, const int16_t *samples, size_t count)
-{
-    int16_t *copy = malloc(count ? count * sizeof(int16_t) : 1);
-    if (copy == NULL) return;
-    memcpy(copy, samples, count * sizeof(int16_t));
-    pthread_mutex_lock(&device->lock);
-    free(device->mic);
-    device->mic = copy;
-    device->mic_count = count;
-    pthread_mutex_unlock(&device->lock);
-}
-
 /// Samples the PDM has delivered since `start` (locked).
 static unsigned long long produced_locked(cframe_device *device, double now)
 {
@@ -31,6 +19,21 @@ static unsigned long long produced_locked(cframe_device *device, double now)
     double elapsed = end - device->mic_started_at;
     // A hair of tolerance so a sleep of exactly 0.2 s yields 3200 samples despite float rounding.
     return elapsed > 0 ? (unsigned long long)(elapsed * 16000.0 + 1e-6) : 0;
+}
+
+void cframe_set_microphone_input(cframe_device *device, const int16_t *samples, size_t count, int from_now)
+{
+    int16_t *copy = malloc(count ? count * sizeof(int16_t) : 1);
+    if (copy == NULL) return;
+    memcpy(copy, samples, count * sizeof(int16_t));
+    double now = frame_now(device);
+    pthread_mutex_lock(&device->lock);
+    free(device->mic);
+    device->mic = copy;
+    device->mic_count = count;
+    device->mic_from_now = from_now;
+    device->mic_input_at = now;
+    pthread_mutex_unlock(&device->lock);
 }
 
 static int microphone_start(lua_State *L)
@@ -95,7 +98,11 @@ static int microphone_read(lua_State *L)
     }
     while (device->mic_tail < head && written < (size_t)bytes) {
         unsigned long long index = device->mic_tail++;
-        int16_t sample = index < device->mic_count ? device->mic[index] : 0;
+        // Which input sample the PDM hears now: from the microphone's start, or from when the
+        // input began to play.
+        long long at = (long long)index;
+        if (device->mic_from_now) at += (long long)((device->mic_started_at - device->mic_input_at) * 16000.0 + (device->mic_started_at >= device->mic_input_at ? 0.5 : -0.5));
+        int16_t sample = at >= 0 && (unsigned long long)at < device->mic_count ? device->mic[at] : 0;
         if (device->mic_rate == 8000 && index % 2 != 0) continue;
         if (device->mic_depth == 16) {
             out[written++] = (char)(sample & 0xFF);

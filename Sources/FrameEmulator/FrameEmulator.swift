@@ -129,11 +129,16 @@ public final class FrameEmulator: Sendable {
 
     /// What the microphone hears: signed 16-bit samples at `sampleRate` (16000 or 8000), played
     /// from `frame.microphone.start` on at the device clock's pace, then silence.
-    public func setMicrophoneInput(samples: [Int16], sampleRate: Int = 16000) {
+    ///
+    /// With `fromNow`, the input plays from this moment on, as the wearer's surroundings would speak
+    /// it, and the microphone hears whatever part plays while it runs (live captions, paused and
+    /// resumed); otherwise each start of the microphone hears it from its beginning (a question
+    /// asked after the tap).
+    public func setMicrophoneInput(samples: [Int16], sampleRate: Int = 16000, fromNow: Bool = false) {
         // The PDM microphone runs at 16 kHz; slower input is repeated to that rate.
         let factor = max(1, 16000 / max(1, sampleRate))
         let pdm = factor == 1 ? samples : samples.flatMap { Array(repeating: $0, count: factor) }
-        pdm.withUnsafeBufferPointer { cframe_set_microphone_input(core.device.pointer, $0.baseAddress, $0.count) }
+        pdm.withUnsafeBufferPointer { cframe_set_microphone_input(core.device.pointer, $0.baseAddress, $0.count, fromNow ? 1 : 0) }
     }
 
     /// The JPEG every capture returns. Its first 623 bytes stand for the firmware's JFIF header

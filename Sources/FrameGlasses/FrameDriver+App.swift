@@ -86,6 +86,8 @@ extension FrameDriver {
                 await link.heard(samples)
             case .notice(let text):
                 await link.notice(text)
+            case .captions(let paused):
+                await link.captionsPaused(paused)
             case .endGesture(let deadline):
                 tapTimer?.cancel()
                 tapTimer = Task {

@@ -57,6 +57,8 @@ public actor FrameDriver: GlassesDriver {
     var sendQueue: [CheckedContinuation<Void, Never>] = []
     /// The newest answer-so-far waiting to be sent ("" when none waits); nil when none is being sent.
     var answerSoFar: String?
+    /// The caption screen waiting to be sent while another is (nil: none is being sent).
+    var captionsPending: (lines: [String], paused: Bool)?
 
     /// A driver that keeps `app` on Frame; `wearer` turns what Sibyl's app sends into requests
     /// (nil: `appData` gets it instead).
@@ -188,6 +190,43 @@ public actor FrameDriver: GlassesDriver {
     public func stopListening(_ link: GlassesLink) async {
         await perform(wearer?.stopListening(at: .now) ?? [], link: link)
     }
+
+    /// Live captions: the microphone streams until ``stopCaptions(_:)``; a tap pauses and resumes.
+    public func startCaptions(_ link: GlassesLink) async throws {
+        guard wearer != nil else { throw GlassesError.captionsUnsupported }
+        await perform(wearer?.startCaptions() ?? [], link: link)
+        try await send(SibylFrameApp.text("Captions: tap to pause", colour: .grey))
+    }
+
+    /// Ends live captions: the microphone stops and the idle status shows.
+    public func stopCaptions(_ link: GlassesLink) async {
+        captionsPending = nil
+        await perform(wearer?.stopCaptions() ?? [], link: link)
+    }
+
+    /// The last three lines as they wrap on the display (or a paused note); while one screen is
+    /// being sent, only the newest of those that come meanwhile follows it.
+    public func showCaptions(_ lines: [String], paused: Bool, link: GlassesLink) async {
+        guard wearer?.phase == .captioning || wearer?.phase == .captionsPaused else { return }
+        let wrapped = lines.flatMap { SibylFrameApp.wrap($0) }.suffix(Self.captionLines)
+        let sending = captionsPending != nil
+        captionsPending = (Array(wrapped), paused)
+        guard !sending else { return }
+        while let pending = captionsPending {
+            let shown = pending.lines, paused = pending.paused
+            do {
+                try await send(paused
+                    ? SibylFrameApp.text((shown + ["Paused: tap to resume"]).joined(separator: "\n"), colour: .grey)
+                    : SibylFrameApp.text(shown.joined(separator: "\n")))
+            } catch {
+                await link.notice("could not show the captions: \(error.localizedDescription)")
+            }
+            if let pending = captionsPending, pending.lines == shown, pending.paused == paused { captionsPending = nil }
+        }
+    }
+
+    /// How many caption lines the display shows.
+    static let captionLines = 3
 
     // MARK: The REPL
 

@@ -8,10 +8,11 @@ public import Glasses
 /// - Idle (or showing an answer): one tap starts listening; a double tap takes a photo, then listens.
 /// - Listening: a tap stops the microphone; the recording becomes a request.
 /// - Waiting for the answer: a tap cancels it; so does a tap while a photo that never comes is awaited.
+/// - Live captions: the microphone streams until Sibyl ends them; a tap pauses and resumes.
 public struct SibylFrameWearer: Sendable {
     /// What the wearer is doing.
     public enum Phase: Sendable, Equatable {
-        case idle, listening, takingPhoto, listeningForPhoto, waiting
+        case idle, listening, takingPhoto, listeningForPhoto, waiting, captioning, captionsPaused
     }
 
     /// A message to Sibyl's Frame app.
@@ -48,6 +49,8 @@ public struct SibylFrameWearer: Sendable {
         case notice(String)
         /// Call ``gestureEnded(at:)`` at this moment (a later one replaces it).
         case endGesture(at: ContinuousClock.Instant)
+        /// The wearer paused (true) or resumed (false) live captions.
+        case captions(paused: Bool)
     }
 
     /// What the wearer is doing now.
@@ -94,6 +97,10 @@ public struct SibylFrameWearer: Sendable {
             let onDevice = data.count >= 5 ? data.dropFirst().prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : nil
             return tapped(at: now, onDevice: onDevice)
         case SibylFrameApp.Flag.audio, SibylFrameApp.Flag.audioEnd:
+            // Live captions: a stream that is never a question (a pause's stop ends it for a while).
+            if phase == .captioning || phase == .captionsPaused {
+                return phase == .captioning && data.count > 1 && flag == SibylFrameApp.Flag.audio ? [.audio(Data(data.dropFirst()))] : []
+            }
             var actions: [Action] = []
             if audio.receivedCount == 0 && flag == SibylFrameApp.Flag.audio { actions.append(.transferStarted) }
             if data.count > 1, phase == .listening || phase == .listeningForPhoto { actions.append(.audio(Data(data.dropFirst()))) }
@@ -120,6 +127,22 @@ public struct SibylFrameWearer: Sendable {
         return [.send([.stop])]
     }
 
+    /// Live captions: the microphone streams until ``stopCaptions()``.
+    public mutating func startCaptions() -> [Action] {
+        phase = .captioning
+        audio.reset()
+        photo.reset()
+        return [.send([.listen(sampleRate: sampleRate)])]
+    }
+
+    /// Ends live captions: the microphone stops, and the wearer may ask again.
+    public mutating func stopCaptions() -> [Action] {
+        guard phase == .captioning || phase == .captionsPaused else { return [] }
+        phase = .idle
+        taps = FrameTapCounter(window: tapWindow)
+        return [.send([.stop, .status(.idle)])]
+    }
+
     /// A tap this soon after Sibyl ended the question meant to end it too, not to cancel the answer.
     public static let stopGrace = Duration.milliseconds(1500)
 
@@ -133,6 +156,12 @@ public struct SibylFrameWearer: Sendable {
 
     private mutating func tapped(at now: ContinuousClock.Instant, onDevice: UInt32?) -> [Action] {
         switch phase {
+        case .captioning:
+            phase = .captionsPaused
+            return [.send([.stop]), .captions(paused: true)]
+        case .captionsPaused:
+            phase = .captioning
+            return [.send([.listen(sampleRate: sampleRate)]), .captions(paused: false)]
         case .listening, .listeningForPhoto:
             // Stop at once: the wearer is waiting for the answer.
             return [.send([.stop])]

@@ -51,6 +51,8 @@ public actor GlassesConnection {
         case audio(Data)
         /// The wearer asked for something.
         case request(GlassesRequest)
+        /// The wearer paused (true) or resumed (false) live captions.
+        case captionsPaused(Bool)
     }
 
     /// Everything that happens, in order. One consumer.
@@ -133,6 +135,25 @@ public actor GlassesConnection {
     public func stopListening() async {
         guard let link = machine.runningLink(of: self) else { return }
         await driver.stopListening(link)
+    }
+
+    /// Starts live captions on the running app: the microphone streams (``Event/audio(_:)``) until
+    /// ``stopCaptions()``, and a tap pauses and resumes (``Event/captionsPaused(_:)``).
+    public func startCaptions() async throws {
+        guard let link = machine.runningLink(of: self) else { throw GlassesError.appNotRunning }
+        try await driver.startCaptions(link)
+    }
+
+    /// Ends live captions.
+    public func stopCaptions() async {
+        guard let link = machine.runningLink(of: self) else { return }
+        await driver.stopCaptions(link)
+    }
+
+    /// Shows caption lines (oldest first), or that captions are paused.
+    public func showCaptions(_ lines: [String], paused: Bool = false) async {
+        guard let link = machine.runningLink(of: self) else { return }
+        await driver.showCaptions(lines, paused: paused, link: link)
     }
 
     // MARK: The link
@@ -237,7 +258,7 @@ public actor GlassesConnection {
 
     func driverReported(_ event: Event, on generation: Int) {
         switch event {
-        case .request, .transferStarted, .recording, .audio:
+        case .request, .transferStarted, .recording, .audio, .captionsPaused:
             // What the wearer asked on a link that is gone is not answered.
             guard machine.isCurrent(generation) else { return }
         case .state, .notice, .updateFailed:

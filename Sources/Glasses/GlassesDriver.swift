@@ -43,6 +43,13 @@ public protocol GlassesDriver: Actor {
     func showHeard(_ text: String, link: GlassesLink) async
     /// Ends the recording under way as the wearer's own ending would (the rest and the request follow).
     func stopListening(_ link: GlassesLink) async
+    /// Live captions: the glasses stream their microphone until ``stopCaptions(_:)`` (samples come as
+    /// ``GlassesLink/heard(_:)``), and a tap pauses and resumes (``GlassesLink/captionsPaused(_:)``).
+    func startCaptions(_ link: GlassesLink) async throws
+    /// Ends live captions: the microphone stops and the app is ready for questions again.
+    func stopCaptions(_ link: GlassesLink) async
+    /// Shows the caption lines (oldest first; the last may still be forming), or that captions are paused.
+    func showCaptions(_ lines: [String], paused: Bool, link: GlassesLink) async
 }
 
 extension GlassesDriver {
@@ -52,6 +59,10 @@ extension GlassesDriver {
     public func showHeard(_ text: String, link: GlassesLink) async {}
     /// Glasses whose recording only the wearer ends keep recording.
     public func stopListening(_ link: GlassesLink) async {}
+    /// Glasses whose app cannot stream its microphone on and on have no live captions.
+    public func startCaptions(_ link: GlassesLink) async throws { throw GlassesError.captionsUnsupported }
+    public func stopCaptions(_ link: GlassesLink) async {}
+    public func showCaptions(_ lines: [String], paused: Bool, link: GlassesLink) async {}
 }
 
 /// One link of a ``GlassesConnection`` as its driver sees it: writes, and what the driver reports.
@@ -100,6 +111,11 @@ public struct GlassesLink: Sendable {
     /// Reports samples of the recording under way (signed 8-bit, 8 kHz) as they arrive.
     public func heard(_ samples: Data) async {
         await connection?.driverReported(.audio(samples), on: generation)
+    }
+
+    /// Reports that the wearer paused (true) or resumed (false) live captions.
+    public func captionsPaused(_ paused: Bool) async {
+        await connection?.driverReported(.captionsPaused(paused), on: generation)
     }
 
     /// Reports what the wearer asked for.

@@ -16,6 +16,8 @@ public enum GlassesError: Error, Sendable, Equatable, LocalizedError {
     case transport(String)
     /// The device app does not run yet.
     case appNotRunning
+    /// The app on these glasses cannot stream its microphone for live captions.
+    case captionsUnsupported
 
     public var errorDescription: String? {
         switch self {
@@ -26,6 +28,7 @@ public enum GlassesError: Error, Sendable, Equatable, LocalizedError {
         case .unexpectedReply(let what, let got): "Unexpected reply from the glasses while waiting for \(what): \(got.prefix(120).debugDescription)"
         case .transport(let reason): "Bluetooth error: \(reason)"
         case .appNotRunning: "Sibyl's app is not running on the glasses yet."
+        case .captionsUnsupported: "The app on these glasses cannot stream their microphone for live captions."
         }
     }
 

@@ -9,7 +9,7 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
     public var payload: Data
 
     /// The commands Sibyl and its device app exchange (those of the Noa app plus `can:`, `clr:`,
-    /// `hrd:` and `stp:`).
+    /// `hrd:`, `stp:` and the live captions' `cap:`, `cpt:` and `cpp:`).
     public enum Command: String, Sendable, Hashable, CaseIterable {
         /// Monocle → host: the app is ready for a question.
         case ready = "rdy:"
@@ -44,6 +44,13 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
         /// Host → Monocle: the question is over (Sibyl heard its end); the app ends the recording
         /// with `aen:` as a tap would (Sibyl's addition).
         case stopListening = "stp:"
+        /// Host → Monocle: live captions on ("1": record on and on, sending `dat:`) or off ("0")
+        /// (Sibyl's addition).
+        case captions = "cap:"
+        /// Host → Monocle: the caption lines to show, separated by newlines (Sibyl's addition).
+        case captionText = "cpt:"
+        /// Monocle → host: the wearer paused ("1") or resumed ("0") live captions (Sibyl's addition).
+        case captionsPaused = "cpp:"
     }
 
     public init(_ command: Command, _ payload: Data = Data()) {

@@ -51,6 +51,12 @@ public actor MonocleDriver: GlassesDriver {
     private var fpga: String?
     /// The answer under way as far as it was sent (`res:` chunks add to what the app shows).
     private var answerSent = ""
+    /// Live captions are on: `dat:` is a stream, not a question.
+    private var captioning = false
+    /// Captions were asked for before the app said it was ready: `cap:1` goes with its `rdy:`.
+    private var captionsWaiting = false
+    /// The running app has said `rdy:` (it takes messages).
+    private var appReady = false
 
     /// A driver that keeps `app` on the glasses.
     public init(app: DeviceApp, options: Options = Options()) {
@@ -100,8 +106,10 @@ public actor MonocleDriver: GlassesDriver {
         }
         await link.enter(.starting)
         serial.removeAll()
-        try await link.write(Data(RawREPL.softReset), to: .serial)
+        // Ready for the app's first messages (its rdy:) before it starts.
         running = true
+        appReady = false
+        try await link.write(Data(RawREPL.softReset), to: .serial)
         return GlassesDeviceInfo(
             firmware: firmware, fpga: fpga, app: app.version, uploaded: uploaded, maximumWriteLength: link.maximumWriteLength, uploadTime: uploadTime
         )
@@ -119,6 +127,25 @@ public actor MonocleDriver: GlassesDriver {
             guard running else { return }
             guard let message = AppMessage(packet: bytes) else {
                 await link.notice("ignored an unknown data message: \(bytes.prefix(8).map { String(format: "%02x", $0) }.joined())")
+                return
+            }
+            if message.command == .ready {
+                appReady = true
+                if captionsWaiting {
+                    captionsWaiting = false
+                    try? await send(AppMessage(.captions, Data("1".utf8)), link: link)
+                    return
+                }
+                // After `cap:0` (or a restart of the app) the app takes questions again.
+                captioning = false
+            }
+            if captioning {
+                // Live captions: the samples go on and on, and are never a question.
+                switch message.command {
+                case .audioData: await link.heard(message.payload)
+                case .captionsPaused: await link.captionsPaused(message.payload == Data("1".utf8))
+                default: break
+                }
                 return
             }
             switch message.command {
@@ -141,6 +168,9 @@ public actor MonocleDriver: GlassesDriver {
 
     public func linkLost(_ reason: String) async {
         running = false
+        captioning = false
+        captionsWaiting = false
+        appReady = false
         assembler = GlassesRequestAssembler()
         serialCondition = nil
         serialReply.fail(GlassesError.disconnected(reason))
@@ -185,6 +215,33 @@ public actor MonocleDriver: GlassesDriver {
     /// `stp:`: the app ends the recording with `aen:`, as a tap would.
     public func stopListening(_ link: GlassesLink) async {
         try? await send(AppMessage(.stopListening), link: link)
+    }
+
+    /// `cap:1`: the app records on and on, sending `dat:` until `cap:0`; a tap pauses (`cpp:1`) and resumes (`cpp:0`).
+    public func startCaptions(_ link: GlassesLink) async throws {
+        assembler = GlassesRequestAssembler()
+        captioning = true
+        guard appReady else {
+            captionsWaiting = true
+            return
+        }
+        try await send(AppMessage(.captions, Data("1".utf8)), link: link)
+    }
+
+    /// `cap:0`: the app stops recording and is ready for questions (`rdy:`).
+    public func stopCaptions(_ link: GlassesLink) async {
+        captionsWaiting = false
+        try? await send(AppMessage(.captions, Data("0".utf8)), link: link)
+    }
+
+    /// `cpt:`: the lines, newest last, as many of the newest as fit one message (the app wraps
+    /// them and shows the last three rows). A pause shows nothing new: the app says it is paused.
+    public func showCaptions(_ lines: [String], paused: Bool, link: GlassesLink) async {
+        guard !paused else { return }
+        let room = link.maximumWriteLength - 4
+        var text = Substring(lines.joined(separator: "\n"))
+        while text.utf8.count > room { text = text.dropFirst() }
+        try? await send(AppMessage(.captionText, Data(text.utf8)), link: link)
     }
 
     /// `pin:`: the app shows that the question is being answered (and echoes `pon:`).

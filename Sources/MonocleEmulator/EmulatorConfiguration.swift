@@ -17,6 +17,10 @@ public struct EmulatorConfiguration: Sendable {
     public var bootloader = EmulatedBootloader.Settings()
     /// Deliver microphone samples as fast as the app reads them (true), or at 8/16 kHz in real time.
     public var realTimeMicrophone = false
+    /// With `realTimeMicrophone`: the wearer's surroundings go on talking, so a clip plays from when
+    /// it arrives and each recording hears the part spoken while it runs (live captions), instead
+    /// of every recording hearing the clip from its start (a question asked after the tap).
+    public var continuousMicrophone = false
     /// The data service's notification queue; nil (the default) makes a link that is never busy.
     ///
     /// With a queue, `bluetooth.send` raises `OSError: raw data service is busy` as the firmware does

@@ -180,6 +180,7 @@ public actor MonocleEmulator {
             "fpga": fpgaVersion,
             "safe_mode": safeMode,
             "mic_realtime": configuration.realTimeMicrophone,
+            "mic_continuous": configuration.continuousMicrophone,
             "battery": configuration.battery,
             "fast_reset": configuration.fastReset,
         ]

@@ -17,7 +17,7 @@ struct Conversations: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Option(help: "Show at most this many.") var limit = 30
         @Option(help: "Skip this many (for paging).") var offset = 0
-        @Option(help: "Only those started from cli, web, glasses or noa (the Noa phone app).") var source: ConversationSource?
+        @Option(help: "Only those started from cli, web, glasses, noa (the Noa phone app) or captions (live captions on glasses).") var source: ConversationSource?
         @Option(help: "Only those whose title or messages contain this text.") var search: String?
         @Flag(help: "Print JSON.") var json = false
 

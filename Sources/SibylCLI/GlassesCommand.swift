@@ -23,6 +23,7 @@ struct GlassesCommand: AsyncParsableCommand {
           sibyl glasses pair && sibyl glasses connect
           sibyl glasses connect --emulator --kind frame
           sibyl glasses connect --relay --port 8765
+          sibyl glasses captions --translate-to en
           sibyl glasses update --firmware monocle-micropython-v23.248.0754.zip
           sibyl glasses repl --emulator --watch my-app/
           sibyl glasses exec "import device; print(device.VERSION)"
@@ -30,7 +31,7 @@ struct GlassesCommand: AsyncParsableCommand {
           sibyl glasses screen --emulator --scripts my-app/ --png screen.png
           sibyl glasses emulate --kind frame --app my-lua-app/
         """,
-        subcommands: [Scan.self, Pair.self, Unpair.self, Connect.self, Update.self, Emulate.self, REPL.self, Exec.self, Files.self, Screen.self]
+        subcommands: [Scan.self, Pair.self, Unpair.self, Connect.self, Captions.self, Update.self, Emulate.self, REPL.self, Exec.self, Files.self, Screen.self]
     )
 
     /// How the virtual glasses behave.
@@ -84,7 +85,7 @@ struct GlassesCommand: AsyncParsableCommand {
         }
 
         /// The virtual Monocle, its files kept in SIBYL_HOME/monocle/NAME.
-        func emulator(runtime: SibylRuntime, name: String) throws -> MonocleEmulator {
+        func emulator(runtime: SibylRuntime, name: String, continuousMicrophone: Bool = false) throws -> MonocleEmulator {
             let module = runtime.glasses.emulatorInterpreter
             guard FileManager.default.fileExists(atPath: module.path) else {
                 throw CLIError("The Monocle emulator's MicroPython interpreter is not installed.", hint: "Run: sibyl models install emulator")
@@ -94,6 +95,7 @@ struct GlassesCommand: AsyncParsableCommand {
             configuration.firmware = emulatedFirmware ?? configuration.firmware
             try trustKey { try configuration.bootloader.trust(publicKeyPEM: $0) }
             configuration.realTimeMicrophone = realTimeMicrophone
+            configuration.continuousMicrophone = continuousMicrophone
             configuration.dataQueue = dataQueue.map { DataQueue(capacity: $0, interval: .milliseconds(connectionInterval)) }
             configuration.fpga = emulatedFPGA
             configuration.fpgaAfterUpdate = emulatedFPGAAfterUpdate

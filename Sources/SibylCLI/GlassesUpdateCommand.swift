@@ -218,7 +218,7 @@ extension GlassesCommand {
                     progress.finish()
                     let stays = kind == .frame ? "Frame stays in its bootloader" : "The glasses stay in their bootloader"
                     return .failure(CLIError("The firmware update failed: \(reason)", hint: "\(stays) (\(bootloader)) until updated or restarted; run the update again."))
-                case .transferStarted, .recording, .audio, .request:
+                case .transferStarted, .recording, .audio, .request, .captionsPaused:
                     break
                 }
             }

@@ -115,10 +115,10 @@ public struct Resampler: Sendable {
     public let sourceRate: Int
     /// The rate of the output samples.
     public let targetRate: Int
-    private let up: Int
-    private let down: Int
+    let up: Int
+    let down: Int
     /// Taps on each side of the output instant, in input samples.
-    private let halfWidth: Int
+    let halfWidth: Int
     /// Cutoff in cycles per input sample, doubled (1 = the input's Nyquist frequency).
     private let cutoff: Double
     /// Phase-major filter taps, `up` rows of `2 * halfWidth`; nil when too large to tabulate.
@@ -270,7 +270,29 @@ public struct StreamingResampler: Sendable {
 
     private mutating func take(upTo end: Int) -> [Float] {
         guard end > emitted else { return [] }
-        defer { emitted = end }
+        defer {
+            emitted = end
+            forgetSpentInput()
+        }
         return resampler.resample(input, outputs: emitted..<end)
     }
+
+    /// Drops input no output still to come reaches, so a stream that goes on for hours (live
+    /// captions) holds seconds, not all it was given: whole periods (`down` inputs, `up` outputs)
+    /// at a time, so that what is left lines up with the outputs as before.
+    private mutating func forgetSpentInput() {
+        guard resampler.sourceRate != resampler.targetRate else {
+            input.removeAll(keepingCapacity: true)
+            emitted = 0
+            return
+        }
+        let reached = emitted * resampler.down / resampler.up - resampler.halfWidth
+        let periods = max(0, reached) / resampler.down
+        guard periods * resampler.down >= Self.trimmingStep else { return }
+        input.removeFirst(periods * resampler.down)
+        emitted -= periods * resampler.up
+    }
+
+    /// How much spent input gathers before it is dropped (about 4 s at 16 kHz).
+    static let trimmingStep = 65_536
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// Where a conversation was started.
 public enum ConversationSource: String, Sendable, Hashable, Codable, CaseIterable {
-    /// `noa`: asked through Brilliant's Noa phone app (its Custom Server setting).
-    case cli, web, glasses, noa
+    /// `noa`: asked through Brilliant's Noa phone app (its Custom Server setting); `captions`: the
+    /// transcript of live captions on glasses.
+    case cli, web, glasses, noa, captions
 }
 
 /// How the assistant treats what the user says.

@@ -29,7 +29,8 @@ public actor SpokenQuestionListener {
     private var start: Int?
     /// The end of speech being checked, its transcription, and whether that transcript ends a sentence.
     /// `early`: checked before the hang-over ran out (see `senseHangover`).
-    private var tentative: (end: Int, task: Task<Transcription, any Error>, early: Bool)?
+    /// `last`: the speech ran past the longest allowed, so this transcript is the question whatever follows.
+    private var tentative: (end: Int, task: Task<Transcription, any Error>, early: Bool, last: Bool)?
     /// The speech end last checked early, so that one quiet stretch is checked once.
     private var checkedEarly: Int?
     /// A quiet transcribed early whose words did not end a sentence (used when the hang-over ends).
@@ -83,6 +84,9 @@ public actor SpokenQuestionListener {
 
     public var heardSpeech: Bool { start != nil }
 
+    /// How many samples it has taken (none after the outcome is known).
+    public var recordedSamples: Int { samples.count }
+
     /// How much recording came after the question's last word by the time its transcript was final
     /// (the hang-over, the wait for more words and the transcription, as the speaker lived them).
     public private(set) var transcriptLag: Duration?
@@ -95,6 +99,8 @@ public actor SpokenQuestionListener {
             switch event {
             case .speechStarted(let sample):
                 if start == nil { start = sample }
+                // Speech past the longest allowed ended the question, whoever goes on speaking.
+                if tentative?.last == true { break }
                 // The speaker only paused: what was transcribed is not the whole question.
                 tentative?.task.cancel()
                 tentative = nil
@@ -222,6 +228,8 @@ public actor SpokenQuestionListener {
     }
 
     private func check(end: Int, last: Bool = false, early: Bool = false) {
+        // The longest question is being transcribed: it is the question, nothing later replaces it.
+        guard tentative?.last != true else { return }
         let audio = speech(to: end)
         let transcriber = self.transcriber, options = self.options, draft = partial
         // A partial transcript or an earlier check under way would hold up this one.
@@ -230,7 +238,7 @@ public actor SpokenQuestionListener {
         partialTask = nil
         partialNumber += 1
         let task = Task { try await Self.transcribe(audio, with: transcriber, options: options, draft: draft) }
-        tentative = (end, task, early)
+        tentative = (end, task, early, last)
         detector.resume()
         Task { await self.transcribed(end: end, task: task, last: last) }
     }

@@ -30,6 +30,25 @@ struct SibylFrameWearerTests {
         #expect(wearer.phase == .idle)
     }
 
+    @Test func liveCaptionsStreamUntilEndedAndATapPausesAndResumes() throws {
+        var wearer = SibylFrameWearer()
+        #expect(wearer.startCaptions() == [.send([.listen(sampleRate: 8000)])])
+        #expect(wearer.phase == .captioning)
+        // The samples are a stream: passed on, never a question, however long it runs.
+        for _ in 0..<3 { #expect(wearer.received(Data([SibylFrameApp.Flag.audio, 1, 2]), at: start) == [.audio(Data([1, 2]))]) }
+        // A tap pauses at once (no gesture to wait for): the microphone stops and its end is no request.
+        #expect(wearer.received(tap, at: start) == [.send([.stop]), .captions(paused: true)])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audioEnd, 3]), at: start) == [])
+        #expect(wearer.received(tap, at: start) == [.send([.listen(sampleRate: 8000)]), .captions(paused: false)])
+        #expect(wearer.received(Data([SibylFrameApp.Flag.audio, 4]), at: start) == [.audio(Data([4]))])
+        // Ended by Sibyl: the microphone stops and a tap asks a question again.
+        #expect(wearer.stopCaptions() == [.send([.stop, .status(.idle)])])
+        #expect(wearer.phase == .idle)
+        #expect(wearer.stopCaptions() == [])
+        let end = try gestureEnd(wearer.received(tap, at: start))
+        #expect(wearer.gestureEnded(at: end) == [.send([.status(.listening), .listen(sampleRate: 8000)]), .recording(forPhoto: false)])
+    }
+
     @Test func twoTapsTakeAPhotoThenListenForItsQuestion() throws {
         var wearer = SibylFrameWearer()
         _ = wearer.received(tap, at: start)

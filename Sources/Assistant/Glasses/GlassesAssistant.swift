@@ -98,6 +98,8 @@ public actor GlassesAssistant {
                 await live?.listener.add(AudioResampling.pcm16(samples))
             case .request(let request):
                 await receive(request)
+            case .captionsPaused:
+                break // live captions run in GlassesCaptions, not here
             }
         }
         endLive()

@@ -12,7 +12,7 @@ extension Wire {
         public var mode: String
         /// The target language, in translator mode.
         public var translateTo: String?
-        /// `cli`, `web`, `glasses` or `noa`.
+        /// `cli`, `web`, `glasses`, `noa` or `captions`.
         public var source: String
         public var messageCount: Int?
         /// The start of the latest message.

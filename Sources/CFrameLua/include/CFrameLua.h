@@ -124,8 +124,11 @@ int cframe_write(cframe_device *device, const uint8_t *bytes, size_t length);
 void cframe_tap(cframe_device *device);
 /// The JPEG `camera.read` serves (its first 623 bytes stand for the firmware's JFIF header).
 void cframe_set_camera_image(cframe_device *device, const uint8_t *bytes, size_t length);
-/// The microphone's signal as 16 kHz signed samples (the PDM rate); silence after its end.
-void cframe_set_microphone_input(cframe_device *device, const int16_t *samples, size_t count);
+/// The microphone's signal as 16 kHz signed samples (the PDM rate); silence after its end. With
+/// `from_now`, it plays from this moment on, and the microphone hears whatever part is playing
+/// while it runs (the wearer's surroundings talk on); otherwise each start of the microphone
+/// hears it from its beginning.
+void cframe_set_microphone_input(cframe_device *device, const int16_t *samples, size_t count, int from_now);
 /// Raw IMU readings (accelerometer and compass x, y, z).
 void cframe_set_imu(cframe_device *device, const double accelerometer[3], const double compass[3]);
 

@@ -8,9 +8,9 @@ public import SibylCore
 extension SibylRuntime.Voice {
     /// A voice-activity detector for one stream of audio, with the `voice.*` settings: Silero VAD
     /// when `voice.detector` is silero and it is installed, else the energy detector.
-    public func detector(sampleRate: Int = AudioResampling.speechSampleRate) -> VoiceActivityDetector {
+    public func detector(sampleRate: Int = AudioResampling.speechSampleRate, configuration: VoiceActivityDetector.Configuration? = nil) -> VoiceActivityDetector {
         let classifier = speechClassifier()
-        return VoiceActivityDetector(sampleRate: sampleRate, configuration: detection(hearingSpeech: classifier != nil), classifier: classifier)
+        return VoiceActivityDetector(sampleRate: sampleRate, configuration: configuration ?? detection(hearingSpeech: classifier != nil), classifier: classifier)
     }
 
     /// Silero VAD for one stream of audio; nil when `voice.detector` is energy, or Silero is not
@@ -113,9 +113,11 @@ extension SibylRuntime.Voice {
     /// A listener for one spoken question (16 kHz samples as they are recorded): it hears where the
     /// question ends, by the voice detector and by whether the words end a sentence, and
     /// transcribes it once. Ask what it heard with `ask(heard:request:)`.
-    public func listener(transcription: TranscriptionOptions = TranscriptionOptions(), languageHint: String? = nil) throws -> SpokenQuestionListener {
+    public func listener(
+        transcription: TranscriptionOptions = TranscriptionOptions(), languageHint: String? = nil, detection: VoiceActivityDetector.Configuration? = nil
+    ) throws -> SpokenQuestionListener {
         let transcription = spoken(transcription, languageHint: languageHint)
-        let detector = detector()
+        let detector = detector(configuration: detection)
         // Waiting on unfinished sentences means transcribing at each pause: free locally, a paid
         // request each time with a remote provider, which therefore ends at the hang-over.
         let local = runtime.providers.transcribesLocally

@@ -1,9 +1,8 @@
-# Sibyl for Monocle: tap to ask by voice, hold to ask about a photo. While the wearer speaks,
-# the host shows the words it heard (hrd:) and may end the question when it hears its end
-# (stp:); answers arrive on the data channel as they are written (clr: starts a new one) and are
-# revealed word by word.
-# Written for firmware v23.248.0754 (MicroPython 1.20). The uploader wraps this file in a
-# triple-quoted string, so it contains no backslashes and no triple quotes.
+# Sibyl for Monocle: tap to ask, hold to ask about a photo. The host shows the words heard
+# (hrd:), may end the question (stp:), and sends the answer as it is written (clr:, res:).
+# Live captions (cap:1/cap:0): record on and on; the host sends the lines (cpt:); a tap
+# pauses/resumes (cpp:1/cpp:0). For firmware v23.248.0754. Uploaded inside a triple-quoted
+# string: no backslashes, no triple quotes.
 import bluetooth
 import display
 import microphone
@@ -13,35 +12,39 @@ import touch
 try:
     import camera
 except Exception:
-    camera = None  # no camera driver on this FPGA: a hold asks by voice only
+    camera = None  # no camera: a hold asks by voice
 
 COLS = display.WIDTH // display.FONT_WIDTH  # 26 characters per line
-ROWS = 7  # text lines at y = 0, 50, ... 300; the status line sits below them
+ROWS = 7  # lines at y = 0, 50, ... 300; the prompt below
+CAPTION_ROWS = 3
 WORD_MS = 120  # reveal speed
 HOLD_MS = 1000  # a press this long takes a photo
-STOP_GRACE_MS = 1500  # taps this soon after the host ended the question do not cancel it
-WAIT_MS = 90000  # no answer by then: the question was lost (a dropped message, a host gone)
+STOP_GRACE_MS = 1500  # taps this soon after stp: do not cancel
+WAIT_MS = 90000  # no answer by then: the question was lost
 AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
 NL = chr(10)
 
 state = ""
 since = 0  # ticks_ms when the state began
-inbox = []  # data-channel messages, handled by the main loop
-presses = 0  # touch presses counted by the callback
+inbox = []  # data messages for the main loop
+presses = 0  # counted by the touch callback
 seen = 0
-note = ""  # a short status message shown instead of the prompt...
-note_until = 0  # ...until this time
-sent = 0  # audio or photo bytes sent so far
+note = ""  # shown instead of the prompt...
+note_until = 0  # ...until then
+sent = 0  # audio or photo bytes sent
 
-text = b""  # the answer so far, as received (UTF-8)
-red = False  # the answer is an error
-words = []  # the answer's words; None marks a line break
+text = b""  # the answer so far (UTF-8)
+red = False  # an error
+words = []  # None marks a line break
 version = 0  # changes with words
 shown = 0  # words revealed
-word_at = 0  # ticks_ms of the last reveal
+word_at = 0  # when the last was
 last_chunk = 0
 seen_key = drawn = None
-stop_asked = False  # the host heard the end of the question
+stop_asked = False  # the host ended the question
+rows = ROWS  # lines shown
+rec_at = 0  # captions: when this recording began...
+rec_sent = 0  # ...and its bytes sent
 
 
 def go(s):
@@ -52,7 +55,7 @@ def go(s):
 
 
 def send(msg):
-    # Retries while the data service is busy; gives up once the phone has gone.
+    # Retries while the link is busy, until it is gone.
     while True:
         try:
             bluetooth.send(msg)
@@ -72,8 +75,7 @@ def on_touch(pad):
 
 
 def show_text(b, err):
-    # Replaces the answer. Decoding the whole byte string means a character split across
-    # chunks is decoded only once it is complete.
+    # Replaces the answer; a character split across chunks waits until it is whole.
     global text, red, words, shown, version
     text, red = b, err
     version += 1
@@ -85,7 +87,7 @@ def show_text(b, err):
         lead = b[i - 1]
         need = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
         if n - i + 1 < need:
-            n = i - 1  # an incomplete character at the end waits for the next chunk
+            n = i - 1
     try:
         s = str(b[:n], "utf-8")
     except Exception:
@@ -105,7 +107,7 @@ def clear_text():
 
 
 def lines():
-    # Greedy word wrap of the revealed words; long words are split.
+    # Wraps the revealed words; long words are split.
     out = []
     cur = ""
     k = 0
@@ -133,10 +135,12 @@ def lines():
             cur = w
     if cur:
         out.append(cur)
-    return out[-ROWS:]
+    return out[-rows:]
 
 
 def welcome():
+    global rows
+    rows = ROWS
     go("Welcome")
     show_text(b"Welcome to Sibyl.", False)
     global shown
@@ -144,7 +148,7 @@ def welcome():
 
 
 def draw(prompt):
-    # Redraws only when the screen changes; returns whether it did.
+    # Redraws only on a change; returns whether it did.
     global seen_key, drawn
     key = (version, shown, prompt)
     if key == seen_key:
@@ -186,30 +190,57 @@ def start_listening(photo):
     stop_asked = False
     microphone.record(seconds=6.0, bit_depth=8, sample_rate=8000)
     if not photo:
-        send(b"ast:")  # after a photo, ien: has announced the audio already
+        send(b"ast:")  # after a photo, ien: said it
     go("Listen")
 
 
+def start_captions():
+    # The firmware records a few seconds at a time: one recording after another.
+    global rec_at, rec_sent
+    microphone.record(seconds=6.0, bit_depth=8, sample_rate=8000)
+    rec_at = time.ticks_ms()
+    rec_sent = 0
+    go("Captions")
+
+
+def show_all(b):
+    global shown
+    show_text(b, False)
+    shown = len(words) - words.count(None)
+
+
 def handle(msg):
-    global last_chunk, stop_asked, shown
-    cmd, body = bytes(msg[:4]), msg[4:]
-    if cmd == b"pin:":
-        send(b"pon:" + body)  # the host understood the question and prepares the answer
+    global last_chunk, stop_asked, shown, rows
+    cmd, body = bytes(msg[:4]), bytes(msg[4:])
+    cap = state in ("Captions", "CapPaused")
+    if cmd == b"cap:":
+        if body == b"1" and (cap or state in ("Ready", "Answer")):
+            rows = CAPTION_ROWS
+            clear_text()
+            start_captions()
+        elif body == b"0" and cap:
+            rows = ROWS
+            clear_text()
+            go("Ready")
+            send(b"rdy:")
+    elif cmd == b"cpt:":
+        if cap:
+            show_all(body)
+    elif cmd == b"pin:":
+        send(b"pon:" + body)
     elif cmd == b"hrd:":
         if state == "Listen":
-            show_text(bytes(body), False)  # the words heard so far, shown at once
-            shown = len(words) - words.count(None)
+            show_all(body)
     elif cmd == b"stp:":
         if state == "Listen":
-            # Ended here, not in the loop: the answer's first messages may follow at once.
+            # Ended here: the answer may follow at once.
             stop_asked = True
             send(b"aen:")
             go("Thinking")
     elif cmd in (b"res:", b"err:"):
         if state not in ("Ready", "Thinking", "Answer"):
-            return  # not while the wearer is asking something
-        # Each chunk adds to the answer (the host clears the screen before a new one), also after
-        # the reveal caught up and the app went back to Ready while the model wrote on.
+            return  # not while asking
+        # Each chunk adds to the answer (clr: starts a new one), also back in Ready.
         if state != "Answer":
             go("Answer")
         show_text(text + body, red or cmd == b"err:")
@@ -283,7 +314,7 @@ while True:
     elif state == "Thinking":
         prompt = "Thinking" + "." * (held // 400 % 4)
         prompt += " " * (11 - len(prompt))
-        # A tap just after the host ended the question meant to end it too, not to cancel.
+        # A tap just after stp: meant to end the question too.
         if tap and not (stop_asked and held < STOP_GRACE_MS):
             send(b"can:")
             note, note_until = "Cancelled", time.ticks_add(now, 1500)
@@ -294,6 +325,25 @@ while True:
             go("Answer")
             show_text(b"No answer came. Tap to ask again.", True)
             last_chunk = now
+    elif state == "Captions":
+        prompt = "Captions: tap to pause"
+        cap = bluetooth.max_length() - 4
+        for _ in range(2):
+            c = mic_chunk(cap)
+            if not c:
+                if rec_sent >= AUDIO_BYTES or time.ticks_diff(now, rec_at) > 6500:
+                    start_captions()
+                break
+            send(b"dat:" + c)
+            rec_sent += len(c)
+        if tap:
+            go("CapPaused")
+            send(b"cpp:1")
+    elif state == "CapPaused":
+        prompt = "Paused: tap to resume"
+        if tap:
+            start_captions()
+            send(b"cpp:0")
     elif state == "Answer":
         prompt = ""
         total = len(words) - words.count(None)

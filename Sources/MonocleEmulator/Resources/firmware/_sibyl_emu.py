@@ -48,6 +48,7 @@ touch_callbacks = {"A": None, "B": None, "BOTH": None, "EITHER": None}
 receive_callback = None  # bluetooth.receive_callback
 mic_clip = None  # (sample rate, int16 little-endian mono samples) ('M'), the latest
 mic_clips = {}  # the same clip per sample rate, when the host resampled it for each
+mic_clip_at = 0  # ticks_ms when the latest clip arrived (a continuous microphone plays it from then)
 photo = b""  # JPEG served by the next camera.capture() ('P')
 
 _sock = None
@@ -202,7 +203,7 @@ def _act():
     """Acts on the oldest frame in the inbox and removes it. Setting state is harmless to repeat;
     queueing (a REPL request, a callback) happens in the same step as the removal, so a ^C that
     cuts this short leaves the frame to be acted on again, never twice."""
-    global connected, touch_pads, mic_clip, photo, _interrupted
+    global connected, touch_pads, mic_clip, mic_clip_at, photo, _interrupted
     kind, payload = _inbox[0]
     if kind in "XYZ":
         _repl_requests.append((kind, payload)); _inbox.pop(0)  # noqa: E702
@@ -232,6 +233,7 @@ def _act():
         if len(payload) >= 4:
             mic_clip = (struct.unpack(">I", payload[0:4])[0], bytes(payload[4:]))
             mic_clips[mic_clip[0]] = mic_clip[1]
+            mic_clip_at = time.ticks_ms()
     elif kind == "P":
         photo = bytes(payload)
     elif kind == "Q":

@@ -46,12 +46,18 @@ def _available():
 def _sample(i):
     # The clip is looked up on every read, so one that arrives just after the tap still counts.
     # The host sends the clip band-limited for each recording rate; else pick from the latest.
+    # A continuous microphone (live captions) hears the clip as spoken from its arrival on, whatever
+    # recording is running then; otherwise each recording hears it from its start.
     pcm = _emu.mic_clips.get(_rate)
     rate = _rate
     if pcm is None:
         if _emu.mic_clip is None:
             return 0
         rate, pcm = _emu.mic_clip
+    if _emu.config.get("mic_continuous"):
+        i += _time.ticks_diff(_start, _emu.mic_clip_at) * _rate // 1000
+        if i < 0:
+            return 0
     j = i * rate // _rate
     if 2 * j + 1 >= len(pcm):
         return 0

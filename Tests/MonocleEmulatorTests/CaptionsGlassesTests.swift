@@ -1,0 +1,133 @@
+import Assistant
+import Foundation
+import FrameEmulator
+import Glasses
+import MonocleEmulator
+@testable import SibylApp
+import SibylCore
+import SibylTestSupport
+import Testing
+
+/// Live captions on both virtual glasses, on the local engines: what is said around the wearer
+/// (played into the glasses' microphone at its real pace) shows on the display as it is said, a
+/// tap pauses and resumes, and the transcript is kept. Part of the serialized glasses suite.
+extension GlassesEndToEndTests {
+    /// What a captions session reported, in order.
+    final class CaptionEvents: Sendable {
+        let all = Observed<[GlassesCaptions.Event]>([])
+
+        func record(_ event: GlassesCaptions.Event) { all.update { $0.append(event) } }
+
+        /// Waits for the first event `pick` takes (a ceiling against hangs only).
+        func next<T: Sendable>(timeout: Duration = .seconds(180), _ pick: @escaping @Sendable (GlassesCaptions.Event) -> T?) async throws -> T {
+            do {
+                return try await all.wait(for: "a captions event", within: timeout) { events in
+                    for event in events { if let value = pick(event) { return value } }
+                    return nil
+                }
+            } catch is WaitedInVain {
+                throw NoSuchEvent(timeout: timeout, seen: all.value.map { String(describing: $0) })
+            }
+        }
+
+        /// The finished lines so far, joined.
+        var heard: String {
+            all.value.compactMap { if case .line(let line, _) = $0 { line } else { nil } }.joined(separator: " ")
+        }
+    }
+
+    /// Two sentences said around the wearer, then quiet.
+    static func talk() async throws -> [Int16] {
+        let first = try AudioResampling.speechPCM16(fromWAV: await speech("The meeting starts at nine in the morning."))
+        let second = try AudioResampling.speechPCM16(fromWAV: await speech("Please bring the annual report with you."))
+        let rate = AudioResampling.speechSampleRate
+        return first + [Int16](repeating: 0, count: rate) + second + [Int16](repeating: 0, count: rate * 3)
+    }
+
+    /// Waits until the lines captioned hold each word.
+    static func waitForCaptions(_ events: CaptionEvents, _ words: [String]) async throws {
+        _ = try await events.next(timeout: .seconds(300)) { _ in
+            let heard = events.heard.lowercased()
+            return words.allSatisfy { heard.contains($0) } ? true : nil
+        }
+    }
+
+    /// The transcript kept: the captions conversation's messages.
+    static func keptTranscript(_ runtime: SibylRuntime, _ session: GlassesCaptionsSession) async throws -> String {
+        let id = try #require(await session.conversation, "no conversation was started for the transcript")
+        let conversation = try await runtime.conversations.conversation(id: id)
+        #expect(conversation.source == .captions)
+        return try await runtime.conversations.messages(in: id).map(\.text).joined(separator: " ")
+    }
+
+    @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func monocleCaptionsWhatIsSaidAroundTheWearer() async throws {
+        try await Self.withRuntime(environment: [:]) { runtime, _ in
+            try await TestGlasses.with(configure: { $0.realTimeMicrophone = true; $0.continuousMicrophone = true }) { glasses in
+                let session = try runtime.glasses.captions(
+                    transport: EmulatorTransport(emulator: glasses), kind: .monocle, options: CaptionOptions(language: "en"),
+                    session: GlassesSessionOptions(connection: .fast, monocle: .fast)
+                )
+                let events = CaptionEvents()
+                let serving = Task { await session.run { events.record($0) } }
+                try await withTeardown {
+                    // The app records on and on once Sibyl starts captions.
+                    _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.hasPrefix("Captions") } }
+                    try await glasses.speak(wav: AudioResampling.wav(pcm16: Self.talk(), sampleRate: AudioResampling.speechSampleRate).encoded())
+                    try await Self.waitForCaptions(events, ["meeting", "report"])
+                    // The words showed while they were said, before their line was finished.
+                    #expect(events.all.value.contains { if case .partial = $0 { true } else { false } })
+                    // The display shows the last line's words.
+                    _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.joined(separator: " ").lowercased().contains("report") }
+                    // A tap pauses; another resumes.
+                    await glasses.tap()
+                    _ = try await events.next { $0 == .paused(true) ? true : nil }
+                    _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.hasPrefix("Paused") } }
+                    await glasses.tap()
+                    _ = try await events.next { $0 == .paused(false) ? true : nil }
+                    _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.hasPrefix("Captions") } }
+                    let transcript = try await Self.keptTranscript(runtime, session).lowercased()
+                    #expect(transcript.contains("meeting") && transcript.contains("report"), "\(transcript)")
+                } teardown: {
+                    await session.stop()
+                    serving.cancel()
+                    _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func frameCaptionsWhatIsSaidAroundTheWearer() async throws {
+        try await Self.withRuntime(environment: [:]) { runtime, home in
+            let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
+            try await emulator.powerOn()
+            let session = try runtime.glasses.captions(
+                transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: CaptionOptions(language: "en"),
+                session: GlassesSessionOptions(frame: .fast)
+            )
+            let events = CaptionEvents()
+            let serving = Task { await session.run { events.record($0) } }
+            try await withTeardown {
+                _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Captions") }
+                emulator.setMicrophoneInput(samples: try await Self.talk(), sampleRate: AudioResampling.speechSampleRate, fromNow: true)
+                try await Self.waitForCaptions(events, ["meeting", "report"])
+                #expect(events.all.value.contains { if case .partial = $0 { true } else { false } })
+                _ = try await Self.waitForFrameScreen(emulator, timeout: .seconds(60)) { $0.lowercased().contains("report") }
+                // A tap pauses (the microphone stops), another resumes (it streams again).
+                try await emulator.tap()
+                _ = try await events.next { $0 == .paused(true) ? true : nil }
+                _ = try await Self.waitForFrameScreen(emulator, timeout: .seconds(60)) { $0.contains("Paused") }
+                try await emulator.tap()
+                _ = try await events.next { $0 == .paused(false) ? true : nil }
+                let transcript = try await Self.keptTranscript(runtime, session).lowercased()
+                #expect(transcript.contains("meeting") && transcript.contains("report"), "\(transcript)")
+            } teardown: {
+                await session.stop()
+                serving.cancel()
+                _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
+                await emulator.powerOff()
+            }
+        }
+    }
+}
