@@ -20,6 +20,9 @@ public struct EmulatorConfiguration: Sendable {
     /// With `realTimeMicrophone`: the wearer's surroundings go on talking, so a clip plays from when
     /// it arrives and each recording hears the part spoken while it runs (live captions), instead
     /// of every recording hearing the clip from its start (a question asked after the tap).
+    ///
+    /// The clip of a continuous microphone (a talk of a minute or more) is held in the emulator's
+    /// own heap, which is made room for (32 MB instead of the port's 2 MB default).
     public var continuousMicrophone = false
     /// The data service's notification queue; nil (the default) makes a link that is never busy.
     ///
@@ -78,13 +81,15 @@ public struct MicroPythonInterpreter: Sendable, Hashable {
     ///
     /// SIGINT is unblocked and given its default handler first: a parent (a test runner, a shell job)
     /// may have blocked or ignored it, and the emulator interrupts running code with it.
-    func arguments(script: String) -> [String] {
+    ///
+    /// `heap` sets MicroPython's heap (as `-X heapsize=` takes it); nil keeps the port's default.
+    func arguments(script: String, heap: String? = nil) -> [String] {
         let bootstrap = """
         import signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); \
         signal.signal(signal.SIGINT, signal.default_int_handler); \
         import micropython_run; sys.exit(micropython_run.run_main(['micropython'] + sys.argv[1:]))
         """
-        return ["-c", bootstrap, script]
+        return ["-c", bootstrap] + (heap.map { ["-X", "heapsize=\($0)"] } ?? []) + [script]
     }
 
     /// The module's directory, for `PYTHONPATH`.

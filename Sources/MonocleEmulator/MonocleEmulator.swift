@@ -138,7 +138,9 @@ public actor MonocleEmulator {
         let current = generation
         let process = Process()
         process.executableURL = configuration.interpreter.python
-        process.arguments = configuration.interpreter.arguments(script: firmwareDirectory.appendingPathComponent("_sibyl_emu.py").path)
+        process.arguments = configuration.interpreter.arguments(
+            script: firmwareDirectory.appendingPathComponent("_sibyl_emu.py").path, heap: configuration.continuousMicrophone ? "32M" : nil
+        )
         process.currentDirectoryURL = filesystem
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = configuration.interpreter.moduleDirectory

@@ -7,6 +7,6 @@ struct Benchmarks: AsyncParsableCommand {
         commandName: "sibyl-bench",
         abstract: "Measure Sibyl against reference tools, in the same run, and print both figures and the ratio.",
         discussion: "Build with -c release. The engines must be installed (`sibyl models install`).",
-        subcommands: [ChatBenchmark.self, MiniLMBenchmark.self, PDFExtractionBenchmark.self, VectorBenchmark.self, IngestBenchmark.self, MonocleBenchmark.self, GlassesBenchmark.self, ServeBenchmark.self, StoresBenchmark.self, VoiceBenchmark.self]
+        subcommands: [ChatBenchmark.self, MiniLMBenchmark.self, PDFExtractionBenchmark.self, VectorBenchmark.self, IngestBenchmark.self, MonocleBenchmark.self, GlassesBenchmark.self, ServeBenchmark.self, StoresBenchmark.self, VoiceBenchmark.self, CaptionsBenchmark.self]
     )
 }

@@ -109,13 +109,15 @@ struct MonocleBenchmark: AsyncParsableCommand {
     }
 
     static func withGlasses(
-        interpreter: MicroPythonInterpreter, writeLength: Int, realTimeMicrophone: Bool = false, _ body: (MonocleEmulator) async throws -> Void
+        interpreter: MicroPythonInterpreter, writeLength: Int, realTimeMicrophone: Bool = false, continuousMicrophone: Bool = false,
+        _ body: (MonocleEmulator) async throws -> Void
     ) async throws {
         let filesystem = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-bench-glasses-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: filesystem) }
         var configuration = EmulatorConfiguration(interpreter: interpreter)
         configuration.maximumWriteLength = writeLength
         configuration.realTimeMicrophone = realTimeMicrophone
+        configuration.continuousMicrophone = continuousMicrophone
         let glasses = MonocleEmulator(configuration: configuration, filesystem: filesystem)
         try await glasses.powerOn()
         do {

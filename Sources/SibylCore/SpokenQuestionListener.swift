@@ -84,6 +84,9 @@ public actor SpokenQuestionListener {
 
     public var heardSpeech: Bool { start != nil }
 
+    /// Whether the question ended because it ran past the longest allowed (perhaps mid-word).
+    public private(set) var endedAtLongest = false
+
     /// How many samples it has taken (none after the outcome is known).
     public var recordedSamples: Int { samples.count }
 
@@ -123,6 +126,11 @@ public actor SpokenQuestionListener {
             case .noSpeech:
                 if start == nil { finish(.success(.noSpeech)) }
             }
+        }
+        // The longest question counts from its first word, across the pauses the detector heard
+        // (its own count starts again with each): past it, what was said is the question.
+        if let start, outcome == nil, tentative?.last != true, samples.count - start >= longestSamples {
+            check(end: samples.count, last: true)
         }
         // Out of patience: the words so far are the question, whole sentence or not.
         if let heard, samples.count - heard.end >= patienceSamples { question(heard.transcription, end: heard.end) }
@@ -273,6 +281,7 @@ public actor SpokenQuestionListener {
             finish(.failure(error))
         case .success(let transcription):
             if last || stopping || Self.endsSentence(transcription.text) || transcription.text.allSatisfy({ !$0.isLetter && !$0.isNumber }) {
+                if last { endedAtLongest = true }
                 question(transcription, end: end)
             } else {
                 heard = (end, transcription)
@@ -284,6 +293,7 @@ public actor SpokenQuestionListener {
     }
 
     private var patienceSamples: Int { sampleRate * patience.milliseconds / 1000 }
+    private var longestSamples: Int { sampleRate * detector.configuration.maximumSpeech.milliseconds / 1000 }
 
     /// Whether text ends a sentence: its last mark, past closing quotes and brackets, is . ? ! or
     /// a full stop of another script.

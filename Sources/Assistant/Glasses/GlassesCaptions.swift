@@ -73,8 +73,8 @@ public actor GlassesCaptions {
                     // The next link starts them again; what was being said ends its line.
                     started = false
                     resampler = StreamingResampler(from: 8_000, to: AudioResampling.speechSampleRate)
-                    await captioner.pause()
-                    await captioner.resume()
+                    captioner.pause()
+                    captioner.resume()
                 }
             case .notice(let text):
                 observer(.notice(text))
@@ -83,15 +83,15 @@ public actor GlassesCaptions {
             case .audio(let bytes):
                 guard !paused else { break }
                 let samples = resampler.add(AudioResampling.floats(fromSigned8: bytes))
-                if !samples.isEmpty { await captioner.add(AudioResampling.pcm16(samples)) }
+                if !samples.isEmpty { captioner.add(AudioResampling.pcm16(samples)) }
             case .captionsPaused(let isPaused):
                 paused = isPaused
                 observer(.paused(isPaused))
                 if isPaused {
-                    await captioner.pause()
+                    captioner.pause()
                 } else {
                     resampler = StreamingResampler(from: 8_000, to: AudioResampling.speechSampleRate)
-                    await captioner.resume()
+                    captioner.resume()
                 }
                 await display()
             case .transferStarted, .recording, .request:
