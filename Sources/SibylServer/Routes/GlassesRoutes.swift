@@ -31,6 +31,11 @@ struct GlassesRoutes: RouteCollectionAdding {
         var lastError: String?
         var notice: String?
         var startedAt: Date
+        /// `assistant` or `captions`.
+        var mode: String
+        /// Live captions: the last lines shown, the one being spoken last; and whether paused.
+        var captions: [String]?
+        var paused: Bool?
 
         init(_ link: GlassesHub.Link) {
             id = link.id.wireString
@@ -45,6 +50,11 @@ struct GlassesRoutes: RouteCollectionAdding {
             lastError = link.lastError
             notice = link.notice
             startedAt = link.startedAt
+            mode = link.mode
+            if link.mode == "captions" {
+                captions = link.forming.isEmpty ? link.captionLines : link.captionLines + [link.forming]
+                paused = link.paused
+            }
         }
     }
 
@@ -55,11 +65,18 @@ struct GlassesRoutes: RouteCollectionAdding {
         var language: String?
         var languageHint: String?
         var documents: TurnRoutes.DocumentsChoice?
+        /// Live captions instead of questions (`translateTo` then translates the captions).
+        var captions: Bool?
 
         func options() throws -> GlassesSessionOptions {
             var options = GlassesSessionOptions(persona: persona, translateTo: translateTo, language: language, documents: try documents?.scope())
             options.languageHint = languageHint
             return options
+        }
+
+        /// Live captions' choices, when captions were asked for.
+        var captionOptions: CaptionOptions? {
+            captions == true ? CaptionOptions(translateTo: translateTo, language: language, languageHint: languageHint) : nil
         }
     }
 
@@ -78,7 +95,7 @@ struct GlassesRoutes: RouteCollectionAdding {
         group.post("glasses/emulator") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(SessionRequest.self, limit: state.limits.jsonBodyBytes)
-            return JSONBody(LinkBody(try await hub.startEmulator(runtime: runtime, owner: context.dataOwner, options: try body.options())), status: .created)
+            return JSONBody(LinkBody(try await hub.startEmulator(runtime: runtime, owner: context.dataOwner, options: try body.options(), captions: body.captionOptions)), status: .created)
         }
         group.delete("glasses/emulator") { _, context in
             let runtime = try await state.runtime(for: context)
@@ -121,8 +138,12 @@ struct GlassesRoutes: RouteCollectionAdding {
         }) { transport, request, context in
             guard let runtime = try? await state.runtime(for: context) else { return }
             var options = GlassesSessionOptions()
-            options.languageHint = request.uri.queryParameters.get("languageHint")
-            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options)
+            let query = request.uri.queryParameters
+            options.languageHint = query.get("languageHint")
+            // ?mode=captions: live captions (translated with translateTo) instead of questions.
+            let captions = query.get("mode") == "captions"
+                ? CaptionOptions(translateTo: query.get("translateTo").flatMap { $0.isEmpty ? nil : $0 }, languageHint: options.languageHint) : nil
+            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options, captions: captions)
         }
     }
 

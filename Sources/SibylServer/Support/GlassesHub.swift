@@ -28,12 +28,20 @@ final class GlassesHub: Sendable {
         var lastError: String?
         var notice: String?
         var startedAt = Date()
+        /// `assistant` (questions and answers) or `captions` (live captions).
+        var mode = "assistant"
+        /// Live captions: the last lines shown (translated when asked), the one being spoken,
+        /// and whether the wearer paused them.
+        var captionLines: [String] = []
+        var forming = ""
+        var paused = false
     }
 
     private struct Emulated: Sendable {
         var id: UUID
         var emulator: MonocleEmulator
-        var session: GlassesSession
+        /// Ends the session (questions or captions) and disconnects.
+        var stopSession: @Sendable () async -> Void
         var task: Task<Void, Never>
     }
 
@@ -44,8 +52,8 @@ final class GlassesHub: Sendable {
     private let links = Mutex<[UUID: Link]>([:])
     /// The running virtual Monocles by owner; nil while one is starting.
     private let emulated = Mutex<[String: Emulated?]>([:])
-    /// Relayed sessions by link, to end an owner's when the account goes.
-    private let relayed = Mutex<[UUID: GlassesSession]>([:])
+    /// How to end each relayed session, by link, to end an owner's when the account goes.
+    private let relayed = Mutex<[UUID: @Sendable () async -> Void]>([:])
 
     init(runtime: SibylRuntime, maxEmulators: Int = 4) {
         self.runtime = runtime
@@ -63,27 +71,35 @@ final class GlassesHub: Sendable {
     }
 
     /// Serves one browser relaying real glasses, Monocle or Frame as the page reported, until it
-    /// leaves; the wearer's conversations go to `runtime`.
-    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async {
+    /// leaves; the wearer's conversations (or, with `captions`, the captions' transcript) go to `runtime`.
+    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions, captions: CaptionOptions? = nil) async {
         let id = UUID()
-        let initial = GlassesState(kind: transport.kind, phase: .connecting)
-        links.withLock { $0[id] = Link(id: id, kind: "relay", owner: owner, state: initial) }
+        var link = Link(id: id, kind: "relay", owner: owner, state: GlassesState(kind: transport.kind, phase: .connecting))
+        if captions != nil { link.mode = "captions" }
+        links.withLock { [link] in $0[id] = link }
         defer {
             _ = links.withLock { $0.removeValue(forKey: id) }
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
-            let session = try runtime.glasses.session(transport: transport, kind: transport.kind, options: options)
-            relayed.withLock { $0[id] = session }
-            await session.run { [weak self] event in self?.record(event, for: id) }
+            if let captions {
+                let session = try runtime.glasses.captions(transport: transport, kind: transport.kind, options: captions, session: options)
+                relayed.withLock { $0[id] = { await session.stop() } }
+                await session.run { [weak self] event in self?.record(event, for: id) }
+            } else {
+                let session = try runtime.glasses.session(transport: transport, kind: transport.kind, options: options)
+                relayed.withLock { $0[id] = { await session.stop() } }
+                await session.run { [weak self] event in self?.record(event, for: id) }
+            }
         } catch {
             await runtime.log(.error, .glassesRelay, ConversationEngine.describe(error))
         }
     }
 
-    /// Starts an owner's virtual Monocle with Sibyl's app on it; fails when theirs already runs or
-    /// the server runs as many as it may.
-    func startEmulator(runtime: SibylRuntime, owner: String, options: GlassesSessionOptions) async throws -> Link {
+    /// Starts an owner's virtual Monocle with Sibyl's app on it (answering questions, or with
+    /// `captions` captioning what its microphone hears, at its real pace); fails when theirs
+    /// already runs or the server runs as many as it may.
+    func startEmulator(runtime: SibylRuntime, owner: String, options: GlassesSessionOptions, captions: CaptionOptions? = nil) async throws -> Link {
         let module = runtime.glasses.emulatorInterpreter
         guard FileManager.default.fileExists(atPath: module.path) else {
             throw APIError(.serviceUnavailable, code: "engine_not_installed", "The virtual Monocle's MicroPython interpreter is not installed.", remedy: .install(component: "emulator"))
@@ -101,24 +117,35 @@ final class GlassesHub: Sendable {
         }
         if let claim { throw claim }
         do {
-            let emulator = MonocleEmulator(
-                configuration: EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module)),
-                filesystem: runtime.dataPaths.home.appendingPathComponent("monocle/server", isDirectory: true)
-            )
+            var configuration = EmulatorConfiguration(interpreter: MicroPythonInterpreter(module: module))
+            // Captions hear the world as it talks on: what is sent to the microphone plays at its pace.
+            configuration.realTimeMicrophone = captions != nil
+            configuration.continuousMicrophone = captions != nil
+            let emulator = MonocleEmulator(configuration: configuration, filesystem: runtime.dataPaths.home.appendingPathComponent("monocle/server", isDirectory: true))
             try await emulator.powerOn()
-            let session: GlassesSession
+            let transport = EmulatorTransport(emulator: emulator, maximumWriteLength: 253)
+            let id = UUID()
+            var link = Link(id: id, kind: "emulator", owner: owner)
+            if captions != nil { link.mode = "captions" }
+            links.withLock { [link] in $0[id] = link }
+            let stopSession: @Sendable () async -> Void
+            let task: Task<Void, Never>
             do {
-                session = try runtime.glasses.session(transport: EmulatorTransport(emulator: emulator, maximumWriteLength: 253), kind: .monocle, options: options)
+                if let captions {
+                    let session = try runtime.glasses.captions(transport: transport, kind: .monocle, options: captions, session: options)
+                    stopSession = { await session.stop() }
+                    task = Task { [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }
+                } else {
+                    let session = try runtime.glasses.session(transport: transport, kind: .monocle, options: options)
+                    stopSession = { await session.stop() }
+                    task = Task { [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }
+                }
             } catch {
+                _ = links.withLock { $0.removeValue(forKey: id) }
                 await emulator.powerOff()
                 throw error
             }
-            let id = UUID()
-            links.withLock { $0[id] = Link(id: id, kind: "emulator", owner: owner) }
-            let task = Task { [weak self] in
-                await session.run { [weak self] event in self?.record(event, for: id) }
-            }
-            emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, session: session, task: task) }
+            emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, stopSession: stopSession, task: task) }
             await runtime.log(.info, .glassesEmulator, "started the virtual Monocle")
             return links.withLock { $0[id] } ?? Link(id: id, kind: "emulator", owner: owner)
         } catch {
@@ -152,18 +179,18 @@ final class GlassesHub: Sendable {
         await stopEmulator(of: owner)
         let ids = Set(links(of: owner).map(\.id))
         let sessions = relayed.withLock { $0.filter { ids.contains($0.key) }.map(\.value) }
-        for session in sessions { await session.stop() }
+        for stop in sessions { await stop() }
     }
 
     /// Ends every session (the server is stopping).
     func stopAll() async {
         let owners = emulated.withLock { Array($0.keys) }
         for owner in owners { await stopAll(of: owner) }
-        for session in relayed.withLock({ Array($0.values) }) { await session.stop() }
+        for stop in relayed.withLock({ Array($0.values) }) { await stop() }
     }
 
     private func stop(_ running: Emulated) async {
-        await running.session.stop()
+        await running.stopSession()
         running.task.cancel()
         _ = await running.task.value
         await running.emulator.powerOff()
@@ -185,6 +212,26 @@ final class GlassesHub: Sendable {
                 link.lastError = nil
             case .failed(let shown, _): link.lastError = shown
             case .cancelled: link.lastError = "cancelled by the wearer"
+            }
+            links[id] = link
+        }
+    }
+
+    private func record(_ event: GlassesCaptions.Event, for id: UUID) {
+        links.withLock { links in
+            guard var link = links[id] else { return }
+            switch event {
+            case .state(let state):
+                link.state = state
+                if let device = state.deviceInfo { link.device = device }
+            case .notice(let text): link.notice = text
+            case .partial(let words): link.forming = words
+            case .line(let line, let translation):
+                link.forming = ""
+                link.captionLines = Array((link.captionLines + [translation ?? line]).suffix(3))
+                link.lastError = nil
+            case .paused(let paused): link.paused = paused
+            case .trouble(let text): link.lastError = text
             }
             links[id] = link
         }

@@ -1,7 +1,7 @@
 // Glasses: connect a Monocle or a Frame through Web Bluetooth, this page carrying its bytes to
 // sibyl serve over the relay WebSocket (binary frames: first byte 1 = Monocle's serial, 2 = Monocle's
 // data, 3 = Frame; text frames: JSON control messages, the first saying which glasses), and see what the server reports (state, firmware and FPGA versions, update
-// progress, the last question and answer); or start the virtual Monocle and see its display here.
+// progress, the last question and answer, or the live captions); or start the virtual Monocle and see its display here.
 
 import { api } from './api.js';
 import { h } from './dom.js';
@@ -15,11 +15,16 @@ const FRAME_CHANNEL = 3;
 
 /** One browser-to-glasses link: Bluetooth on one side, the relay WebSocket on the other. */
 class BluetoothRelay {
-  /** `onState` is told each step in words; `onClosed` once the link has ended, for whatever reason. */
-  constructor(onState, onClosed) {
+  /**
+   * `onState` is told each step in words; `onClosed` once the link has ended, for whatever reason.
+   * `captions`: live captions instead of questions (`translateTo`, when given, translates them).
+   */
+  constructor(onState, onClosed, { captions = false, translateTo = '' } = {}) {
     this.onState = onState;
     this.onClosed = onClosed;
     this.queue = Promise.resolve();
+    this.captions = captions;
+    this.translateTo = translateTo;
   }
 
   async connect() {
@@ -58,7 +63,12 @@ class BluetoothRelay {
     }
     this.onState(t('glasses.connectingSibyl'));
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay?languageHint=${encodeURIComponent(language())}`);
+    const query = new URLSearchParams({ languageHint: language() });
+    if (this.captions) {
+      query.set('mode', 'captions');
+      if (this.translateTo) query.set('translateTo', this.translateTo);
+    }
+    this.socket = new WebSocket(`${scheme}://${location.host}/api/v1/glasses/relay?${query}`);
     this.socket.binaryType = 'arraybuffer';
     this.socket.addEventListener('open', () => {
       this.socket.send(JSON.stringify(connected));
@@ -118,12 +128,25 @@ export async function renderGlasses({ show, toast }) {
   const relayState = h('p', { class: 'status-line', role: 'status' }, t('glasses.notConnected'));
   const connectButton = h('button', { type: 'button', i18n: 'glasses.connect', onclick: connect });
   const disconnectButton = h('button', { type: 'button', class: 'quiet', i18n: 'glasses.disconnect', hidden: true, onclick: () => relay?.disconnect() });
+  // What real glasses do once connected: answer questions, or caption what is said around the wearer.
+  const relayMode = h('select', { id: 'relay-mode' }, h('option', { value: 'assistant', i18n: 'glasses.modeAssistant' }), h('option', { value: 'captions', i18n: 'glasses.modeCaptions' }));
+  const relayTarget = h('input', { id: 'relay-target', type: 'text', placeholder: t('glasses.asHeard') });
+  const relayTargetField = h('div', { class: 'compact-field', hidden: true }, h('label', { htmlFor: 'relay-target', i18n: 'glasses.captionsTranslateTo' }), relayTarget);
+  relayMode.addEventListener('change', () => { relayTargetField.hidden = relayMode.value !== 'captions'; });
   const links = h('div', { class: 'links' });
   const persona = h('select', { id: 'glasses-persona' });
-  const mode = h('select', { id: 'glasses-mode' }, h('option', { value: 'assistant', i18n: 'chat.modeChat' }), h('option', { value: 'translator', i18n: 'chat.modeTranslator' }));
+  const mode = h('select', { id: 'glasses-mode' }, h('option', { value: 'assistant', i18n: 'chat.modeChat' }), h('option', { value: 'translator', i18n: 'chat.modeTranslator' }),
+    h('option', { value: 'captions', i18n: 'glasses.modeCaptions' }));
   const target = h('input', { id: 'glasses-target', type: 'text', value: 'English' });
   const targetField = h('div', { class: 'compact-field', hidden: true }, h('label', { htmlFor: 'glasses-target', i18n: 'chat.translateTo' }), target);
-  mode.addEventListener('change', () => { targetField.hidden = mode.value !== 'translator'; });
+  const captionTarget = h('input', { id: 'glasses-caption-target', type: 'text', placeholder: t('glasses.asHeard') });
+  const captionTargetField = h('div', { class: 'compact-field', hidden: true }, h('label', { htmlFor: 'glasses-caption-target', i18n: 'glasses.captionsTranslateTo' }), captionTarget);
+  const personaField = h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-persona', i18n: 'chat.persona' }), persona);
+  mode.addEventListener('change', () => {
+    targetField.hidden = mode.value !== 'translator';
+    captionTargetField.hidden = mode.value !== 'captions';
+    personaField.hidden = mode.value === 'captions'; // captions answer nothing
+  });
   const startButton = h('button', { type: 'button', i18n: 'glasses.startVirtual', onclick: startEmulator });
   const stopButton = h('button', { type: 'button', class: 'quiet danger', i18n: 'glasses.stopVirtual', hidden: true, onclick: stopEmulator });
   // The screen as the glasses draw it (a PNG from the server), described in words for screen readers.
@@ -131,21 +154,22 @@ export async function renderGlasses({ show, toast }) {
   const screen = h('div', { class: 'monocle-screen', role: 'img', hidden: true, 'aria-label': t('glasses.screenEmpty') }, screenImage);
   let shownScreen = null;
   let screenVersion = 0;
+  const holdButton = h('button', { type: 'button', class: 'quiet', i18n: 'glasses.hold', onclick: () => act('hold') });
   const wearer = h('div', { class: 'row', hidden: true },
-    h('button', { type: 'button', i18n: 'glasses.tap', onclick: () => act('tap') }),
-    h('button', { type: 'button', class: 'quiet', i18n: 'glasses.hold', onclick: () => act('hold') }));
+    h('button', { type: 'button', i18n: 'glasses.tap', onclick: () => act('tap') }), holdButton);
   let relay = null;
 
   show(h('h1', { i18n: 'glasses.title' }),
     h('section', { class: 'card', 'aria-labelledby': 'relay-title' },
       h('h2', { id: 'relay-title', i18n: 'glasses.real' }), h('p', { class: 'hint', i18n: 'glasses.realHint' }),
+      h('div', { class: 'row' }, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'relay-mode', i18n: 'glasses.relayMode' }), relayMode), relayTargetField),
       relayState, h('div', { class: 'row' }, connectButton, disconnectButton)),
     h('section', { class: 'card', 'aria-labelledby': 'virtual-title' },
       h('h2', { id: 'virtual-title', i18n: 'glasses.virtual' }), h('p', { class: 'hint', i18n: 'glasses.virtualHint' }),
       h('div', { class: 'row' },
-        h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-persona', i18n: 'chat.persona' }), persona),
+        personaField,
         h('div', { class: 'compact-field' }, h('label', { htmlFor: 'glasses-mode', i18n: 'chat.mode' }), mode),
-        targetField),
+        targetField, captionTargetField),
       h('div', { class: 'row' }, startButton, stopButton), screen, wearer),
     h('section', { class: 'card', 'aria-labelledby': 'links-title', 'aria-live': 'polite' }, h('h2', { id: 'links-title', i18n: 'glasses.linked' }), links));
 
@@ -155,7 +179,9 @@ export async function renderGlasses({ show, toast }) {
       if (relay === link) relay = null;
       connectButton.hidden = false;
       disconnectButton.hidden = true;
-    });
+      relayMode.disabled = false;
+    }, { captions: relayMode.value === 'captions', translateTo: relayTarget.value.trim() });
+    relayMode.disabled = true;
     try {
       relay = link;
       await link.connect();
@@ -173,8 +199,12 @@ export async function renderGlasses({ show, toast }) {
     startButton.disabled = true;
     try {
       const body = { languageHint: language() };
-      if (persona.value) body.persona = persona.value;
+      if (persona.value && mode.value !== 'captions') body.persona = persona.value;
       if (mode.value === 'translator') body.translateTo = target.value.trim() || 'English';
+      if (mode.value === 'captions') {
+        body.captions = true;
+        if (captionTarget.value.trim()) body.translateTo = captionTarget.value.trim();
+      }
       await api('/glasses/emulator', { method: 'POST', body });
       refresh();
     } catch (error) {
@@ -210,6 +240,8 @@ export async function renderGlasses({ show, toast }) {
         link.firmware ? [h('dt', { i18n: 'glasses.firmware' }), h('dd', {}, link.firmware)] : null,
         link.fpga ? [h('dt', { i18n: 'glasses.fpga' }), h('dd', {}, link.fpga)] : null,
         link.notice ? [h('dt', { i18n: 'glasses.notice' }), h('dd', {}, link.notice)] : null,
+        link.mode === 'captions' ? [h('dt', { i18n: link.paused ? 'glasses.captionsPaused' : 'glasses.captions' }),
+          h('dd', { class: 'captions', 'aria-live': 'polite' }, ...(link.captions?.length ? link.captions.map((line) => h('span', { class: 'caption-line' }, line)) : [t('glasses.captionsWaiting')]))] : null,
         link.lastQuestion ? [h('dt', { i18n: 'glasses.lastQuestion' }), h('dd', { class: 'last-question' }, link.lastQuestion)] : null,
         link.lastAnswer ? [h('dt', { i18n: 'glasses.lastAnswer' }), h('dd', { class: 'last-answer' }, link.lastAnswer)] : null,
         link.lastError ? [h('dt', { i18n: 'glasses.lastError' }), h('dd', { class: 'error' }, link.lastError)] : null,
@@ -230,6 +262,8 @@ export async function renderGlasses({ show, toast }) {
       startButton.hidden = Boolean(emulator);
       stopButton.hidden = !emulator;
       wearer.hidden = !emulator;
+      // In captions a tap pauses and resumes; there is no photo question.
+      holdButton.hidden = emulator?.mode === 'captions';
       screen.hidden = !emulator;
       if (emulator) {
         const frame = await api('/glasses/emulator/screen');
