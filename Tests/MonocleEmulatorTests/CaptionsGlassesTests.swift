@@ -98,6 +98,52 @@ extension GlassesEndToEndTests {
     }
 
     @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
+    func captionsTranslatedByTheChatModelShowTheTranslationAndKeepBoth() async throws {
+        // The chat model (scripted) translates each finished line into German.
+        try await Self.withScriptedModel(answer: ["Bitte bringen Sie ", "den Bericht mit."], title: "Titel") { server, environment in
+            try await Self.withRuntime(environment: environment) { runtime, home in
+                let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
+                try await emulator.powerOn()
+                let session = try runtime.glasses.captions(
+                    transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: CaptionOptions(translateTo: "de", language: "en"),
+                    session: GlassesSessionOptions(frame: .fast)
+                )
+                let events = CaptionEvents()
+                let serving = Task { await session.run { events.record($0) } }
+                try await withTeardown {
+                    _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Captions") }
+                    let said = try AudioResampling.speechPCM16(fromWAV: await Self.speech("Please bring the report with you."))
+                    emulator.setMicrophoneInput(samples: said + [Int16](repeating: 0, count: AudioResampling.speechSampleRate * 3), sampleRate: AudioResampling.speechSampleRate, fromNow: true)
+                    let (line, translation) = try await events.next(timeout: .seconds(300)) { event -> (String, String)? in
+                        if case .line(let line, let translation?) = event { (line, translation) } else { nil }
+                    }
+                    #expect(line.lowercased().contains("report"), "\(line)")
+                    #expect(translation == "Bitte bringen Sie den Bericht mit.")
+                    // The glasses show the translation in place of the line as heard.
+                    _ = try await Self.waitForFrameScreen(emulator, timeout: .seconds(60)) { $0.contains("Bericht") }
+                    // The model was given the line as heard to translate.
+                    let request = try Self.firstStreamedRequest(to: server)
+                    let messages = try #require(request["messages"] as? [[String: Any]])
+                    let asked = messages.last?["content"] as? String ?? ""
+                    #expect(asked.lowercased().contains("report"), "\(messages)")
+                    // The transcript keeps both, in a translator conversation.
+                    let id = try #require(await session.conversation)
+                    let conversation = try await runtime.conversations.conversation(id: id)
+                    #expect(conversation.source == .captions)
+                    #expect(conversation.mode == .translator(target: "de"))
+                    let kept = try await runtime.conversations.messages(in: id).map(\.text)
+                    #expect(kept.count == 2 && kept[1] == "Bitte bringen Sie den Bericht mit.", "\(kept)")
+                } teardown: {
+                    await session.stop()
+                    serving.cancel()
+                    _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
+                    await emulator.powerOff()
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func frameCaptionsWhatIsSaidAroundTheWearer() async throws {
         try await Self.withRuntime(environment: [:]) { runtime, home in
             let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
