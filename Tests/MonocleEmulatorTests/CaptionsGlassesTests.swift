@@ -10,7 +10,9 @@ import Testing
 
 /// Live captions on both virtual glasses, on the local engines: what is said around the wearer
 /// (played into the glasses' microphone at its real pace) shows on the display as it is said, a
-/// tap pauses and resumes, and the transcript is kept. Part of the serialized glasses suite.
+/// tap pauses and resumes, and the transcript is kept. Part of the serialized glasses suite. (The
+/// words as they form are not looked for here: on a busy machine a short line may end before its
+/// first partial transcript does; `LiveCaptionerTests` shows them.)
 extension GlassesEndToEndTests {
     /// What a captions session reported, in order.
     final class CaptionEvents: Sendable {
@@ -75,8 +77,6 @@ extension GlassesEndToEndTests {
                     _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.hasPrefix("Captions") } }
                     try await glasses.speak(wav: AudioResampling.wav(pcm16: Self.talk(), sampleRate: AudioResampling.speechSampleRate).encoded())
                     try await Self.waitForCaptions(events, ["meeting", "report"])
-                    // The words showed while they were said, before their line was finished.
-                    #expect(events.all.value.contains { if case .partial = $0 { true } else { false } })
                     // The display shows the last line's words.
                     _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.joined(separator: " ").lowercased().contains("report") }
                     // A tap pauses; another resumes.
@@ -158,7 +158,6 @@ extension GlassesEndToEndTests {
                 _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Captions") }
                 emulator.setMicrophoneInput(samples: try await Self.talk(), sampleRate: AudioResampling.speechSampleRate, fromNow: true)
                 try await Self.waitForCaptions(events, ["meeting", "report"])
-                #expect(events.all.value.contains { if case .partial = $0 { true } else { false } })
                 _ = try await Self.waitForFrameScreen(emulator, timeout: .seconds(60)) { $0.lowercased().contains("report") }
                 // A tap pauses (the microphone stops), another resumes (it streams again).
                 try await emulator.tap()
