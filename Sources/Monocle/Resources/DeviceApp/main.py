@@ -328,7 +328,7 @@ while True:
     elif state == "Captions":
         prompt = "Captions: tap to pause"
         cap = bluetooth.max_length() - 4
-        for _ in range(2):
+        for _ in range(8):  # catch up
             c = mic_chunk(cap)
             if not c:
                 if rec_sent >= AUDIO_BYTES or time.ticks_diff(now, rec_at) > 6500:
