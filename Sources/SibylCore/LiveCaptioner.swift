@@ -54,6 +54,11 @@ public final class LiveCaptioner: Sendable {
         }
     }
 
+    /// A captioner let go without `finish()` ends its loop (the state holds the commands' end too).
+    deinit {
+        commands.finish()
+    }
+
     /// Adds samples as they are recorded.
     public func add(_ samples: [Int16]) {
         guard !samples.isEmpty else { return }
