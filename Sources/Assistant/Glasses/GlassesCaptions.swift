@@ -13,7 +13,7 @@ public actor GlassesCaptions {
         case notice(String)
         /// The words of the line being spoken, so far.
         case partial(String)
-        /// A finished line, and its translation when captions are translated.
+        /// A finished line, and its translation when captions are translated (kept by then).
         case line(String, translation: String?)
         /// The wearer paused (true) or resumed (false).
         case paused(Bool)
@@ -120,8 +120,8 @@ public actor GlassesCaptions {
             forming = ""
             guard let translate else {
                 shown = Array((shown + [line]).suffix(Self.keptLines))
-                observer(.line(line, translation: nil))
                 await keep(line, nil)
+                observer(.line(line, translation: nil))
                 break
             }
             // Shown as heard until the translation comes; lines are translated one after another.
@@ -141,12 +141,12 @@ public actor GlassesCaptions {
         do {
             let translation = try await translate(line).trimmingCharacters(in: .whitespacesAndNewlines)
             if let index = shown.lastIndex(of: line) { shown[index] = translation }
-            observer(.line(line, translation: translation))
             await keep(line, translation)
+            observer(.line(line, translation: translation))
         } catch {
             observer(.trouble("a line could not be translated: \(error.localizedDescription)"))
-            observer(.line(line, translation: nil))
             await keep(line, nil)
+            observer(.line(line, translation: nil))
         }
         await display()
     }
