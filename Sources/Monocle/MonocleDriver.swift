@@ -51,10 +51,9 @@ public actor MonocleDriver: GlassesDriver {
     private var fpga: String?
     /// The answer under way as far as it was sent (`res:` chunks add to what the app shows).
     private var answerSent = ""
-    /// Live captions are on: `dat:` is a stream, not a question.
+    /// Live captions are on: `dat:` is a stream, not a question. Asked for before the app said
+    /// `rdy:` (`appReady`), `cap:1` goes with that `rdy:`.
     private var captioning = false
-    /// Captions were asked for before the app said it was ready: `cap:1` goes with its `rdy:`.
-    private var captionsWaiting = false
     /// The running app has said `rdy:` (it takes messages).
     private var appReady = false
 
@@ -130,9 +129,8 @@ public actor MonocleDriver: GlassesDriver {
                 return
             }
             if message.command == .ready {
-                appReady = true
-                if captionsWaiting {
-                    captionsWaiting = false
+                defer { appReady = true }
+                if captioning, !appReady {
                     try? await send(AppMessage(.captions, Data("1".utf8)), link: link)
                     return
                 }
@@ -169,7 +167,6 @@ public actor MonocleDriver: GlassesDriver {
     public func linkLost(_ reason: String) async {
         running = false
         captioning = false
-        captionsWaiting = false
         appReady = false
         assembler = GlassesRequestAssembler()
         serialCondition = nil
@@ -221,16 +218,15 @@ public actor MonocleDriver: GlassesDriver {
     public func startCaptions(_ link: GlassesLink) async throws {
         assembler = GlassesRequestAssembler()
         captioning = true
-        guard appReady else {
-            captionsWaiting = true
-            return
-        }
+        // Not ready yet: the app's `rdy:` brings `cap:1`.
+        guard appReady else { return }
         try await send(AppMessage(.captions, Data("1".utf8)), link: link)
     }
 
     /// `cap:0`: the app stops recording and is ready for questions (`rdy:`).
     public func stopCaptions(_ link: GlassesLink) async {
-        captionsWaiting = false
+        // Asked before the app was ready: `cap:1` never went, and nothing is to end.
+        guard appReady else { return captioning = false }
         try? await send(AppMessage(.captions, Data("0".utf8)), link: link)
     }
 

@@ -36,34 +36,18 @@ extension GlassesCommand {
         @Option(help: "The language spoken around you (ISO 639-1, e.g. de), when known; else glasses.language, else detected.")
         var language: String?
 
-        @OptionGroup var emulatorOptions: EmulatorOptions
-
-        @Flag(help: "Use virtual glasses instead of Bluetooth.")
-        var emulator = false
-
-        @Flag(help: "Let a browser page with Web Bluetooth carry the bytes: Sibyl listens for it on a WebSocket.")
-        var relay = false
-
-        @Option(help: "With --relay: the port to listen on (loopback).")
-        var port = 8765
-
-        @Option(help: "monocle or frame (default: the paired kind, else monocle).")
-        var kind: GlassesKind?
-
-        func validate() throws {
-            if emulator && relay { throw ValidationError("--emulator and --relay are two ways to reach glasses: give one.") }
-        }
+        @OptionGroup var reach: Reach
 
         func run() async throws {
             try await global.withRuntime { runtime in
                 let options = CaptionOptions(translateTo: translateTo, language: language, languageHint: Terminal.language)
-                let kind = kind ?? GlassesLinking.pairedKind(runtime)
-                if relay {
-                    try await CaptionsLinking.relay(runtime, port: port, options: options)
-                } else if emulator {
-                    try await CaptionsLinking.emulated(runtime, kind: kind, emulatorOptions: emulatorOptions, options: options)
+                let kind = reach.kind ?? GlassesLinking.pairedKind(runtime)
+                if reach.relay {
+                    try await CaptionsLinking.relay(runtime, port: reach.port, options: options)
+                } else if reach.emulator {
+                    try await CaptionsLinking.emulated(runtime, kind: kind, emulatorOptions: reach.emulatorOptions, options: options)
                 } else {
-                    let address = try GlassesLinking.paired(runtime, kind: self.kind)
+                    let address = try GlassesLinking.paired(runtime, kind: reach.kind)
                     try await CaptionsLinking.bluetooth(runtime, kind: kind, address: address, options: options)
                 }
             }

@@ -108,6 +108,33 @@ extension GlassesCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var answers: GlassesAnswerOptions
+        @OptionGroup var reach: Reach
+
+        func run() async throws {
+            try await global.withRuntime { runtime in
+                var options = answers.sessionOptions
+                let emulatorOptions = reach.emulatorOptions
+                if emulatorOptions.scripts != nil { options.monocleApp = try emulatorOptions.app() }
+                if reach.relay {
+                    try await GlassesLinking.relay(runtime, port: reach.port, options: options)
+                } else if reach.emulator {
+                    switch reach.kind ?? GlassesLinking.pairedKind(runtime) {
+                    case .monocle:
+                        try await GlassesLinking.monocleEmulator(runtime, emulatorOptions: emulatorOptions, options: options, verbose: global.verbose)
+                    case .frame:
+                        try await GlassesLinking.frameEmulator(runtime, emulatorOptions: emulatorOptions, options: options)
+                    }
+                } else {
+                    let address = try GlassesLinking.paired(runtime, kind: reach.kind)
+                    try await GlassesLinking.bluetooth(runtime, kind: reach.kind ?? GlassesLinking.pairedKind(runtime), address: address, options: options)
+                }
+            }
+        }
+    }
+
+    /// How `connect` and `captions` reach the glasses: the paired ones over Bluetooth, the virtual
+    /// ones (`--emulator`), or real ones a browser page carries (`--relay`).
+    struct Reach: ParsableArguments {
         @OptionGroup var emulatorOptions: EmulatorOptions
 
         @Flag(help: "Use virtual glasses instead of Bluetooth.")
@@ -124,26 +151,6 @@ extension GlassesCommand {
 
         func validate() throws {
             if emulator && relay { throw ValidationError("--emulator and --relay are two ways to reach glasses: give one.") }
-        }
-
-        func run() async throws {
-            try await global.withRuntime { runtime in
-                var options = answers.sessionOptions
-                if emulatorOptions.scripts != nil { options.monocleApp = try emulatorOptions.app() }
-                if relay {
-                    try await GlassesLinking.relay(runtime, port: port, options: options)
-                } else if emulator {
-                    switch kind ?? GlassesLinking.pairedKind(runtime) {
-                    case .monocle:
-                        try await GlassesLinking.monocleEmulator(runtime, emulatorOptions: emulatorOptions, options: options, verbose: global.verbose)
-                    case .frame:
-                        try await GlassesLinking.frameEmulator(runtime, emulatorOptions: emulatorOptions, options: options)
-                    }
-                } else {
-                    let address = try GlassesLinking.paired(runtime, kind: kind)
-                    try await GlassesLinking.bluetooth(runtime, kind: kind ?? GlassesLinking.pairedKind(runtime), address: address, options: options)
-                }
-            }
         }
     }
 }

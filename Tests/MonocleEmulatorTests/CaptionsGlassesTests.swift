@@ -15,28 +15,7 @@ import Testing
 /// first partial transcript does; `LiveCaptionerTests` shows them.)
 extension GlassesEndToEndTests {
     /// What a captions session reported, in order.
-    final class CaptionEvents: Sendable {
-        let all = Observed<[GlassesCaptions.Event]>([])
-
-        func record(_ event: GlassesCaptions.Event) { all.update { $0.append(event) } }
-
-        /// Waits for the first event `pick` takes (a ceiling against hangs only).
-        func next<T: Sendable>(timeout: Duration = .seconds(180), _ pick: @escaping @Sendable (GlassesCaptions.Event) -> T?) async throws -> T {
-            do {
-                return try await all.wait(for: "a captions event", within: timeout) { events in
-                    for event in events { if let value = pick(event) { return value } }
-                    return nil
-                }
-            } catch is WaitedInVain {
-                throw NoSuchEvent(timeout: timeout, seen: all.value.map { String(describing: $0) })
-            }
-        }
-
-        /// The finished lines so far, joined.
-        var heard: String {
-            all.value.compactMap { if case .line(let line, _) = $0 { line } else { nil } }.joined(separator: " ")
-        }
-    }
+    typealias CaptionEvents = EventLog<GlassesCaptions.Event>
 
     /// Two sentences said around the wearer, then quiet.
     static func talk() async throws -> [Int16] {
@@ -62,6 +41,38 @@ extension GlassesEndToEndTests {
         return try await runtime.conversations.messages(in: id).map(\.text).joined(separator: " ")
     }
 
+    /// Runs the captions session while `body` acts, then stops it and waits for it to end.
+    static func serving(_ session: GlassesCaptionsSession, _ body: (CaptionEvents) async throws -> Void) async throws {
+        let events = CaptionEvents()
+        let serving = Task { await session.run { events.record($0) } }
+        try await withTeardown {
+            try await body(events)
+        } teardown: {
+            await session.stop()
+            serving.cancel()
+            _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
+        }
+    }
+
+    /// Captions on a virtual Frame (powered off afterwards) once its app has started them.
+    static func withFrameCaptions(
+        _ runtime: SibylRuntime, home: URL, options: CaptionOptions, _ body: (FrameEmulator, GlassesCaptionsSession, CaptionEvents) async throws -> Void
+    ) async throws {
+        let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
+        try await emulator.powerOn()
+        let session = try runtime.glasses.captions(
+            transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: options, session: GlassesSessionOptions(frame: .fast)
+        )
+        try await withTeardown {
+            try await serving(session) { events in
+                _ = try await waitForFrameScreen(emulator) { $0.contains("Captions") }
+                try await body(emulator, session, events)
+            }
+        } teardown: {
+            await emulator.powerOff()
+        }
+    }
+
     @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func monocleCaptionsWhatIsSaidAroundTheWearer() async throws {
         try await Self.withRuntime(environment: [:]) { runtime, _ in
@@ -70,9 +81,7 @@ extension GlassesEndToEndTests {
                     transport: EmulatorTransport(emulator: glasses), kind: .monocle, options: CaptionOptions(language: "en"),
                     session: GlassesSessionOptions(connection: .fast, monocle: .fast)
                 )
-                let events = CaptionEvents()
-                let serving = Task { await session.run { events.record($0) } }
-                try await withTeardown {
+                try await Self.serving(session) { events in
                     // The app records on and on once Sibyl starts captions.
                     _ = try await glasses.waitForScreen(timeout: .seconds(300)) { $0.lines.contains { $0.hasPrefix("Captions") } }
                     try await glasses.speak(wav: AudioResampling.wav(pcm16: Self.talk(), sampleRate: AudioResampling.speechSampleRate).encoded())
@@ -88,10 +97,6 @@ extension GlassesEndToEndTests {
                     _ = try await glasses.waitForScreen(timeout: .seconds(60)) { $0.lines.contains { $0.hasPrefix("Captions") } }
                     let transcript = try await Self.keptTranscript(runtime, session).lowercased()
                     #expect(transcript.contains("meeting") && transcript.contains("report"), "\(transcript)")
-                } teardown: {
-                    await session.stop()
-                    serving.cancel()
-                    _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
                 }
             }
         }
@@ -102,16 +107,7 @@ extension GlassesEndToEndTests {
         // The chat model (scripted) translates each finished line into German.
         try await Self.withScriptedModel(answer: ["Bitte bringen Sie ", "den Bericht mit."], title: "Titel") { server, environment in
             try await Self.withRuntime(environment: environment) { runtime, home in
-                let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
-                try await emulator.powerOn()
-                let session = try runtime.glasses.captions(
-                    transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: CaptionOptions(translateTo: "de", language: "en"),
-                    session: GlassesSessionOptions(frame: .fast)
-                )
-                let events = CaptionEvents()
-                let serving = Task { await session.run { events.record($0) } }
-                try await withTeardown {
-                    _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Captions") }
+                try await Self.withFrameCaptions(runtime, home: home, options: CaptionOptions(translateTo: "de", language: "en")) { emulator, session, events in
                     let said = try AudioResampling.speechPCM16(fromWAV: await Self.speech("Please bring the report with you."))
                     emulator.setMicrophoneInput(samples: said + [Int16](repeating: 0, count: AudioResampling.speechSampleRate * 3), sampleRate: AudioResampling.speechSampleRate, fromNow: true)
                     let (line, translation) = try await events.next(timeout: .seconds(300)) { event -> (String, String)? in
@@ -133,11 +129,6 @@ extension GlassesEndToEndTests {
                     #expect(conversation.mode == .translator(target: "de"))
                     let kept = try await runtime.conversations.messages(in: id).map(\.text)
                     #expect(kept.count == 2 && kept[1] == "Bitte bringen Sie den Bericht mit.", "\(kept)")
-                } teardown: {
-                    await session.stop()
-                    serving.cancel()
-                    _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
-                    await emulator.powerOff()
                 }
             }
         }
@@ -146,16 +137,7 @@ extension GlassesEndToEndTests {
     @Test(.enabled(if: enginesReady, "the local speech-to-text and espeak-ng engines are not installed"))
     func frameCaptionsWhatIsSaidAroundTheWearer() async throws {
         try await Self.withRuntime(environment: [:]) { runtime, home in
-            let emulator = try FrameEmulator(flash: home.appendingPathComponent("frame-flash"))
-            try await emulator.powerOn()
-            let session = try runtime.glasses.captions(
-                transport: EmulatorFrameTransport(emulator: emulator), kind: .frame, options: CaptionOptions(language: "en"),
-                session: GlassesSessionOptions(frame: .fast)
-            )
-            let events = CaptionEvents()
-            let serving = Task { await session.run { events.record($0) } }
-            try await withTeardown {
-                _ = try await Self.waitForFrameScreen(emulator) { $0.contains("Captions") }
+            try await Self.withFrameCaptions(runtime, home: home, options: CaptionOptions(language: "en")) { emulator, session, events in
                 emulator.setMicrophoneInput(samples: try await Self.talk(), sampleRate: AudioResampling.speechSampleRate, fromNow: true)
                 try await Self.waitForCaptions(events, ["meeting", "report"])
                 _ = try await Self.waitForFrameScreen(emulator, timeout: .seconds(60)) { $0.lowercased().contains("report") }
@@ -167,12 +149,14 @@ extension GlassesEndToEndTests {
                 _ = try await events.next { $0 == .paused(false) ? true : nil }
                 let transcript = try await Self.keptTranscript(runtime, session).lowercased()
                 #expect(transcript.contains("meeting") && transcript.contains("report"), "\(transcript)")
-            } teardown: {
-                await session.stop()
-                serving.cancel()
-                _ = try? await waitFor("the captions session to end", within: .seconds(60)) { await serving.value }
-                await emulator.powerOff()
             }
         }
+    }
+}
+
+extension GlassesEndToEndTests.EventLog<GlassesCaptions.Event> {
+    /// The finished lines so far, joined.
+    var heard: String {
+        all.value.compactMap { if case .line(let line, _) = $0 { line } else { nil } }.joined(separator: " ")
     }
 }

@@ -16,14 +16,14 @@ struct GlassesEndToEndTests {
     static let enginesReady = EngineInstaller(layout: EngineLayout()).status().filter { ["chat", "stt", "tts"].contains($0.name) }.allSatisfy(\.installed)
         || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1"
 
-    /// What the glasses assistant reported, as it reports it.
-    final class Events: Sendable {
-        let all = Observed<[GlassesEvent]>([])
+    /// What a glasses session reported, as it reports it.
+    final class EventLog<Event: Sendable>: Sendable {
+        let all = Observed<[Event]>([])
 
-        func record(_ event: GlassesEvent) { all.update { $0.append(event) } }
+        func record(_ event: Event) { all.update { $0.append(event) } }
 
         /// The first event `pick` takes, waiting for it (woken by each event) up to a ceiling against hangs.
-        func next<T: Sendable>(timeout: Duration = .seconds(180), _ pick: @escaping @Sendable (GlassesEvent) -> T?) async throws -> T {
+        func next<T: Sendable>(timeout: Duration = .seconds(180), _ pick: @escaping @Sendable (Event) -> T?) async throws -> T {
             do {
                 return try await all.wait(for: "a glasses event", within: timeout) { events in
                     for event in events { if let value = pick(event) { return value } }
@@ -33,14 +33,10 @@ struct GlassesEndToEndTests {
                 throw NoSuchEvent(timeout: timeout, seen: all.value.map { String(describing: $0) })
             }
         }
-
-        /// The first answer shown: what was heard, the answer and its timings.
-        func answered() async throws -> (question: String, answer: String, timings: GlassesTimings) {
-            try await next { event in
-                if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
-            }
-        }
     }
+
+    /// What the glasses assistant reported.
+    typealias Events = EventLog<GlassesEvent>
 
     /// The awaited event did not come; what did, so that a failure says where the question went.
     struct NoSuchEvent: Error, CustomStringConvertible {
@@ -256,5 +252,14 @@ extension Optional {
     func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
         guard let self else { return nil }
         return try await transform(self)
+    }
+}
+
+extension GlassesEndToEndTests.EventLog<GlassesEvent> {
+    /// The first answer shown: what was heard, the answer and its timings.
+    func answered() async throws -> (question: String, answer: String, timings: GlassesTimings) {
+        try await next { event in
+            if case .answered(let question, let answer, let timings) = event { (question, answer, timings) } else { nil }
+        }
     }
 }

@@ -104,6 +104,13 @@ struct LiveCaptionerTests {
         lines.flatMap { $0.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "w."))) } }
     }
 
+    /// The words, a word heard twice in a row once: a word a cut fell in may be heard at the end
+    /// of one line and the start of the next.
+    static func wordsAcrossCuts(_ lines: [String]) -> [Int] {
+        let heard = words(lines)
+        return heard.enumerated().filter { $0.offset == 0 || heard[$0.offset - 1] != $0.element }.map(\.element)
+    }
+
     @Test("Sentences with pauses between them are lines of their own, each word once")
     func sentencesAreLines() async throws {
         let captioner = Self.captioner()
@@ -123,10 +130,7 @@ struct LiveCaptionerTests {
         await captioner.finish()
         let (lines, _) = await events.value
         #expect(lines.count >= 2, "\(lines)")
-        // A word the cut fell in may be heard at the end of one line and the start of the next.
-        var heard = Self.words(lines)
-        heard = heard.enumerated().filter { $0.offset == 0 || heard[$0.offset - 1] != $0.element }.map(\.element)
-        #expect(heard == Array(1...14), "\(lines)")
+        #expect(Self.wordsAcrossCuts(lines) == Array(1...14), "\(lines)")
     }
 
     @Test("Talk whose words never end a sentence, with short pauses, is cut at the longest line counted from its first word")
@@ -141,9 +145,7 @@ struct LiveCaptionerTests {
         await captioner.finish()
         let (lines, _) = await events.value
         #expect(lines.count >= 3, "\(lines)")
-        var heard = Self.words(lines)
-        heard = heard.enumerated().filter { $0.offset == 0 || heard[$0.offset - 1] != $0.element }.map(\.element)
-        #expect(heard == Array(1...18), "\(lines)")
+        #expect(Self.wordsAcrossCuts(lines) == Array(1...18), "\(lines)")
     }
 
     @Test("A pause ends the line under way and drops what is said until resumed")

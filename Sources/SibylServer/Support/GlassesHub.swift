@@ -4,6 +4,7 @@ import Glasses
 import GlassesRelay
 import MonocleEmulator
 import SibylApp
+import SibylCore
 import Synchronization
 
 /// The glasses linked to this server: browsers relaying real glasses over the WebSocket, and
@@ -35,6 +36,12 @@ final class GlassesHub: Sendable {
         var captionLines: [String] = []
         var forming = ""
         var paused = false
+
+        /// The connection's new state, and what the glasses reported once the app ran.
+        mutating func observe(_ state: GlassesState) {
+            self.state = state
+            if let device = state.deviceInfo { self.device = device }
+        }
     }
 
     private struct Emulated: Sendable {
@@ -82,15 +89,9 @@ final class GlassesHub: Sendable {
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
-            if let captions {
-                let session = try runtime.glasses.captions(transport: transport, kind: transport.kind, options: captions, session: options)
-                relayed.withLock { $0[id] = { await session.stop() } }
-                await session.run { [weak self] event in self?.record(event, for: id) }
-            } else {
-                let session = try runtime.glasses.session(transport: transport, kind: transport.kind, options: options)
-                relayed.withLock { $0[id] = { await session.stop() } }
-                await session.run { [weak self] event in self?.record(event, for: id) }
-            }
+            let session = try self.session(for: id, transport: transport, kind: transport.kind, runtime: runtime, options: options, captions: captions)
+            relayed.withLock { $0[id] = session.stop }
+            await session.run()
         } catch {
             await runtime.log(.error, .glassesRelay, ConversationEngine.describe(error))
         }
@@ -128,30 +129,35 @@ final class GlassesHub: Sendable {
             var link = Link(id: id, kind: "emulator", owner: owner)
             if captions != nil { link.mode = "captions" }
             links.withLock { [link] in $0[id] = link }
-            let stopSession: @Sendable () async -> Void
-            let task: Task<Void, Never>
+            let session: (run: @Sendable () async -> Void, stop: @Sendable () async -> Void)
             do {
-                if let captions {
-                    let session = try runtime.glasses.captions(transport: transport, kind: .monocle, options: captions, session: options)
-                    stopSession = { await session.stop() }
-                    task = Task { [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }
-                } else {
-                    let session = try runtime.glasses.session(transport: transport, kind: .monocle, options: options)
-                    stopSession = { await session.stop() }
-                    task = Task { [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }
-                }
+                session = try self.session(for: id, transport: transport, kind: .monocle, runtime: runtime, options: options, captions: captions)
             } catch {
                 _ = links.withLock { $0.removeValue(forKey: id) }
                 await emulator.powerOff()
                 throw error
             }
-            emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, stopSession: stopSession, task: task) }
+            let task = Task { await session.run() }
+            emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, stopSession: session.stop, task: task) }
             await runtime.log(.info, .glassesEmulator, "started the virtual Monocle")
             return links.withLock { $0[id] } ?? Link(id: id, kind: "emulator", owner: owner)
         } catch {
             _ = emulated.withLock { $0.removeValue(forKey: owner) }
             throw error
         }
+    }
+
+    /// The session for link `id`: questions answered, or with `captions` live captions; `run`
+    /// serves it and records what happens on the link, `stop` ends it.
+    private func session(
+        for id: UUID, transport: any GlassesTransport, kind: GlassesKind, runtime: SibylRuntime, options: GlassesSessionOptions, captions: CaptionOptions?
+    ) throws -> (run: @Sendable () async -> Void, stop: @Sendable () async -> Void) {
+        if let captions {
+            let session = try runtime.glasses.captions(transport: transport, kind: kind, options: captions, session: options)
+            return ({ [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }, { await session.stop() })
+        }
+        let session = try runtime.glasses.session(transport: transport, kind: kind, options: options)
+        return ({ [weak self] in await session.run { [weak self] event in self?.record(event, for: id) } }, { await session.stop() })
     }
 
     /// Stops an owner's virtual Monocle; false when none runs (or it is still starting).
@@ -197,13 +203,19 @@ final class GlassesHub: Sendable {
         _ = links.withLock { $0.removeValue(forKey: running.id) }
     }
 
-    private func record(_ event: GlassesEvent, for id: UUID) {
+    /// Changes what is known of a link that is still there.
+    private func update(_ id: UUID, _ change: (inout Link) -> Void) {
         links.withLock { links in
             guard var link = links[id] else { return }
+            change(&link)
+            links[id] = link
+        }
+    }
+
+    private func record(_ event: GlassesEvent, for id: UUID) {
+        update(id) { link in
             switch event {
-            case .state(let state):
-                link.state = state
-                if let device = state.deviceInfo { link.device = device }
+            case .state(let state): link.observe(state)
             case .notice(let text): link.notice = text
             case .heard(let text): link.lastQuestion = text
             case .answered(let question, let answer, _):
@@ -213,17 +225,13 @@ final class GlassesHub: Sendable {
             case .failed(let shown, _): link.lastError = shown
             case .cancelled: link.lastError = "cancelled by the wearer"
             }
-            links[id] = link
         }
     }
 
     private func record(_ event: GlassesCaptions.Event, for id: UUID) {
-        links.withLock { links in
-            guard var link = links[id] else { return }
+        update(id) { link in
             switch event {
-            case .state(let state):
-                link.state = state
-                if let device = state.deviceInfo { link.device = device }
+            case .state(let state): link.observe(state)
             case .notice(let text): link.notice = text
             case .partial(let words): link.forming = words
             case .line(let line, let translation):
@@ -233,7 +241,6 @@ final class GlassesHub: Sendable {
             case .paused(let paused): link.paused = paused
             case .trouble(let text): link.lastError = text
             }
-            links[id] = link
         }
     }
 }
