@@ -62,13 +62,14 @@ struct CaptionsBenchmark: AsyncParsableCommand {
         say("\(words.count) words, timed by whisper-cli's own word timestamps on the talk")
         if verbose { say("  " + words.map(\.text).joined(separator: " ")) }
 
-        // The reference: each utterance transcribed whole by whisper-cli once it has been said.
+        // The reference: each utterance transcribed whole by whisper-cli (Sibyl's whisper-cli
+        // pipeline, as `voice` measures it) once it has been said.
+        let whisper = WhisperTranscriber(layout: layout, threads: threads)
         var reference: [Double] = []
         for (index, utterance) in utterances.enumerated() {
-            let file = work.appendingPathComponent("utterance-\(index).wav")
-            try AudioResampling.wav(pcm16: Array(talk[utterance.start..<utterance.end]), sampleRate: rate).encoded().write(to: file)
+            let audio = AudioFile(data: AudioResampling.wav(pcm16: Array(talk[utterance.start..<utterance.end]), sampleRate: rate).encoded(), format: .wav)
             let started = ContinuousClock.now
-            _ = try runWhisper(["-f", file.path, "-l", "en", "-nt", "-np"], layout: layout)
+            _ = try await whisper.transcribe(audio, options: TranscriptionOptions(language: "en"))
             let took = Statistics.milliseconds(ContinuousClock.now - started) / 1000
             let end = Double(utterance.end) / Double(rate)
             for word in words where word.utterance == index { reference.append((end - word.end + took) * 1000) }
@@ -110,7 +111,7 @@ struct CaptionsBenchmark: AsyncParsableCommand {
     /// Each word's end, by whisper-cli's word timestamps (one word per segment).
     func wordTimes(_ talk: URL, utterances: [(start: Int, end: Int)], layout: EngineLayout, work: URL) throws -> [Word] {
         let output = work.appendingPathComponent("words")
-        _ = try runWhisper(["-f", talk.path, "-l", "en", "-ml", "1", "-sow", "-oj", "-of", output.path, "-np"], layout: layout)
+        try runWhisper(["-f", talk.path, "-l", "en", "-ml", "1", "-sow", "-oj", "-of", output.path, "-np"], layout: layout)
         struct Transcript: Decodable {
             struct Segment: Decodable {
                 struct Offsets: Decodable { var from: Int; var to: Int }
@@ -131,19 +132,16 @@ struct CaptionsBenchmark: AsyncParsableCommand {
         return words
     }
 
-    @discardableResult
-    func runWhisper(_ arguments: [String], layout: EngineLayout) throws -> String {
+    /// Runs whisper-cli itself (for options Sibyl's transcriber does not pass: word timestamps).
+    func runWhisper(_ arguments: [String], layout: EngineLayout) throws {
         let process = Process()
         process.executableURL = layout.whisperCLI
         process.arguments = ["-m", layout.whisperModel.path, "-t", String(threads)] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw BenchmarkFailure(message: "whisper-cli failed (\(process.terminationStatus))") }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Words as compared: lower case, letters and digits only ("ill-disposed" is two words).
