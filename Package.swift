@@ -402,6 +402,8 @@ let package = Package(
             name: "OpenAIClientTests",
             dependencies: [
                 "OpenAIClient", "OpenAITestServer", "APIContract", "SibylTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ]

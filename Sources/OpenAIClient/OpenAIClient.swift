@@ -44,6 +44,7 @@ public struct OpenAIClient: Sendable {
         // to the others at once when one is down (`EndpointPool`).
         let pool = configuration.endpoints.count > 1 ? EndpointPool.shared(for: configuration.endpoints, cooldown: configuration.failoverCooldown) : nil
         var attempt = 0
+        var retriedClosedConnection = false
         while true {
             try Task.checkCancellation()
             let candidates = pool?.order() ?? [configuration.baseURL]
@@ -62,6 +63,14 @@ public struct OpenAIClient: Sendable {
                     }
                 }
             }
+            // A kept-alive connection the server closed as it went idle (llama-server and uvicorn
+            // keep one for 5 s) fails a request sent just as it closes; the server never saw it.
+            // The first such failure is tried again at once on a new connection, not after a backoff.
+            if failure.closedByServer, !retriedClosedConnection, !Task.isCancelled {
+                retriedClosedConnection = true
+                logger.debug("\(method.rawValue) \(path): the server had closed the connection; sending again on a new one")
+                continue
+            }
             let responseHeaders = failure.responseHeaders
             let serverSays = RetryPolicy.serverDecision(headers: responseHeaders)
             let retryable = serverSays ?? failure.error.isRetryable
@@ -69,7 +78,7 @@ public struct OpenAIClient: Sendable {
                 throw failure.error
             }
             let delay = configuration.retryPolicy.delay(beforeRetry: attempt, headers: responseHeaders)
-            logger.info("retrying \(method.rawValue) \(path) in \(delay) (attempt \(attempt + 2) of \(configuration.retryPolicy.maxRetries + 1))")
+            logger.info("retrying \(method.rawValue) \(path) in \(delay) (attempt \(attempt + 2) of \(configuration.retryPolicy.maxRetries + 1)): \(failure.localizedDescription)")
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -145,6 +154,8 @@ public struct OpenAIClient: Sendable {
     struct Failure: Error {
         var error: OpenAIError
         var responseHeaders: [(String, String)] = []
+        /// The server closed the connection before any answer (a kept-alive connection it had let go).
+        var closedByServer = false
         var localizedDescription: String { error.localizedDescription }
     }
 
@@ -186,11 +197,16 @@ public struct OpenAIClient: Sendable {
                 return Failure(error: .cancelled)
             case .invalidURL, .emptyHost, .emptyScheme:
                 return Failure(error: .invalidRequest("the base URL is not valid (\(error))"))
+            case .remoteConnectionClosed:
+                return Failure(error: .connection(String(describing: error)), closedByServer: true)
             default:
                 return Failure(error: .connection(String(describing: error)))
             }
         case let error as IOError:
-            return Failure(error: .connection(String(cString: strerror(error.errnoCode)).lowercased()))
+            return Failure(error: .connection(String(cString: strerror(error.errnoCode)).lowercased()),
+                           closedByServer: error.errnoCode == EPIPE || error.errnoCode == ECONNRESET)
+        case let error as ChannelError where error == .ioOnClosedChannel || error == .eof || error == .outputClosed:
+            return Failure(error: .connection(String(describing: error)), closedByServer: true)
         case let error as NIOConnectionError:
             if let first = error.connectionErrors.first?.error { return map(first) }
             return Failure(error: .connection("could not connect to \(error.host):\(error.port)"))

@@ -148,9 +148,12 @@ public struct WhisperServerTranscriber: Transcriber {
     /// The client requests go through. AsyncHTTPClient holds a request to its client's read timeout
     /// whatever the request's deadline, and `HTTPClient.shared`'s is 90 s: a long recording on a
     /// busy machine, decoded for longer before the first byte of the answer, failed there.
+    /// whisper-server closes a kept-alive connection after 5 s idle, and a request sent just as it
+    /// does fails unseen: connections idle for 3 s are closed here first.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(600))
+        configuration.connectionPool.idleTimeout = .seconds(3)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
