@@ -66,15 +66,24 @@ public struct SentenceSplitter: Sendable {
         return completed
     }
 
-    /// Words before which a long first phrase may end.
-    static let joiningWords: Set<String> = ["and", "but", "or", "so", "because", "which", "who", "that", "where", "when", "while", "with", "for", "if"]
+    /// Words before which a long first phrase may end: those that join clauses, and prepositions
+    /// that start a phrase of their own ("a standard playing card | in the deck"), where a speaker
+    /// may breathe. "of" binds too closely ("the Ten | of Clubs") to be one.
+    static let joiningWords: Set<String> = [
+        "and", "but", "or", "so", "because", "which", "who", "that", "where", "when", "while", "with", "for", "if",
+        "in", "on", "at", "from", "about", "by", "into", "during", "after", "before", "since", "than", "like",
+    ]
 
-    /// When the piece so far ends in a joining word after `minimumWords` others: the piece before
-    /// that word, ended; the word starts the next piece.
+    /// When the piece so far ends in a joining word after `minimumWords` others, outside quotes
+    /// and brackets: the piece before that word, ended; the word starts the next piece.
     private mutating func phraseCut(minimumWords: Int) -> [String]? {
         let text = carry + current
         let words = text.split(whereSeparator: \.isWhitespace)
         guard words.count > minimumWords, let last = words.last, Self.joiningWords.contains(last.lowercased()) else { return nil }
+        let before = text[..<last.startIndex]
+        let quotes = before.count { $0 == "\"" }
+        let opened = before.count { "(“[".contains($0) }, closed = before.count { ")”]".contains($0) }
+        guard quotes.isMultiple(of: 2), opened == closed else { return nil }
         carry = ""
         current = String(text[last.startIndex...])
         ended += 1

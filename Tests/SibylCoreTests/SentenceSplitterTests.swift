@@ -48,5 +48,12 @@ struct SentenceSplitterTests {
         #expect(pieces == ["The capital of France is a large city ", "and it is famous. ", "The Seine flows through it and on. "])
         var short = SentenceSplitter(firstClauseWords: 4)
         #expect(short.append("Salt and pepper are here. ") == ["Salt and pepper are here. "])
+        // A preposition starts a phrase of its own too, but not inside quotes or brackets.
+        var preposition = SentenceSplitter(firstClauseWords: 4)
+        #expect("The Ten of Clubs is a playing card in the deck. ".map { preposition.append(String($0)) }.flatMap { $0 } == ["The Ten of Clubs is a playing card ", "in the deck. "])
+        var quoted = SentenceSplitter(firstClauseWords: 4)
+        #expect(quoted.append("The phrase \"he was not an ill young man in town\" is old. ") == ["The phrase \"he was not an ill young man in town\" is old. "])
+        var bracketed = SentenceSplitter(firstClauseWords: 4)
+        #expect(bracketed.append("Paris (the capital city of the French republic in Europe) is big. ") == ["Paris (the capital city of the French republic in Europe) is big. "])
     }
 }

@@ -87,7 +87,7 @@ public struct SpokenSentence: Sendable {
 
 extension SibylRuntime.Voice {
     /// Words the first phrase of a spoken answer needs before a comma may end it.
-    static let firstPhraseWords = 4
+    public static let firstPhraseWords = 4
 
     /// Speaks an answer as it is written: each sentence is synthesised as soon as the model has
     /// finished it, while it writes the next, and the sentences arrive in order. The first piece
