@@ -38,7 +38,7 @@ struct CaptionsBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let layout = EngineLayout()
-        let recordings = try VoiceRecordings.load(engines: layout.root).all.filter { $0.set == "clean" }.map(\.words)
+        let recordings = try await VoiceRecordings.load(engines: layout.root).all.filter { $0.set == "clean" }.map(\.words)
         let rate = AudioResampling.speechSampleRate
         var talk = [Int16](repeating: 0, count: rate)
         var utterances: [(start: Int, end: Int)] = []

@@ -22,6 +22,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
     @Flag(help: "Only where each detector hears the end of speech (no transcription, no chat).") var endpointingOnly = false
     @Flag(help: "Leave out the questions asked through the virtual Monocle and Frame.") var noGlasses = false
     @Flag(help: "Only the questions asked through the virtual Monocle and Frame.") var glassesOnly = false
+    @Flag(help: "Only the answer path: first token and first audio from the question's transcript.") var answersOnly = false
 
     struct Engine {
         var name: String
@@ -42,7 +43,7 @@ struct VoiceBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let layout = EngineLayout()
-        let recordings = try VoiceRecordings.load(engines: layout.root).all
+        let recordings = try await VoiceRecordings.load(engines: layout.root).all
         let seconds = recordings.map(\.seconds)
         say(String(format: "%d real recordings (%@), %.1f–%.1f s, median %.1f s; %d threads on %d cores",
                    recordings.count, Dictionary(grouping: recordings, by: \.set).map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", "),
@@ -58,6 +59,10 @@ struct VoiceBenchmark: AsyncParsableCommand {
         }
         // The glasses record up to six seconds.
         let glassesRecordings = recordings.filter { $0.seconds <= 5.5 }
+        if answersOnly {
+            _ = try await answerTimes(recordings.filter { $0.set == "clean" })
+            return
+        }
         if glassesOnly {
             _ = try await glassesQuestions(glassesRecordings, layout: layout)
             return
@@ -275,18 +280,23 @@ struct VoiceBenchmark: AsyncParsableCommand {
             "SIBYL_CHAT_TEMPERATURE": "0", "SIBYL_CHAT_MAX_TOKENS": "60", "SIBYL_TITLES": "none",
         ])
         await runtime.voice.warmUp()
-        var firstTokens: [Double] = [], firstAudio: [Double] = [], todays: [Double] = [], sentenceSeconds: [Double] = []
+        var firstTokens: [Double] = [], firstAudio: [Double] = [], todays: [Double] = [], sentenceSeconds: [Double] = [], firstWritten: [Double] = []
         let clock = ContinuousClock()
         let espeak = EspeakSynthesizer()
         for (index, recording) in ([recordings[0]] + recordings).enumerated() {
             let started = clock.now
             let asked = try await runtime.conversations.ask(AskRequest(recording.transcript, conversation: .new(NewConversation(source: .cli))))
             guard case .answering(let turn) = asked.outcome else { throw BenchmarkFailure(message: "the question was declined") }
-            let tokenTask = Task { () -> Duration? in
+            // When the first token came, and when the first piece was whole (the voice's own split).
+            let tokenTask = Task { () -> (token: Duration, written: Duration?)? in
+                var token: Duration?
+                var splitter = SentenceSplitter(firstClauseWords: SibylRuntime.Voice.firstPhraseWords)
                 for await event in turn.events() {
-                    if case .delta = event { return clock.now - started }
+                    guard case .delta(let text) = event else { continue }
+                    if token == nil { token = clock.now - started }
+                    if !splitter.append(text).isEmpty, let token { return (token, clock.now - started) }
                 }
-                return nil
+                return token.map { ($0, nil) }
             }
             var heard: Duration?
             for try await sentence in runtime.voice.speakAsWritten(turn) {
@@ -298,20 +308,22 @@ struct VoiceBenchmark: AsyncParsableCommand {
             }
             await turn.waitUntilEnded()
             let written = clock.now - started
-            let token = await tokenTask.value
-            guard case .finished(let message) = turn.outcome, let token, let heard else {
+            let times = await tokenTask.value
+            guard case .finished(let message) = turn.outcome, let token = times?.token, let heard else {
                 throw BenchmarkFailure(message: "the answer to \"\(recording.transcript)\" did not finish")
             }
             let speaking = clock.now
             _ = try await espeak.synthesize(GlassesText.plain(message.text), options: SpeechOptions(format: .wav))
             guard index > 0 else { continue }
             firstTokens.append(Statistics.milliseconds(token))
+            if let written = times?.written { firstWritten.append(Statistics.milliseconds(written)) }
             firstAudio.append(Statistics.milliseconds(heard))
             todays.append(Statistics.milliseconds(written + (clock.now - speaking)))
         }
         let pid = ProcessTable.children(of: getpid()).first { ProcessTable.commandLine(of: $0).first.map { URL(fileURLWithPath: $0).lastPathComponent } == "llama-server" }
         say(String(format: "through Sibyl's answer path (local chat model), over %d questions:", firstTokens.count))
         say(String(format: "  first answer token: median %.0f ms, p90 %.0f ms", Statistics.median(firstTokens), Statistics.percentile(90, of: firstTokens)))
+        say(String(format: "  first piece written whole: median %.0f ms, p90 %.0f ms", Statistics.median(firstWritten), Statistics.percentile(90, of: firstWritten)))
         say(String(format: "  first sentence spoken (Piper joe, sentence by sentence): median %.0f ms, p90 %.0f ms (first sentences %.1f s of speech, median)",
                    Statistics.median(firstAudio), Statistics.percentile(90, of: firstAudio), Statistics.median(sentenceSeconds)))
         say(String(format: "  today: the whole answer written, then spoken whole by espeak-ng: median %.0f ms, p90 %.0f ms",

