@@ -2,6 +2,7 @@ import Foundation
 import LocalEngines
 import OpenAITestServer
 import SibylCore
+import Synchronization
 import TestEvents
 import TestFixtures
 import Testing
@@ -135,27 +136,101 @@ struct VoiceCLITests {
     }
 
     /// Waits until `sibyl` (the process `cli`) plays something on the sound server: a player it
-    /// started is among the sound server's inputs. A ceiling guards against a playback that never
-    /// starts.
+    /// started is among the sound server's inputs. The sound server's events are followed
+    /// (`pactl subscribe`) and the inputs looked at when one is added, and once the subscription is
+    /// known to be live (an event this makes itself has come back), for a player that came before.
+    /// A ceiling guards against a playback that never starts.
     static func waitForPlayback(by cli: Int32, within ceiling: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + ceiling
-        while ContinuousClock.now < deadline {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-            process.arguments = ["list", "sink-inputs"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let players = output.split(separator: "\n").compactMap { line -> Int32? in
-                guard line.contains("application.process.id") else { return nil }
-                return Int32(line.split(separator: "\"").dropFirst().first ?? "")
+        let subscription = Process()
+        subscription.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        subscription.arguments = ["subscribe"]
+        let pipe = Pipe()
+        subscription.standardOutput = pipe
+        // Nothing of it may hold the test's own output open after the test.
+        subscription.standardError = FileHandle.nullDevice
+        subscription.standardInput = FileHandle.nullDevice
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        let pending = Mutex(Data())
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else {
+                handle.readabilityHandler = nil
+                continuation.finish()
+                return
             }
-            if players.contains(where: { ProcessTable.parent(of: $0) == cli }) { return }
-            try await Task.sleep(for: .milliseconds(50))
+            for line in pending.withLock({ buffer -> [String] in
+                buffer.append(chunk)
+                var complete: [String] = []
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    complete.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+                return complete
+            }) { continuation.yield(line) }
         }
-        Issue.record("sibyl played nothing within \(ceiling)")
+        try subscription.run()
+        defer {
+            // pactl subscribe does not stop on SIGTERM.
+            kill(subscription.processIdentifier, SIGKILL)
+            subscription.waitUntilExit()
+            continuation.finish()
+        }
+        let live = SubscriptionLive()
+        let found = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // A new input, or the marker module below (the subscription is live from then on).
+                for await line in lines where line.contains("'new' on sink-input") || line.contains("'new' on module") {
+                    if line.contains("on module") { live.heard() }
+                    if try playing(by: cli) { return true }
+                }
+                return false
+            }
+            group.addTask {
+                // Something the subscription will hear: a sink that plays nowhere, loaded and
+                // unloaded, again until it has been heard (pactl may not have subscribed yet).
+                let deadline = ContinuousClock.now + ceiling
+                while !live.isHeard, ContinuousClock.now < deadline {
+                    let module = try pactl(["load-module", "module-null-sink", "sink_name=sibyl_test_marker"]).trimmingCharacters(in: .whitespacesAndNewlines)
+                    if !module.isEmpty { _ = try? pactl(["unload-module", module]) }
+                    try await Task.sleep(for: .seconds(1))
+                }
+                try await Task.sleep(until: deadline)
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !found { Issue.record("sibyl played nothing within \(ceiling)") }
+    }
+
+    /// Whether the subscription has heard its marker.
+    final class SubscriptionLive: Sendable {
+        private let state = Mutex(false)
+        func heard() { state.withLock { $0 = true } }
+        var isHeard: Bool { state.withLock { $0 } }
+    }
+
+    /// Whether a player started by `cli` is among the sound server's inputs now.
+    static func playing(by cli: Int32) throws -> Bool {
+        let players = try pactl(["list", "sink-inputs"]).split(separator: "\n").compactMap { line -> Int32? in
+            guard line.contains("application.process.id") else { return nil }
+            return Int32(line.split(separator: "\"").dropFirst().first ?? "")
+        }
+        return players.contains { ProcessTable.parent(of: $0) == cli }
+    }
+
+    /// What `pactl` prints.
+    static func pactl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return output
     }
 
     @Test func chatByVoiceSpeaksTheAnswerAndStopsWhenNobodySpeaks() async throws {
