@@ -2,7 +2,6 @@ import Foundation
 import OpenAIClient
 import SibylCore
 import SibylTestSupport
-import TestFixtures
 import Testing
 @testable import LocalEngines
 
@@ -49,23 +48,6 @@ struct LlamaServerTests {
             #expect(usage.promptTokens > 10)
             #expect(usage.completionTokens >= 1)
             #expect(answer.timings.timeToFirstToken != nil)
-        }
-    }
-
-    @Test func runsAtALowerPriorityThanSibyl() async throws {
-        try await withServer { server in
-            _ = try await server.baseURL()
-            let pid = try #require(await server.processID)
-            // Every thread of it, the model's workers included, is at nice 5 (Sibyl's is 0 here).
-            let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-            #expect(threads.count > 1)
-            for thread in threads {
-                let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8)
-                // The fields after the name in brackets start with the state (field 3); nice is field 19.
-                let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
-                #expect(Int(fields[16]) == 5, "thread \(thread): \(stat)")
-            }
-            #expect(ProcessTable.commandLine(of: pid).first.map { URL(fileURLWithPath: $0).lastPathComponent } == "llama-server", "nice gave way to the server itself")
         }
     }
 

@@ -18,11 +18,6 @@ public struct LlamaServer: Sendable {
         /// Where the server's output goes.
         public var logFile: URL
         public var startupTimeout: Duration
-        /// How much lower the server's CPU priority is than Sibyl's. Sibyl's own engines (speech
-        /// recognition, the voice) are what a listener waits for while the model writes ahead of
-        /// them: on two cores, Piper spoke an answer's first phrase 115 ms sooner (749 → 634 ms
-        /// after the question) with the model at nice 5, and the model's first token came as soon.
-        public var niceness: Int
 
         public init(
             executable: URL,
@@ -32,8 +27,7 @@ public struct LlamaServer: Sendable {
             slots: Int = 2,
             threads: Int = ProcessInfo.processInfo.activeProcessorCount,
             logFile: URL,
-            startupTimeout: Duration = .seconds(180),
-            niceness: Int = 5
+            startupTimeout: Duration = .seconds(180)
         ) {
             self.executable = executable
             self.model = model
@@ -43,7 +37,6 @@ public struct LlamaServer: Sendable {
             self.threads = threads
             self.logFile = logFile
             self.startupTimeout = startupTimeout
-            self.niceness = niceness
         }
 
         /// llama-server's command line.
@@ -73,8 +66,7 @@ public struct LlamaServer: Sendable {
                 requiredFiles: [configuration.model],
                 arguments: { configuration.arguments(port: $0) },
                 logFile: configuration.logFile,
-                startupTimeout: configuration.startupTimeout,
-                niceness: configuration.niceness
+                startupTimeout: configuration.startupTimeout
             ),
             logger: logger
         )

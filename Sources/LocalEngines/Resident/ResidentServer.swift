@@ -25,8 +25,6 @@ public actor ResidentServer {
         public var startupTimeout: Duration
         /// Run once after each start, before the first caller is answered (a warm-up request).
         public var warmUp: (@Sendable (_ root: String) async throws -> Void)?
-        /// How much lower than Sibyl's the server's CPU priority is (`nice`); 0: the same.
-        public var niceness: Int
 
         public init(
             name: String,
@@ -37,8 +35,7 @@ public actor ResidentServer {
             healthPath: String = "/health",
             logFile: URL,
             startupTimeout: Duration = .seconds(180),
-            warmUp: (@Sendable (_ root: String) async throws -> Void)? = nil,
-            niceness: Int = 0
+            warmUp: (@Sendable (_ root: String) async throws -> Void)? = nil
         ) {
             self.name = name
             self.component = component
@@ -49,15 +46,6 @@ public actor ResidentServer {
             self.logFile = logFile
             self.startupTimeout = startupTimeout
             self.warmUp = warmUp
-            self.niceness = niceness
-        }
-
-        /// The program to start and its arguments: the server itself, or `nice` starting it at a
-        /// lower priority (every thread it makes inherits it).
-        func commandLine(port: Int) -> (executable: String, arguments: [String]) {
-            let nice = "/usr/bin/nice"
-            guard niceness > 0, FileManager.default.isExecutableFile(atPath: nice) else { return (executable.path, arguments(port)) }
-            return (nice, ["-n", String(niceness), executable.path] + arguments(port))
         }
     }
 
@@ -132,9 +120,8 @@ public actor ResidentServer {
         try log.seekToEnd()
         log.write(Data("\n--- \(Date()) starting \(configuration.name) on port \(port)\n".utf8))
 
-        let command = configuration.commandLine(port: port)
-        let arguments = command.arguments
-        let executable = FilePath(command.executable)
+        let arguments = configuration.arguments(port)
+        let executable = FilePath(configuration.executable.path)
         let (started, startedContinuation) = AsyncStream<Int32>.makeStream()
         exitStatus = nil
         // The process lives as long as this task: its output is copied to the log until it ends;
