@@ -2,6 +2,7 @@ import Foundation
 import OpenAIClient
 import SibylCore
 import SibylTestSupport
+import TestFixtures
 import Testing
 @testable import LocalEngines
 
@@ -48,6 +49,17 @@ struct LlamaServerTests {
             #expect(usage.promptTokens > 10)
             #expect(usage.completionTokens >= 1)
             #expect(answer.timings.timeToFirstToken != nil)
+        }
+    }
+
+    @Test func itsWaitingThreadsSleepRatherThanSpin() async throws {
+        try await withServer { server in
+            _ = try await server.baseURL()
+            let pid = try #require(await server.processID)
+            // Sibyl's own engines (the voice, speech recognition) share the cores with it.
+            let arguments = ProcessTable.commandLine(of: pid)
+            let poll = try #require(arguments.firstIndex(of: "--poll"), "\(arguments)")
+            #expect(arguments[poll + 1] == "0")
         }
     }
 
