@@ -12,14 +12,19 @@ import Testing
 /// question every time the person had been quiet for about five seconds.
 @Suite("A connection the server closed while idle", .timeLimit(.minutes(5)))
 struct ClosedConnectionTests {
-    @Test func aRequestOnAConnectionTheServerClosedIsSentAgainAtOnce() async throws {
-        let server = try KeepAliveServer()
-        defer { server.stop() }
-        // No retries by the policy: only the closed-connection path can answer the second question.
-        let client = OpenAIClient(configuration: OpenAIConfiguration(
+    /// A client that never retries by its policy (and would wait an hour if it did): only the
+    /// closed-connection path can send a request again.
+    static func client(of server: KeepAliveServer) -> OpenAIClient {
+        OpenAIClient(configuration: OpenAIConfiguration(
             baseURL: "http://127.0.0.1:\(server.port)/v1", apiKey: "sk-test-0123456789abcdef",
             retryPolicy: RetryPolicy(maxRetries: 0, initialDelay: .seconds(3600), maxDelay: .seconds(3600))
         ))
+    }
+
+    @Test func aRequestOnAConnectionTheServerClosedIsSentAgainAtOnce() async throws {
+        let server = try KeepAliveServer()
+        defer { server.stop() }
+        let client = Self.client(of: server)
         let request = ChatRequest(model: "m", messages: [.user("hi")])
         #expect(try await client.complete(request).text == "answer 1")
         // The server closes the kept-alive connection when this one arrives on it, unanswered.
@@ -41,10 +46,7 @@ struct ClosedConnectionTests {
     @Test func aServerThatKeepsClosingIsAnErrorNotALoop() async throws {
         let server = try KeepAliveServer(closeEveryRequest: true)
         defer { server.stop() }
-        let client = OpenAIClient(configuration: OpenAIConfiguration(
-            baseURL: "http://127.0.0.1:\(server.port)/v1", apiKey: "sk-test-0123456789abcdef",
-            retryPolicy: RetryPolicy(maxRetries: 0, initialDelay: .seconds(3600), maxDelay: .seconds(3600))
-        ))
+        let client = Self.client(of: server)
         let error = await #expect(throws: OpenAIError.self) {
             try await client.complete(ChatRequest(model: "m", messages: [.user("hi")]))
         }
