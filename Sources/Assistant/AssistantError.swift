@@ -5,6 +5,7 @@ public import SibylCore
 public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case unknownPersona(String, known: [String])
     case builtInPersona(String)
+    case personaExists(String)
     case conversationNotFound(UUID)
     case messageNotFound(UUID)
     case attachmentNotFound(UUID)
@@ -19,8 +20,7 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case emptyAudio
     case emptyKey
     case emptyPersonaPrompt
-    case invalidTemperature(Double)
-    case invalidMaxTokens(Int)
+    case invalidSampling(SamplingError)
     case invalidAnswerLanguage(String)
     case invalidImageCount(Int)
     /// A size the image model does not draw.
@@ -38,6 +38,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "There is no persona '\(name)'. Known personas: \(known.joined(separator: ", "))."
         case .builtInPersona(let name):
             "'\(name)' is built in and cannot be removed (a persona of your own with that name would replace it)."
+        case .personaExists(let name):
+            "There is already a persona '\(name)': choose another name."
         case .conversationNotFound(let id):
             "Conversation \(id.uuidString.prefix(8).lowercased()) does not exist."
         case .messageNotFound(let id):
@@ -66,10 +68,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "The key is empty."
         case .emptyPersonaPrompt:
             "The persona's system prompt is empty."
-        case .invalidTemperature(let value):
-            "The temperature must be between 0 and 2, not \(value)."
-        case .invalidMaxTokens(let value):
-            "The longest answer must be at least 1 token, not \(value)."
+        case .invalidSampling(let error):
+            error.description
         case .invalidAnswerLanguage(let text):
             "'\(text.prefix(40))' is not a language's name (such as Korean): only letters, spaces and hyphens, up to 40 characters."
         case .invalidImageCount(let count):

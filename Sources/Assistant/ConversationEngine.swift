@@ -174,15 +174,11 @@ public final class ConversationEngine: Sendable {
             budget: options.promptBudget(for: model),
             counter: setup.counter
         )
-        let request = ChatRequest(
-            model: model,
-            messages: window.messages,
-            // An answer from documents repeats what its passages say: unless someone chose a
-            // temperature, it samples little (the answer-set eval measured 83 % right at 0.2
-            // against 80 % at llama-server's default 0.8).
-            temperature: turn.temperature ?? persona.temperature ?? options.temperature ?? (grounded ? Grounding.temperature : nil),
-            maxTokens: turn.maxTokens ?? options.maxTokens
-        )
+        // An answer from documents repeats what its passages say: unless someone chose a
+        // temperature, it samples little (the answer-set eval measured 83 % right at 0.2 against
+        // 80 % at llama-server's default 0.8).
+        let settings = Sampling(temperature: options.temperature ?? (grounded ? Grounding.temperature : nil), maxTokens: options.maxTokens)
+        let request = ChatRequest(model: model, messages: window.messages, sampling: turn.sampling.over(persona.sampling).over(settings))
         return Plan(request: request, droppedMessages: window.droppedMessages)
     }
 }

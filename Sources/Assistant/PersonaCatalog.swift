@@ -32,7 +32,7 @@ public struct PersonaCatalog: Sendable {
         Persona(
             name: "translator",
             systemPrompt: translatorPrompt(target: "English"),
-            temperature: 0.2,
+            sampling: Sampling(temperature: 0.2),
             summary: "translates everything into a target language (default English)",
             isBuiltIn: true
         ),

@@ -26,8 +26,7 @@ enum TitleMaker {
                 .system("You name conversations. Reply with a title of 2 to 6 words that names the topic of the user's question, in the question's language, with no quotes and no final punctuation. Do not answer the question."),
                 .user("Question: \(question.prefix(600))\n\nTitle:"),
             ],
-            temperature: 0.2,
-            maxTokens: 24
+            sampling: Sampling(temperature: 0.2, maxTokens: 24)
         )
         guard let completion = try? await model.complete(request) else { return nil }
         return clean(completion.text)

@@ -1,13 +1,13 @@
 import Foundation
-import SibylCore
+public import SibylCore
 
 /// What one answer may set for itself, over the settings and the persona; checked when it is made,
 /// so no surface can hand the engine a value out of range or text that would steer the prompt.
 public struct TurnOptions: Sendable, Hashable {
     /// A chat model other than the configured one (a vision model for a photo, say).
     public var model: String?
-    public private(set) var temperature: Double?
-    public private(set) var maxTokens: Int?
+    /// How this answer samples, over the persona's and the settings' choices.
+    public private(set) var sampling = Sampling()
     /// The language answers are written in (`Korean`, `English` …), whatever the question's; nil:
     /// the model answers in the question's language.
     public private(set) var answerLanguage: String?
@@ -17,17 +17,21 @@ public struct TurnOptions: Sendable, Hashable {
     /// The settings' and the persona's choices throughout.
     public init() {}
 
-    /// Options for one answer: `temperature` between 0 and 2, `maxTokens` at least 1, and
+    /// Options for one answer: `sampling` within OpenAI's ranges (see `Sampling.check`), and
     /// `answerLanguage` a language's name as a person writes it (letters, spaces and hyphens, up to
     /// 40 characters), because it goes into the system prompt.
-    public init(model: String?, temperature: Double? = nil, maxTokens: Int? = nil, answerLanguage: String? = nil) throws(AssistantError) {
-        if let temperature, !(0...2).contains(temperature) { throw .invalidTemperature(temperature) }
-        if let maxTokens, maxTokens < 1 { throw .invalidMaxTokens(maxTokens) }
+    public init(model: String?, sampling: Sampling = Sampling(), answerLanguage: String? = nil) throws(AssistantError) {
+        do { try sampling.check() } catch { throw .invalidSampling(error) }
         self.model = model
-        self.temperature = temperature
-        self.maxTokens = maxTokens
+        self.sampling = sampling
         self.answerLanguage = try Self.languageName(answerLanguage)
     }
+
+    /// The temperature this answer asks for.
+    public var temperature: Double? { sampling.temperature }
+
+    /// The longest answer this answer allows.
+    public var maxTokens: Int? { sampling.maxTokens }
 
     /// What the system prompt adds for `answerLanguage`.
     public var languageInstruction: String? {

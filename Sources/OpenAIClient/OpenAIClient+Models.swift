@@ -112,11 +112,11 @@ extension OpenAIClient {
             var state = CapabilityStatus.State.available
             switch capability {
             case .chat:
-                let answer = try await complete(ChatRequest(model: chatModel, messages: [.user("Say OK.")], maxTokens: 4))
+                let answer = try await complete(ChatRequest(model: chatModel, messages: [.user("Say OK.")], sampling: Sampling(maxTokens: 4)))
                 detail = "model \(answer.model)"
             case .stream:
                 var finished = false
-                for try await event in stream(ChatRequest(model: chatModel, messages: [.user("Say OK.")], maxTokens: 4)) {
+                for try await event in stream(ChatRequest(model: chatModel, messages: [.user("Say OK.")], sampling: Sampling(maxTokens: 4))) {
                     if case .finished = event { finished = true }
                 }
                 detail = finished ? "model \(chatModel)" : "the stream ended early"

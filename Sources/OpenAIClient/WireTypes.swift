@@ -14,6 +14,9 @@ struct ChatCompletionBody: Encodable {
     var temperature: Double?
     var maxTokens: Int?
     var maxCompletionTokens: Int?
+    var topP: Double?
+    var presencePenalty: Double?
+    var frequencyPenalty: Double?
     var stop: [String]?
     var user: String?
     var stream: Bool?
@@ -23,6 +26,9 @@ struct ChatCompletionBody: Encodable {
         case model, messages, temperature, stop, user, stream
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
+        case topP = "top_p"
+        case presencePenalty = "presence_penalty"
+        case frequencyPenalty = "frequency_penalty"
         case streamOptions = "stream_options"
     }
 }

@@ -28,6 +28,10 @@ extension PostgresDatabase {
         accountSchema,
         settingsSchema,
         loginThrottleSchema,
+        Migration(version: 7, name: "persona sampling", statements: [
+            // A persona's sampling beyond its temperature.
+            "ALTER TABLE cv_persona ADD COLUMN max_tokens bigint, ADD COLUMN top_p double precision, ADD COLUMN presence_penalty double precision, ADD COLUMN frequency_penalty double precision",
+        ]),
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

@@ -36,7 +36,7 @@ struct ConversationOptions: ParsableArguments {
     }
 
     var turnOptions: TurnOptions {
-        get throws { try TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens) }
+        get throws { try TurnOptions(model: model, sampling: Sampling(temperature: temperature, maxTokens: maxTokens)) }
     }
 
     func validate() throws {

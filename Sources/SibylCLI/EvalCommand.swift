@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import Knowledge
 import SibylApp
+import SibylCore
 
 /// `sibyl eval`: retrieval quality on a BEIR-format set, or answers from documents on an answer set.
 struct Eval: AsyncParsableCommand {
@@ -29,7 +30,7 @@ struct Eval: AsyncParsableCommand {
 
     /// What --model and --temperature ask of the answers an evaluation gets.
     private var turnOptions: TurnOptions {
-        get throws { try TurnOptions(model: model, temperature: temperature) }
+        get throws { try TurnOptions(model: model, sampling: Sampling(temperature: temperature)) }
     }
 
     /// An evaluation's progress, dimmed on standard error.

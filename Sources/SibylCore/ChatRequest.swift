@@ -2,8 +2,7 @@
 public struct ChatRequest: Sendable, Hashable {
     public var model: String
     public var messages: [ChatMessage]
-    public var temperature: Double?
-    public var maxTokens: Int?
+    public var sampling: Sampling
     public var stop: [String]
     /// An opaque end-user identifier some providers use for abuse monitoring.
     public var user: String?
@@ -11,17 +10,27 @@ public struct ChatRequest: Sendable, Hashable {
     public init(
         model: String,
         messages: [ChatMessage],
-        temperature: Double? = nil,
-        maxTokens: Int? = nil,
+        sampling: Sampling = Sampling(),
         stop: [String] = [],
         user: String? = nil
     ) {
         self.model = model
         self.messages = messages
-        self.temperature = temperature
-        self.maxTokens = maxTokens
+        self.sampling = sampling
         self.stop = stop
         self.user = user
+    }
+
+    /// The sampling temperature (part of `sampling`).
+    public var temperature: Double? {
+        get { sampling.temperature }
+        set { sampling.temperature = newValue }
+    }
+
+    /// The longest answer, in tokens (part of `sampling`).
+    public var maxTokens: Int? {
+        get { sampling.maxTokens }
+        set { sampling.maxTokens = newValue }
     }
 }
 

@@ -4,18 +4,25 @@ public struct Persona: Sendable, Hashable, Codable, Identifiable {
     public var systemPrompt: String
     /// A model this persona prefers over the configured chat model.
     public var model: String?
-    public var temperature: Double?
+    /// How this persona samples, over the settings' choices.
+    public var sampling: Sampling
     /// A short description for listings.
     public var summary: String?
     public var isBuiltIn: Bool
 
     public var id: String { name }
 
-    public init(name: String, systemPrompt: String, model: String? = nil, temperature: Double? = nil, summary: String? = nil, isBuiltIn: Bool = false) {
+    /// The sampling temperature (part of `sampling`).
+    public var temperature: Double? {
+        get { sampling.temperature }
+        set { sampling.temperature = newValue }
+    }
+
+    public init(name: String, systemPrompt: String, model: String? = nil, sampling: Sampling = Sampling(), summary: String? = nil, isBuiltIn: Bool = false) {
         self.name = name
         self.systemPrompt = systemPrompt
         self.model = model
-        self.temperature = temperature
+        self.sampling = sampling
         self.summary = summary
         self.isBuiltIn = isBuiltIn
     }

@@ -21,7 +21,13 @@ struct PersonaRecord: FetchableRecord, PersistableRecord {
             name: try row.decode(forColumn: "name"),
             systemPrompt: try row.decode(forColumn: "system_prompt"),
             model: try row.decode(forColumn: "model"),
-            temperature: try row.decode(forColumn: "temperature"),
+            sampling: Sampling(
+                temperature: try row.decode(forColumn: "temperature"),
+                maxTokens: try row.decode(forColumn: "max_tokens"),
+                topP: try row.decode(forColumn: "top_p"),
+                presencePenalty: try row.decode(forColumn: "presence_penalty"),
+                frequencyPenalty: try row.decode(forColumn: "frequency_penalty")
+            ),
             summary: try row.decode(forColumn: "summary"),
             isBuiltIn: false
         )
@@ -34,7 +40,11 @@ struct PersonaRecord: FetchableRecord, PersistableRecord {
         container["name"] = persona.name
         container["system_prompt"] = persona.systemPrompt
         container["model"] = persona.model
-        container["temperature"] = persona.temperature
+        container["temperature"] = persona.sampling.temperature
+        container["max_tokens"] = persona.sampling.maxTokens
+        container["top_p"] = persona.sampling.topP
+        container["presence_penalty"] = persona.sampling.presencePenalty
+        container["frequency_penalty"] = persona.sampling.frequencyPenalty
         container["summary"] = persona.summary
         container["created_at"] = Timestamp.milliseconds(createdAt)
         container["updated_at"] = Timestamp.milliseconds(updatedAt)

@@ -88,6 +88,15 @@ enum Schema {
                 CREATE INDEX log_entry_on_at ON log_entry(at);
                 """)
         }
+        migrator.registerMigration("v4") { db in
+            // A persona's sampling beyond its temperature.
+            try db.execute(sql: """
+                ALTER TABLE persona ADD COLUMN max_tokens INTEGER;
+                ALTER TABLE persona ADD COLUMN top_p REAL;
+                ALTER TABLE persona ADD COLUMN presence_penalty REAL;
+                ALTER TABLE persona ADD COLUMN frequency_penalty REAL;
+                """)
+        }
         return migrator
     }
 }

@@ -190,16 +190,30 @@ struct ConversationEngineTests {
         }
     }
 
-    @Test func aPersonasModelAndTemperatureAreUsed() async throws {
+    @Test func aPersonasModelAndSamplingAreUsed() async throws {
         try await EngineFixture.with { fixture in
             fixture.answerEverything(with: ["Arr!"])
-            try await fixture.engine.personas.save(Persona(name: "pirate", systemPrompt: "Talk like a pirate.", model: "pirate-model", temperature: 1.3))
+            let sampling = Sampling(temperature: 1.3, maxTokens: 77, topP: 0.6, presencePenalty: 0.4, frequencyPenalty: -0.3)
+            try await fixture.engine.personas.save(Persona(name: "pirate", systemPrompt: "Talk like a pirate.", model: "pirate-model", sampling: sampling))
             let conversation = try await fixture.engine.startConversation(persona: "pirate", source: .cli)
             _ = await events(of: try await fixture.engine.send("Hello", in: conversation.id))
             let sent = try #require(fixture.answerRequests.first)
             #expect(sent["model"] as? String == "pirate-model")
             #expect(sent["temperature"] as? Double == 1.3)
+            #expect(sent["max_tokens"] as? Int == 77)
+            #expect(sent["top_p"] as? Double == 0.6)
+            #expect(sent["presence_penalty"] as? Double == 0.4)
+            #expect(sent["frequency_penalty"] as? Double == -0.3)
             #expect(sent.sentMessages.first?.content == "Talk like a pirate.")
+
+            // What one answer asks for beats the persona's choice, value by value.
+            let turn = try TurnOptions(model: nil, sampling: Sampling(topP: 0.95, frequencyPenalty: 0))
+            _ = await events(of: try await fixture.engine.send("Again", in: conversation.id, options: turn))
+            let second = try #require(fixture.answerRequests.last)
+            #expect(second["top_p"] as? Double == 0.95)
+            #expect(second["frequency_penalty"] as? Double == 0)
+            #expect(second["temperature"] as? Double == 1.3)
+            #expect(second["presence_penalty"] as? Double == 0.4)
         }
     }
 

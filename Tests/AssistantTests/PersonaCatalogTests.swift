@@ -13,7 +13,7 @@ struct PersonaCatalogTests {
 
     @Test func userPersonasAreAddedAndShadowBuiltIns() async throws {
         let catalog = PersonaCatalog(store: QueuedConversationStore(try .inMemory()))
-        try await catalog.save(Persona(name: "buddy", systemPrompt: "You are a playful companion.", model: "fun-model", temperature: 1.1))
+        try await catalog.save(Persona(name: "buddy", systemPrompt: "You are a playful companion.", model: "fun-model", sampling: Sampling(temperature: 1.1)))
         try await catalog.save(Persona(name: "concise", systemPrompt: "Be terse, my way."))
         let names = try await catalog.all().map(\.name)
         #expect(names.filter { $0 == "concise" }.count == 1)

@@ -64,6 +64,40 @@ def test_editing_a_persona_keeps_its_model_and_temperature(stub_server, context)
     assert page.request.delete(api).ok
 
 
+def test_a_persona_keeps_its_sampling_through_the_form_and_a_built_in_is_copied(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "Steady.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/settings")
+    # A built-in persona is copied under a free name and opened in the form.
+    page.get_by_role("button", name="Copy persona translator").click()
+    expect(page.get_by_label("Name", exact=True)).to_have_value("translator-copy")
+    expect(page.get_by_label("Temperature", exact=True)).to_have_value("0.2")
+    expect(page.get_by_label("System prompt")).to_have_value(re.compile("^You are a translator"))
+    values = {"Temperature": "0.4", "Longest answer (tokens)": "150", "Top p": "0.85", "Presence penalty": "-0.5", "Frequency penalty": "1.2"}
+    for label, value in values.items():
+        page.get_by_label(label, exact=True).fill(value)
+    page.get_by_label("Summary").fill("my steady translator")
+    page.get_by_role("button", name="Save the persona").click()
+    expect(page.get_by_label("System prompt")).to_have_value("")
+    api = stub_server.url + "/api/v1/personas/translator-copy"
+    saved = page.request.get(api).json()
+    assert (saved["temperature"], saved["maxTokens"], saved["topP"], saved["presencePenalty"], saved["frequencyPenalty"]) == (0.4, 150, 0.85, -0.5, 1.2), saved
+    assert saved["builtIn"] is False and saved["summary"] == "my steady translator"
+    # Opened again, the form shows every value; a second copy takes the next free name.
+    page.get_by_role("button", name="Edit translator-copy").click()
+    for label, value in values.items():
+        expect(page.get_by_label(label, exact=True)).to_have_value(value)
+    page.get_by_role("button", name="Copy persona translator", exact=True).click()
+    expect(page.get_by_label("Name", exact=True)).to_have_value("translator-copy-2")
+    # A value out of range is refused by the form before anything is sent.
+    page.get_by_label("Top p", exact=True).fill("1.5")
+    page.get_by_role("button", name="Save the persona").click()
+    assert page.get_by_label("Top p", exact=True).evaluate("input => !input.validity.valid")
+    assert page.request.get(stub_server.url + "/api/v1/personas/translator-copy-2").json().get("topP") is None
+    for name in ("translator-copy", "translator-copy-2"):
+        assert page.request.delete(stub_server.url + "/api/v1/personas/" + name).ok
+
+
 def test_every_page_opens_without_a_failed_request_or_console_error(stub_server, context):
     # The first thing a page asks (accounts and who is calling) is answered 200 on a server without
     # accounts too: no 404 in the console (it was GET /api/v1/auth/session).

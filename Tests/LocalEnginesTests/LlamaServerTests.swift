@@ -28,8 +28,8 @@ struct LlamaServerTests {
             let request = ChatRequest(
                 model: "local-test",
                 messages: [.system("Answer with one word."), .user("What is the capital of France?")],
-                temperature: 0,
-                maxTokens: 16
+                // The local server takes every sampling value a persona may set.
+                sampling: Sampling(temperature: 0, maxTokens: 16, topP: 0.9, presencePenalty: 0.1, frequencyPenalty: 0.1)
             )
             var deltas: [String] = []
             var completion: ChatCompletion?

@@ -13,8 +13,7 @@ struct ChatCompletionTests {
             let request = ChatRequest(
                 model: "m1",
                 messages: [.system("Be brief."), .user("Capital of France?"), .assistant("Paris."), .user("Sure?")],
-                temperature: 0.3,
-                maxTokens: 50,
+                sampling: Sampling(temperature: 0.3, maxTokens: 50, topP: 0.9, presencePenalty: 0.5, frequencyPenalty: -0.25),
                 stop: ["\n\n"]
             )
             let answer = try await client.complete(request)
@@ -30,6 +29,9 @@ struct ChatCompletionTests {
             #expect(json["model"] as? String == "m1")
             #expect(json["temperature"] as? Double == 0.3)
             #expect(json["max_tokens"] as? Int == 50)
+            #expect(json["top_p"] as? Double == 0.9)
+            #expect(json["presence_penalty"] as? Double == 0.5)
+            #expect(json["frequency_penalty"] as? Double == -0.25)
             #expect(json["stop"] as? [String] == ["\n\n"])
             #expect(json["stream"] == nil)
             let messages = try #require(json["messages"] as? [[String: Any]])
@@ -57,7 +59,7 @@ struct ChatCompletionTests {
 
     @Test func openAIGetsMaxCompletionTokens() throws {
         let client = OpenAIClient(configuration: OpenAIConfiguration(apiKey: "k"))
-        let body = client.chatBody(ChatRequest(model: "o3", messages: [.user("hi")], maxTokens: 9), stream: true)
+        let body = client.chatBody(ChatRequest(model: "o3", messages: [.user("hi")], sampling: Sampling(maxTokens: 9)), stream: true)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? [String: Any]
         #expect(json?["max_completion_tokens"] as? Int == 9)
         #expect(json?["max_tokens"] == nil)

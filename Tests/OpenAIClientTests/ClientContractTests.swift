@@ -37,8 +37,7 @@ struct ClientContractTests {
             let full = ChatRequest(
                 model: "gpt-4o-mini",
                 messages: [.system("Be brief."), ChatMessage(role: .user, parts: [.text("What is this?"), .image(image)]), .assistant("A photo."), .user("Sure?")],
-                temperature: 0.5,
-                maxTokens: 100,
+                sampling: Sampling(temperature: 0.5, maxTokens: 100, topP: 0.8, presencePenalty: 1, frequencyPenalty: 0.5),
                 stop: ["END"],
                 user: "user-1"
             )
@@ -60,7 +59,7 @@ struct ClientContractTests {
 
     @Test func theBodySentToOpenAIItselfMatchesTheSpec() throws {
         let client = OpenAIClient(configuration: OpenAIConfiguration(apiKey: "k"))
-        let body = try OpenAIClient.json(client.chatBody(ChatRequest(model: "o3-mini", messages: [.user("hi")], maxTokens: 50), stream: true))
+        let body = try OpenAIClient.json(client.chatBody(ChatRequest(model: "o3-mini", messages: [.user("hi")], sampling: Sampling(maxTokens: 50)), stream: true))
         let issues = checker.issues(forRequestBody: body.data, path: "/chat/completions", contentType: body.contentType)
         #expect(issues.isEmpty, "\(issues)")
     }

@@ -49,15 +49,35 @@ struct ManagementCommandsTests {
         try await OpenAITestServer.with { server in
             answerEverything(server, with: ["Ahoy!"])
             let cli = try CLIRunner(server: server)
-            let added = try await cli.run(["personas", "add", "pirate", "--prompt", "Talk like a pirate.", "--temperature", "1.2", "--summary", "arr"])
+            let added = try await cli.run([
+                "personas", "add", "pirate", "--prompt", "Talk like a pirate.", "--temperature", "1.2", "--top-p", "0.9",
+                "--presence-penalty", "0.5", "--frequency-penalty", "-0.5", "--max-tokens", "200", "--summary", "arr",
+            ])
             #expect(added.status == 0)
             let list = try await cli.run(["personas", "list"])
             #expect(list.stdout.contains("pirate"))
+            #expect(list.stdout.contains("temp 1.2, max 200, top-p 0.9, presence 0.5, frequency -0.5"))
             #expect(list.stdout.contains("concise"))
             #expect(try await cli.run(["ask", "--persona", "pirate", "hello"]).status == 0)
             let sent = try #require(server.requests(to: chatPath).compactMap(\.json).first { $0["stream"] as? Bool == true })
             #expect((sent["messages"] as? [[String: Any]])?.first?["content"] as? String == "Talk like a pirate.")
             #expect(sent["temperature"] as? Double == 1.2)
+            #expect(sent["top_p"] as? Double == 0.9)
+            #expect(sent["frequency_penalty"] as? Double == -0.5)
+            let outOfRange = try await cli.run(["personas", "add", "y", "--prompt", "p", "--top-p", "2"])
+            #expect(outOfRange.status != 0)
+            #expect(outOfRange.stderr.contains("--top-p: top_p must be between 0 and 1, not 2.0."))
+
+            // A built-in copied, with one value changed and the rest the original's.
+            #expect(try await cli.run(["personas", "copy", "translator", "terse-translator", "--max-tokens", "60"]).status == 0)
+            let copied = try await cli.run(["personas", "list", "--json"])
+            let copy = try #require((try JSONSerialization.jsonObject(with: Data(copied.stdout.utf8)) as? [[String: Any]])?.first { $0["name"] as? String == "terse-translator" })
+            #expect(copy["temperature"] as? Double == 0.2)
+            #expect(copy["maxTokens"] as? Int == 60)
+            #expect(copy["builtIn"] as? Bool == false)
+            let taken = try await cli.run(["personas", "copy", "concise", "PIRATE"])
+            #expect(taken.status == 1)
+            #expect(taken.stderr.contains("There is already a persona 'PIRATE'"))
 
             let builtIn = try await cli.run(["personas", "remove", "assistant"])
             #expect(builtIn.status == 1)

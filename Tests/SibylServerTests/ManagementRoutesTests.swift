@@ -18,6 +18,10 @@ struct ManagementRoutesTests {
             try await client.execute(uri: "/api/v1/personas/buddy", method: .put, headers: jsonHeaders, body: jsonBody(["systemPrompt": "x", "temperature": 7])) { response in
                 #expect(response.status == .badRequest)
             }
+            try await client.execute(uri: "/api/v1/personas/buddy", method: .put, headers: jsonHeaders, body: jsonBody(["systemPrompt": "x", "topP": 1.5])) { response in
+                #expect(response.status == .badRequest)
+                #expect((response.object["error"] as? [String: Any])?["message"] as? String == "top_p must be between 0 and 1, not 1.5.")
+            }
             try await client.execute(uri: "/api/v1/personas/assistant", method: .delete) { response in
                 #expect(response.status == .conflict)
                 #expect(response.errorCode == "built_in")
@@ -27,6 +31,50 @@ struct ManagementRoutesTests {
             }
             try await client.execute(uri: "/api/v1/personas/buddy", method: .get) { response in
                 #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func aPersonasSamplingIsKeptAndSentAndABuiltInCanBeCopied() async throws {
+        try await withServerFixture { fixture in
+            fixture.model.handle(chatPath) { _ in .chatStream(["Arr"]) }
+            let client = fixture.client
+            let sampling: [String: Any] = ["temperature": 0.4, "maxTokens": 120, "topP": 0.7, "presencePenalty": 0.5, "frequencyPenalty": -1]
+            try await client.execute(uri: "/api/v1/personas/tuned", method: .put, headers: jsonHeaders, body: jsonBody(sampling.merging(["systemPrompt": "Be exact.", "model": "m-tuned"]) { $1 })) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/api/v1/personas/tuned", method: .get) { response in
+                for (key, value) in sampling { #expect((response.object[key] as? NSNumber)?.doubleValue == (value as? NSNumber)?.doubleValue, "\(key)") }
+                #expect(response.object["model"] as? String == "m-tuned")
+            }
+            // The persona's sampling goes with its answers.
+            let id = try await client.execute(uri: "/api/v1/conversations", method: .post, headers: jsonHeaders, body: jsonBody(["persona": "tuned"])) { response in
+                try #require(response.object["id"] as? String)
+            }
+            try await client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "Hi", "stream": false])) { #expect($0.status == .ok) }
+            let sent = try #require(fixture.model.requests(to: chatPath).last?.json)
+            #expect(sent["model"] as? String == "m-tuned")
+            #expect(sent["top_p"] as? Double == 0.7)
+            #expect(sent["presence_penalty"] as? Double == 0.5)
+            #expect(sent["frequency_penalty"] as? Double == -1)
+            #expect(sent["max_tokens"] as? Int == 120)
+            // And with the persona's answers through the OpenAI-compatible API, where the client's own values win.
+            let completion: [String: Any] = ["model": "sibyl-tuned", "messages": [["role": "user", "content": "Hi"]], "top_p": 0.2]
+            try await client.execute(uri: "/v1/chat/completions", method: .post, headers: jsonHeaders, body: jsonBody(completion)) { #expect($0.status == .ok) }
+            let viaV1 = try #require(fixture.model.requests(to: chatPath).last?.json)
+            #expect(viaV1["model"] as? String == "m-tuned")
+            #expect(viaV1["top_p"] as? Double == 0.2)
+            #expect(viaV1["presence_penalty"] as? Double == 0.5)
+
+            // A built-in persona copied: the copy is the user's, with the original's prompt and sampling.
+            try await client.execute(uri: "/api/v1/personas/translator/copy", method: .post, headers: jsonHeaders, body: jsonBody(["name": "my translator"])) { response in
+                #expect(response.status == .created)
+                #expect(response.object["builtIn"] as? Bool == false)
+                #expect(response.object["temperature"] as? Double == 0.2)
+                #expect((response.object["systemPrompt"] as? String)?.hasPrefix("You are a translator.") == true)
+            }
+            try await client.execute(uri: "/api/v1/personas/concise/copy", method: .post, headers: jsonHeaders, body: jsonBody(["name": "My Translator"])) { response in
+                #expect(response.status == .conflict)
             }
         }
     }

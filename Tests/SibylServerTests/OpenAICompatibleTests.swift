@@ -31,7 +31,7 @@ struct OpenAICompatibleTests {
             let body: [String: Any] = [
                 "model": "sibyl-concise",
                 "messages": [["role": "system", "content": "Be formal."], ["role": "user", "content": "Capital of France?"]],
-                "temperature": 0,
+                "temperature": 0, "top_p": 0.5, "presence_penalty": 0.25, "frequency_penalty": 1.5,
             ]
             try await fixture.client.execute(uri: "/v1/chat/completions", method: .post, headers: jsonHeaders, body: jsonBody(body)) { response in
                 #expect(response.status == .ok)
@@ -48,6 +48,9 @@ struct OpenAICompatibleTests {
             #expect((messages.first?["content"] as? String)?.contains("one short sentence") == true)
             #expect((messages.first?["content"] as? String)?.hasSuffix("Be formal.") == true)
             #expect(sent["temperature"] as? Double == 0)
+            #expect(sent["top_p"] as? Double == 0.5)
+            #expect(sent["presence_penalty"] as? Double == 0.25)
+            #expect(sent["frequency_penalty"] as? Double == 1.5)
         }
     }
 
@@ -77,6 +80,13 @@ struct OpenAICompatibleTests {
 
     @Test func badRequestsGetOpenAIErrors() async throws {
         try await withServerFixture { fixture in
+            let hi = [["role": "user", "content": "hi"]]
+            for (parameter, value) in [("top_p", 1.5), ("presence_penalty", -2.5), ("frequency_penalty", 3), ("temperature", 2.1)] {
+                try await fixture.client.execute(uri: "/v1/chat/completions", method: .post, headers: jsonHeaders, body: jsonBody(["model": "sibyl-assistant", "messages": hi, parameter: value])) { response in
+                    #expect(response.status == .badRequest)
+                    #expect((response.object["error"] as? [String: Any])?["param"] as? String == parameter)
+                }
+            }
             let cases: [([String: Any], Int, String?)] = [
                 (["model": "gpt-4o", "messages": [["role": "user", "content": "hi"]]], 404, "model_not_found"),
                 (["model": "sibyl-assistant", "messages": []], 400, "invalid_value"),

@@ -143,9 +143,14 @@ struct ConversationStorageTests {
     @Test(arguments: ConversationBackend.available)
     func personasLogsAndImages(_ backend: ConversationBackend) async throws {
         try await backend.with { store in
-            try await store.save(Persona(name: " Pirate ", systemPrompt: "Arr.", model: "m", temperature: 0.5, summary: "talks like one"))
+            try await store.save(Persona(name: " Pirate ", systemPrompt: "Arr.", model: "m", sampling: Sampling(temperature: 0.5), summary: "talks like one"))
             try await store.save(Persona(name: "PIRATE", systemPrompt: "Arr!"))
             try await store.save(Persona(name: "anchor", systemPrompt: "Steady."))
+            let sampling = Sampling(temperature: 0.7, maxTokens: 300, topP: 0.85, presencePenalty: -0.5, frequencyPenalty: 1.25)
+            try await store.save(Persona(name: "tuned", systemPrompt: "Sample so.", model: "m2", sampling: sampling))
+            #expect(try await store.persona(named: "tuned")?.sampling == sampling)
+            #expect(try await store.persona(named: "anchor")?.sampling == Sampling())
+            #expect(try await store.deletePersona(named: "tuned"))
             #expect(try await store.personas().map(\.name) == ["anchor", "PIRATE"])
             #expect(try await store.persona(named: "pirate")?.systemPrompt == "Arr!")
             await #expect(throws: StorageError.invalidPersonaName(" ")) { try await store.save(Persona(name: " ", systemPrompt: "x")) }

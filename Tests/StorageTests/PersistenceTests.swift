@@ -24,7 +24,7 @@ struct PersistenceTests {
         let directory = try TemporaryDirectory()
         let conversation: Conversation
         let messages: [Message]
-        let persona = Persona(name: "Pirate", systemPrompt: "Talk like a pirate.", temperature: 0.9)
+        let persona = Persona(name: "Pirate", systemPrompt: "Talk like a pirate.", sampling: Sampling(temperature: 0.9))
         do {
             let store = try directory.openStore()
             conversation = try Sample.filledStore(store)
@@ -41,8 +41,28 @@ struct PersistenceTests {
         }
         let probe = try DatabaseQueue(path: directory.databasePath)
         let migrations = try probe.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1", "v2", "v3"])
+        #expect(migrations == ["v1", "v2", "v3", "v4"])
         try probe.close()
+    }
+
+    @Test("A persona saved before personas had more sampling than a temperature keeps it")
+    func personaFromBeforeSampling() throws {
+        let directory = try TemporaryDirectory()
+        do {
+            try FileManager.default.createDirectory(atPath: (directory.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let old = try DatabaseQueue(path: directory.databasePath)
+            try Schema.migrator.migrate(old, upTo: "v3")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO persona (name_key, name, system_prompt, model, temperature, summary, created_at, updated_at)
+                    VALUES ('pirate', 'Pirate', 'Arr.', 'm', 0.9, 'old', 0, 0)
+                    """)
+            }
+            try old.close()
+        }
+        let store = try directory.openStore()
+        #expect(try store.personas() == [Persona(name: "Pirate", systemPrompt: "Arr.", model: "m", sampling: Sampling(temperature: 0.9), summary: "old")])
+        try store.close()
     }
 
     @Test("A database from a newer Sibyl is refused rather than misread")

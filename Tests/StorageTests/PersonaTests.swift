@@ -8,7 +8,7 @@ struct PersonaTests {
     @Test("Saving a persona with a known name in another case replaces it")
     func upsert() throws {
         let store = try ConversationStore.inMemory()
-        let pirate = Persona(name: "Pirate", systemPrompt: "Talk like a pirate.", model: "gpt-4o", temperature: 1.1, summary: "Arr")
+        let pirate = Persona(name: "Pirate", systemPrompt: "Talk like a pirate.", model: "gpt-4o", sampling: Sampling(temperature: 1.1), summary: "Arr")
         try store.save(pirate)
         try store.save(Persona(name: "coach", systemPrompt: "Encourage.", isBuiltIn: true))
         #expect(try store.persona(named: "pirate") == pirate)

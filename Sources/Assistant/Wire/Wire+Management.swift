@@ -86,6 +86,10 @@ extension Wire {
         public var systemPrompt: String
         public var model: String?
         public var temperature: Double?
+        public var maxTokens: Int?
+        public var topP: Double?
+        public var presencePenalty: Double?
+        public var frequencyPenalty: Double?
         public var summary: String?
         public var builtIn: Bool
 
@@ -93,7 +97,11 @@ extension Wire {
             name = persona.name
             systemPrompt = persona.systemPrompt
             model = persona.model
-            temperature = persona.temperature
+            temperature = persona.sampling.temperature
+            maxTokens = persona.sampling.maxTokens
+            topP = persona.sampling.topP
+            presencePenalty = persona.sampling.presencePenalty
+            frequencyPenalty = persona.sampling.frequencyPenalty
             summary = persona.summary
             builtIn = persona.isBuiltIn
         }

@@ -40,12 +40,17 @@ struct ChatCompletions: Sendable {
 
     /// The sampling the client asked for, refused as OpenAI refuses it (naming the parameter).
     static func options(_ body: OpenAIWire.ChatRequest) throws -> TurnOptions {
+        let sampling = Sampling(
+            temperature: body.temperature, maxTokens: body.maxCompletionTokens ?? body.maxTokens,
+            topP: body.topP, presencePenalty: body.presencePenalty, frequencyPenalty: body.frequencyPenalty
+        )
         do {
-            return try TurnOptions(model: nil, temperature: body.temperature, maxTokens: body.maxCompletionTokens ?? body.maxTokens)
+            try sampling.check()
         } catch {
-            let parameter = if case .invalidTemperature = error { "temperature" } else { body.maxCompletionTokens != nil ? "max_completion_tokens" : "max_tokens" }
-            throw APIError(.badRequest, code: "invalid_value", error.localizedDescription, parameter: parameter)
+            let parameter = if case .maxTokens = error, body.maxCompletionTokens != nil { "max_completion_tokens" } else { error.parameter }
+            throw APIError(.badRequest, code: "invalid_value", error.description, parameter: parameter)
         }
+        return try TurnOptions(model: nil, sampling: sampling)
     }
 
     /// What every chunk of one completion shares.

@@ -13,6 +13,9 @@ enum OpenAIWire {
         var temperature: Double?
         var maxTokens: Int?
         var maxCompletionTokens: Int?
+        var topP: Double?
+        var presencePenalty: Double?
+        var frequencyPenalty: Double?
         var n: Int?
         var tools: [Ignored]?
         var user: String?
@@ -22,6 +25,9 @@ enum OpenAIWire {
             case streamOptions = "stream_options"
             case maxTokens = "max_tokens"
             case maxCompletionTokens = "max_completion_tokens"
+            case topP = "top_p"
+            case presencePenalty = "presence_penalty"
+            case frequencyPenalty = "frequency_penalty"
         }
     }
 

@@ -13,7 +13,20 @@ struct PersonaRoutes: RouteCollectionAdding {
         var systemPrompt: String
         var model: String?
         var temperature: Double?
+        var maxTokens: Int?
+        var topP: Double?
+        var presencePenalty: Double?
+        var frequencyPenalty: Double?
         var summary: String?
+
+        var sampling: Sampling {
+            Sampling(temperature: temperature, maxTokens: maxTokens, topP: topP, presencePenalty: presencePenalty, frequencyPenalty: frequencyPenalty)
+        }
+    }
+
+    /// The name a copy is saved under.
+    struct CopyBody: Codable, Sendable {
+        var name: String
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
@@ -29,8 +42,15 @@ struct PersonaRoutes: RouteCollectionAdding {
             let runtime = try await state.runtime(for: context)
             let name = try context.parameters.require("name")
             let body = try await request.json(PersonaBody.self, limit: state.limits.jsonBodyBytes)
-            let saved = try await runtime.conversations.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model, temperature: body.temperature, summary: body.summary))
+            let saved = try await runtime.conversations.savePersona(Persona(name: name, systemPrompt: body.systemPrompt, model: body.model.flatMap { $0.isEmpty ? nil : $0 }, sampling: body.sampling, summary: body.summary))
             return JSONBody(Wire.Persona(saved))
+        }
+        group.post("personas/:name/copy") { request, context in
+            let runtime = try await state.runtime(for: context)
+            let original = try await runtime.conversations.persona(named: try context.parameters.require("name"))
+            let body = try await request.json(CopyBody.self, limit: state.limits.jsonBodyBytes)
+            let copy = try await runtime.conversations.copyPersona(original, as: body.name)
+            return JSONBody(Wire.Persona(copy), status: .created)
         }
         group.delete("personas/:name") { _, context in
             let runtime = try await state.runtime(for: context)

@@ -40,13 +40,16 @@ struct TurnRoutes: RouteCollectionAdding {
         var model: String?
         var temperature: Double?
         var maxTokens: Int?
+        var topP: Double?
+        var presencePenalty: Double?
+        var frequencyPenalty: Double?
         /// The language to answer in (`Korean`), whatever the question's.
         var answerLanguage: String?
         /// Stream events (the default), or answer once with the whole result.
         var stream: Bool?
 
         func options() throws -> TurnOptions {
-            try TurnOptions(model: model, temperature: temperature, maxTokens: maxTokens, answerLanguage: answerLanguage)
+            try TurnOptions(model: model, sampling: Sampling(temperature: temperature, maxTokens: maxTokens, topP: topP, presencePenalty: presencePenalty, frequencyPenalty: frequencyPenalty), answerLanguage: answerLanguage)
         }
 
         func images(limit: Int) throws -> [Attachment] {

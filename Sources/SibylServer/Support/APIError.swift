@@ -53,12 +53,13 @@ public struct APIError: Error, Sendable {
             case .busy: return make(.conflict, "busy")
             case .nothingToRetry: return make(.conflict, "nothing_to_retry")
             case .builtInPersona: return make(.conflict, "built_in")
+            case .personaExists: return make(.conflict, "conflict")
             case .ambiguousDocument: return make(.conflict, "ambiguous")
             case .messageTooLong: return make(.badRequest, "message_too_long")
             case .unknownLocalModel: return make(.badRequest, "model_not_found")
             case .missingAPIKey, .noModel: return make(.serviceUnavailable, "not_configured")
             case .noSpeech: return make(.unprocessableContent, "no_speech")
-            case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidTemperature, .invalidMaxTokens, .invalidAnswerLanguage,
+            case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidSampling, .invalidAnswerLanguage,
                  .invalidImageCount, .invalidImageSize, .noDocumentsFound:
                 return make(.badRequest, "invalid_request")
             }

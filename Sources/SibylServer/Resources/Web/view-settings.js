@@ -45,13 +45,25 @@ export async function renderSettings({ show, who, toast }) {
   const personaSummary = h('input', { id: 'persona-summary', type: 'text' });
   const personaPrompt = h('textarea', { id: 'persona-prompt', rows: '4', required: true });
   const personaModel = h('input', { id: 'persona-model', type: 'text' });
-  const personaTemperature = h('input', { id: 'persona-temperature', type: 'number', min: '0', max: '2', step: '0.05', inputmode: 'decimal' });
+  // A persona's sampling: each field is the API's name for it; empty leaves it to the settings.
+  const sampling = {
+    temperature: { min: '0', max: '2', step: '0.05', label: 'settings.personaTemperature', hint: 'settings.personaTemperatureHint' },
+    maxTokens: { min: '1', step: '1', label: 'settings.personaMaxTokens', hint: 'settings.personaMaxTokensHint' },
+    topP: { min: '0', max: '1', step: '0.05', label: 'settings.personaTopP', hint: 'settings.personaTopPHint' },
+    presencePenalty: { min: '-2', max: '2', step: '0.1', label: 'settings.personaPresence', hint: 'settings.personaPresenceHint' },
+    frequencyPenalty: { min: '-2', max: '2', step: '0.1', label: 'settings.personaFrequency', hint: 'settings.personaFrequencyHint' },
+  };
+  for (const [name, spec] of Object.entries(sampling)) {
+    const id = `persona-${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    spec.input = h('input', { id, type: 'number', min: spec.min, max: spec.max, step: spec.step, inputmode: name === 'maxTokens' ? 'numeric' : 'decimal' });
+  }
   const personaForm = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); savePersona(); } },
     field('settings.personaName', personaName, 'settings.personaNameHint'),
     field('settings.personaSummary', personaSummary),
     field('settings.personaPrompt', personaPrompt),
     field('settings.personaModel', personaModel, 'settings.personaModelHint'),
-    field('settings.personaTemperature', personaTemperature, 'settings.personaTemperatureHint'),
+    h('fieldset', { class: 'sampling' }, h('legend', { i18n: 'settings.personaSampling' }),
+      ...Object.values(sampling).map((spec) => field(spec.label, spec.input, spec.hint))),
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.personaSave' })));
 
   show(
@@ -231,18 +243,27 @@ export async function renderSettings({ show, who, toast }) {
   async function loadPersonas() {
     try {
       const personas = await api('/personas');
+      const taken = new Set(personas.map((persona) => persona.name.toLowerCase()));
+      const copyButton = (persona) => h('button', {
+        type: 'button', class: 'quiet small', 'aria-label': t('settings.copyPersona', { name: persona.name }), onclick: async () => {
+          // The first free name of the form NAME-copy, NAME-copy-2 …
+          let name = `${persona.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')}-copy`;
+          for (let number = 2; taken.has(name); number += 1) name = `${name.replace(/-\d+$/, '')}-${number}`;
+          try {
+            const copy = await api(`/personas/${encodeURIComponent(persona.name)}/copy`, { method: 'POST', body: { name } });
+            toast(t('settings.personaCopied', { name: copy.name }));
+            await loadPersonas();
+            edit(copy);
+          } catch (error) {
+            toast(error.message);
+          }
+        },
+      }, t('settings.copy'));
       personaList.replaceChildren(...personas.map((persona) => h('li', { class: 'row' },
         h('strong', {}, persona.name), persona.summary ? h('span', { class: 'hint' }, persona.summary) : null,
-        persona.builtIn ? h('span', { class: 'badge', i18n: 'settings.builtIn' }) : [
-          h('button', { type: 'button', class: 'quiet small', 'aria-label': t('settings.editPersona', { name: persona.name }), onclick: () => {
-            personaName.value = persona.name;
-            personaSummary.value = persona.summary ?? '';
-            personaPrompt.value = persona.systemPrompt;
-            // Saving replaces the whole persona: what it has beyond its prompt is in the form too.
-            personaModel.value = persona.model ?? '';
-            personaTemperature.value = persona.temperature ?? '';
-            personaPrompt.focus();
-          } }, t('settings.edit')),
+        persona.builtIn ? [h('span', { class: 'badge', i18n: 'settings.builtIn' }), copyButton(persona)] : [
+          h('button', { type: 'button', class: 'quiet small', 'aria-label': t('settings.editPersona', { name: persona.name }), onclick: () => edit(persona) }, t('settings.edit')),
+          copyButton(persona),
           h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('settings.removePersona', { name: persona.name }), onclick: async () => {
             try {
               await api(`/personas/${encodeURIComponent(persona.name)}`, { method: 'DELETE' });
@@ -258,12 +279,24 @@ export async function renderSettings({ show, who, toast }) {
     }
   }
 
+  /** Fills the persona form with `persona`: saving replaces the whole persona, so all it has is there. */
+  function edit(persona) {
+    personaName.value = persona.name;
+    personaSummary.value = persona.summary ?? '';
+    personaPrompt.value = persona.systemPrompt;
+    personaModel.value = persona.model ?? '';
+    for (const [name, spec] of Object.entries(sampling)) spec.input.value = persona[name] ?? '';
+    personaPrompt.focus();
+  }
+
   async function savePersona() {
     try {
       const body = { systemPrompt: personaPrompt.value.trim() };
       if (personaSummary.value.trim()) body.summary = personaSummary.value.trim();
       if (personaModel.value.trim()) body.model = personaModel.value.trim();
-      if (personaTemperature.value !== '') body.temperature = personaTemperature.valueAsNumber;
+      for (const [name, spec] of Object.entries(sampling)) {
+        if (spec.input.value !== '') body[name] = spec.input.valueAsNumber;
+      }
       await api(`/personas/${encodeURIComponent(personaName.value.trim())}`, { method: 'PUT', body });
       toast(t('settings.saved'));
       personaForm.reset();
