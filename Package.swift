@@ -462,7 +462,7 @@ let package = Package(
         .testTarget(
             name: "SibylCLITests",
             dependencies: [
-                "sibyl", "OpenAITestServer", "SibylTestSupport", "LocalEngines", "SibylCore", "TestDatabase", "TestEvents", "TestFixtures", .product(name: "GRDB", package: "GRDB.swift"),
+                "sibyl", "OpenAITestServer", "SibylTestSupport", "LocalEngines", "SibylCore", "TestDatabase", "TestEvents", "TestFixtures", "TestPDFs", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
@@ -470,7 +470,7 @@ let package = Package(
             name: "SibylServerTests",
             dependencies: [
                 "SibylServer", "Accounts", "Assistant", "SibylApp", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
-                "SibylTestSupport",
+                "SibylTestSupport", "TestPDFs",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -12,7 +12,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 # Debian packages the build and the tests need; installed only when missing.
 # (the engines' own packages are installed by `sibyl models install`; these are the build's and the tests').
-SYSTEM_PACKAGES=(libsqlite3-dev pkg-config cmake build-essential libopenblas-dev libpoppler-glib-dev espeak-ng tesseract-ocr tesseract-ocr-eng poppler-utils pocketsphinx-testdata python3.11-doc libdbus-1-dev dbus-daemon dbus-session-bus-common python3-dbusmock ffmpeg pulseaudio pulseaudio-utils alsa-utils sox python3.11-venv openssl curl libjs-marked libjs-highlight.js libjs-katex libjs-chart.js node-qrcode-generator fonts-katex liblua5.4-dev lua5.4 unifont)
+SYSTEM_PACKAGES=(libsqlite3-dev pkg-config cmake build-essential libopenblas-dev libpoppler-glib-dev espeak-ng tesseract-ocr tesseract-ocr-eng tesseract-ocr-kor tesseract-ocr-ind fonts-nanum poppler-utils pocketsphinx-testdata python3.11-doc libdbus-1-dev dbus-daemon dbus-session-bus-common python3-dbusmock ffmpeg pulseaudio pulseaudio-utils alsa-utils sox python3.11-venv openssl curl libjs-marked libjs-highlight.js libjs-katex libjs-chart.js node-qrcode-generator fonts-katex liblua5.4-dev lua5.4 unifont)
 # What only the browser tests need (Debian's Chromium, driven by Playwright; a JRE for the HTML checker).
 BROWSER_TEST_PACKAGES=(chromium default-jre-headless)
 

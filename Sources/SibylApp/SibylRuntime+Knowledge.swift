@@ -67,13 +67,15 @@ extension SibylRuntime {
         )
     }
 
-    /// Ingestion into the knowledge base with the current embedder, OCR and chunk sizes.
-    func ingestor() async throws -> Ingestor {
+    /// Ingestion into the knowledge base with the current embedder, OCR and chunk sizes; scans are
+    /// read in `ocrLanguages`, else in the settings' languages.
+    func ingestor(ocrLanguages: OCRLanguages? = nil) async throws -> Ingestor {
         let setup = try embeddingSetup()
         return Ingestor(
             store: try await knowledgeBase(),
             extractor: DocumentExtractor(
                 options: DocumentExtractor.Options(
+                    ocrLanguages: (ocrLanguages ?? settings[.docsOCRLanguages]).tesseractArgument,
                     maxPDFPages: settings[.docsMaxPDFPages],
                     timeLimit: .seconds(settings[.docsMaxExtractionSeconds])
                 ),

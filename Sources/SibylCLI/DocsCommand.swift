@@ -3,6 +3,7 @@ import Assistant
 import Foundation
 import Knowledge
 import SibylApp
+import SibylCore
 
 /// `sibyl docs`: the knowledge base of your own documents.
 struct Docs: AsyncParsableCommand {
@@ -21,7 +22,17 @@ struct Docs: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Files, folders or quoted glob patterns.") var paths: [String]
         @Option(help: "The collection to add to (default: docs.collection, normally 'default').") var collection: String?
+        @Option(
+            name: .customLong("ocr-languages"),
+            help: "Languages scans and images are read in, such as ko or en,id (default: docs.ocr_languages, normally en)."
+        ) var ocrLanguages: String?
         @Flag(help: "Print the summary as JSON.") var json = false
+
+        func validate() throws {
+            if let ocrLanguages, OCRLanguages(ocrLanguages) == nil {
+                throw ValidationError("--ocr-languages: '\(ocrLanguages)' names no language; give en, ko, id or tesseract's codes (eng, kor, ind), separated by commas.")
+            }
+        }
 
         func run() async throws {
             try await global.withRuntime { runtime in
@@ -29,7 +40,7 @@ struct Docs: AsyncParsableCommand {
                 let observer = display.observer
                 let addition: DocumentAddition
                 do {
-                    addition = try await runtime.documents.add(paths: paths, collection: collection) { event in
+                    addition = try await runtime.documents.add(paths: paths, collection: collection, ocrLanguages: ocrLanguages.flatMap { OCRLanguages($0) }) { event in
                         switch event {
                         case .started: break
                         case .file(let url, let index, let total): observer(.step("[\(index)/\(total)] \(url.lastPathComponent)"))

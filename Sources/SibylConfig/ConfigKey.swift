@@ -1,4 +1,5 @@
 import Foundation
+import SibylCore
 
 /// The capabilities that can each use their own provider.
 public enum CapabilityKind: String, Sendable, CaseIterable, Codable {
@@ -24,6 +25,8 @@ public enum CapabilityKind: String, Sendable, CaseIterable, Codable {
 public struct ConfigKey: Sendable, Hashable {
     public enum ValueType: String, Sendable {
         case string, url, integer, number, choice
+        /// Languages scanned text is read in (`OCRLanguages`).
+        case languages
     }
 
     /// Where a setting is kept when several instances share a database.
@@ -83,6 +86,11 @@ public struct ConfigKey: Sendable, Hashable {
                 return .failure(.invalidValue(key: name, value: value, expected: "a number"))
             }
             return .success(value)
+        case .languages:
+            guard let languages = OCRLanguages(value) else {
+                return .failure(.invalidValue(key: name, value: value, expected: "languages such as en, ko, id (or tesseract's codes: eng, kor, ind), separated by commas"))
+            }
+            return .success(languages.settingText)
         case .choice:
             guard choices.contains(value) else {
                 return .failure(.invalidValue(key: name, value: value, expected: "one of \(choices.joined(separator: ", "))"))

@@ -71,6 +71,12 @@ extension Setting {
             "longest one file may take to read (OCR of scanned pages is the slow part)"
         )
     }
+    public static var docsOCRLanguages: Setting<OCRLanguages> {
+        .init(
+            "docs.ocr_languages", env: ["SIBYL_DOCS_OCR_LANGUAGES"], default: .english,
+            "languages scanned pages and images are read in: en, ko, id (or tesseract's codes), separated by commas; a document may name its own"
+        )
+    }
     public static var docsThreshold: Setting<Double> {
         .init("docs.threshold", env: ["SIBYL_DOCS_THRESHOLD"], default: RetrievalDefaults.threshold, "cosine similarity a passage needs to ground an answer")
     }
@@ -289,7 +295,7 @@ extension ConfigKey {
             Declared.baseURL.key, Declared.organization.key, Declared.project.key, Declared.timeout.key, Declared.connectTimeout.key,
             Declared.retries.key, Declared.persona.key, Declared.titles.key, Declared.chatTemperature.key, Declared.chatMaxTokens.key,
             Declared.chatContextWindow.key, Declared.chatReserve.key, Declared.ttsVoice.key, Declared.docsCollection.key,
-            Declared.docsChunkTokens.key, Declared.docsOverlap.key, Declared.docsMaxPDFPages.key, Declared.docsMaxExtractionSeconds.key,
+            Declared.docsChunkTokens.key, Declared.docsOverlap.key, Declared.docsMaxPDFPages.key, Declared.docsMaxExtractionSeconds.key, Declared.docsOCRLanguages.key,
             Declared.docsThreshold.key, Declared.docsPassages.key, Declared.docsIndex.key, Declared.docsFusion.key,
             Declared.docsVectorWeight.key, Declared.docsLexicalWeight.key, Declared.docsVectorStore.key, Declared.pineconeIndex.key,
             Declared.pineconeCloud.key, Declared.pineconeRegion.key, Declared.pineconeControlURL.key, Declared.glassesPersona.key,

@@ -75,6 +75,13 @@ extension Optional: SettingValue where Wrapped: SettingValue {
     public static var choices: [String] { Wrapped.choices }
 }
 
+/// Languages tesseract reads, written `en, ko` or `eng+kor`; kept as tesseract's codes.
+extension OCRLanguages: SettingValue {
+    public init?(settingText: String) { self.init(settingText) }
+    public var settingText: String { description }
+    public static var valueType: ConfigKey.ValueType { .languages }
+}
+
 /// One of a few named values: an enum whose raw values are the words the settings use.
 public protocol SettingChoice: SettingValue, RawRepresentable<String>, CaseIterable {}
 

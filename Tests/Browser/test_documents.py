@@ -114,3 +114,39 @@ def test_a_file_that_cannot_be_read_says_why(stub_server, context):
     expect(row).to_have_attribute("data-state", "failed", timeout=60_000)
     expect(row.locator(".upload-status")).to_contain_text("Failed")
     expect(page.locator(".failures")).to_contain_text("broken.pdf")
+
+
+def korean_scan(text: str) -> bytes:
+    """A PNG of one line of Korean, as a phone photographs a printed notice (Debian's NanumGothic)."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        with open(f"{folder}/text.txt", "w", encoding="utf-8") as file:
+            file.write(text)
+        subprocess.run([
+            "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=white:s=1100x170", "-frames:v", "1",
+            "-vf", f"drawtext=fontfile=/usr/share/fonts/truetype/nanum/NanumGothic.ttf:textfile={folder}/text.txt:fontsize=56:fontcolor=black:x=40:y=40",
+            f"{folder}/scan.png",
+        ], check=True)
+        with open(f"{folder}/scan.png", "rb") as file:
+            return file.read()
+
+
+def test_a_korean_scan_is_read_in_the_language_chosen_for_it(stub_server, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/documents")
+    page.get_by_role("combobox", name="Collection").fill("scans")
+    page.get_by_role("combobox", name="Collection").dispatch_event("change")
+    page.get_by_label("Text in scans").select_option(label="Korean")
+    drop(page, "#drop-zone", "notice.png", korean_scan("도서관은 오후 여섯 시에 문을 닫습니다."), "image/png")
+    row = page.locator(".uploads li[data-file='notice.png']")
+    expect(row).to_have_attribute("data-state", "done", timeout=120_000)
+    page.get_by_role("searchbox").fill("도서관")
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.locator(".passages li").first).to_contain_text("도서관은 오후 여섯 시에 문을 닫습니다.")
+    # The choice stays for the next upload; "As in the settings" sends none.
+    page.reload()
+    expect(page.get_by_label("Text in scans")).to_have_value("kor")
+    page.get_by_label("Text in scans").select_option(label="As in the settings")
+    page.get_by_role("button", name="Remove notice").click()
+    expect(page.locator("table.documents tbody tr")).to_have_count(0)

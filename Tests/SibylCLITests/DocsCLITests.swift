@@ -3,6 +3,7 @@ import LocalEngines
 import OpenAITestServer
 import Testing
 import SibylCore
+import TestPDFs
 
 /// `sibyl docs`, `search`, `ask --docs`, `logs` and `eval` with the local MiniLM embedder
 /// (chat from the scripted server, so answers are known).
@@ -97,6 +98,33 @@ struct DocsCLITests {
             let gone = try #require(try await cli.run(["search", "--json", "tyre pressure"]).json as? [[String: Any]])
             #expect(gone.allSatisfy { $0["document"] as? String != "Bicycles" })
         }
+    }
+
+    @Test(.enabled(if: ScanImage.canDraw && TesseractRecognizer().isAvailable, "ffmpeg, fonts-nanum or tesseract is missing"))
+    func aKoreanScanIsReadInKoreanWhenTheAddOrTheSettingsSaySo() async throws {
+        var cli = try CLIRunner(server: nil)
+        cli.environment["SIBYL_ENGINES"] = EngineLayout().root.path
+        cli.environment["SIBYL_EMBEDDINGS_PROVIDER"] = "local"
+        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
+        let scan = cli.home.appendingPathComponent("notice.png")
+        try ScanImage.png(["도서관은 오후 여섯 시에 문을 닫습니다."]).write(to: scan)
+        let added = try await cli.run(["docs", "add", scan.path, "--ocr-languages", "ko", "--collection", "korean"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let found = try await cli.run(["search", "도서관", "--collection", "korean"])
+        #expect(found.stdout.contains("도서관은 오후 여섯 시에 문을 닫습니다."), "\(found.stdout)")
+
+        #expect(try await cli.run(["config", "set", "docs.ocr_languages", "Korean, English"]).status == 0)
+        #expect(try await cli.run(["config", "get", "docs.ocr_languages"]).stdout.contains("kor,eng"))
+        let other = cli.home.appendingPathComponent("hours.png")
+        try ScanImage.png(["주말에는 열 시에 문을 엽니다."]).write(to: other)
+        #expect(try await cli.run(["docs", "add", other.path, "--collection", "korean"]).status == 0)
+        #expect(try await cli.run(["search", "주말", "--collection", "korean"]).stdout.contains("주말에는 열 시에 문을 엽니다."))
+
+        let wrong = try await cli.run(["docs", "add", scan.path, "--ocr-languages", "elvish!"])
+        #expect(wrong.status != 0)
+        #expect(wrong.stderr.contains("names no language"))
+        let refused = try await cli.run(["config", "set", "docs.ocr_languages", "en; ko"])
+        #expect(refused.status != 0)
     }
 
     @Test func aKilledIngestLeavesOnlyWholeDocumentsAndResumes() async throws {

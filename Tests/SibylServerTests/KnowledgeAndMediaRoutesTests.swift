@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LocalEngines
 import SibylApp
 import SibylCore
+import TestPDFs
 import Testing
 @testable import SibylServer
 
@@ -94,6 +95,55 @@ struct KnowledgeAndMediaRoutesTests {
             // The index follows: the removed document is no longer found.
             try await fixture.client.execute(uri: "/api/v1/search?q=wifi%20password&collection=office", method: .get) { response in
                 #expect(response.array.isEmpty)
+            }
+        }
+    }
+
+    @Test(.enabled(if: ScanImage.canDraw && TesseractRecognizer().isAvailable, "ffmpeg, fonts-nanum or tesseract is missing"))
+    func scansAreReadInTheLanguagesAnUploadOrTheSettingsName() async throws {
+        try await withServerFixture(environment: Self.local) { fixture in
+            func upload(_ name: String, _ lines: [String], languages: String?) async throws -> [String: Any] {
+                var form = MultipartBody()
+                if let languages { form.field("ocrLanguages", languages) }
+                form.file("files", filename: name, contentType: "image/png", try ScanImage.png(lines))
+                var headers = form.headers
+                headers[.accept] = "application/json"
+                return try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: headers, body: form.buffer) { response in
+                    #expect(response.status == .ok, "\(response.text)")
+                    return response.object
+                }
+            }
+            func text(of name: String) async throws -> String {
+                let id = try await fixture.client.execute(uri: "/api/v1/documents", method: .get) { response in
+                    try #require(response.array.first { ($0["path"] as? String)?.hasSuffix(name) == true }?["id"] as? Int)
+                }
+                return try await fixture.client.execute(uri: "/api/v1/documents/\(id)?passages=true", method: .get) { response in
+                    ((response.object["passages"] as? [[String: Any]]) ?? []).compactMap { $0["text"] as? String }.joined(separator: "\n")
+                }
+            }
+            // Named by the upload.
+            _ = try await upload("seoul.png", ["서울은 대한민국의 수도입니다."], languages: "ko")
+            #expect(try await text(of: "seoul.png").contains("서울은 대한민국의 수도입니다."))
+            // Named by the settings.
+            try await fixture.client.execute(uri: "/api/v1/settings/docs.ocr_languages", method: .put, headers: jsonHeaders, body: jsonBody(["value": "en, ko"])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["value"] as? String == "eng,kor")
+            }
+            _ = try await upload("han-river.png", ["한강이 도시를 가로질러 흐릅니다."], languages: nil)
+            #expect(try await text(of: "han-river.png").contains("한강이 도시를 가로질러 흐릅니다."))
+            // A language whose trained data is not installed fails the file, naming the package.
+            let report = try await upload("french.png", ["Paris est la capitale."], languages: "fra")
+            let failure = try #require((report["failed"] as? [[String: Any]])?.first)
+            #expect((failure["error"] as? String)?.contains("tesseract-ocr-fra") == true, "\(failure)")
+            // Text that names no language is refused before anything is read.
+            var bad = MultipartBody()
+            bad.field("ocrLanguages", "korean; rm -rf /")
+            bad.file("files", filename: "x.png", contentType: "image/png", try ScanImage.png(["x"]))
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: bad.headers, body: bad.buffer) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await fixture.client.execute(uri: "/api/v1/settings/docs.ocr_languages", method: .put, headers: jsonHeaders, body: jsonBody(["value": "klingon!"])) { response in
+                #expect(response.status == .badRequest)
             }
         }
     }

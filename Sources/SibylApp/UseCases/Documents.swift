@@ -1,33 +1,39 @@
 public import Assistant
 public import Foundation
 public import Knowledge
-import SibylCore
+public import SibylCore
 
 extension SibylRuntime.Documents {
     /// Adds files, folders (recursively) or glob patterns to a collection; unchanged files are
-    /// skipped, changed ones replaced, and a file that fails does not stop the others.
+    /// skipped, changed ones replaced, and a file that fails does not stop the others. Scans are
+    /// read in `ocrLanguages`, else in `docs.ocr_languages`.
     public func add(
-        paths: [String], collection: String? = nil, relativeTo base: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        paths: [String], collection: String? = nil, ocrLanguages: OCRLanguages? = nil,
+        relativeTo base: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         progress: @Sendable (IngestEvent) -> Void = { _ in }
     ) async throws -> DocumentAddition {
         let found = FileDiscovery.files(from: paths, relativeTo: base)
         guard !found.files.isEmpty else { throw AssistantError.noDocumentsFound(paths) }
-        var addition = try await add(found.files, collection: collection, progress: progress)
+        var addition = try await add(found.files, collection: collection, ocrLanguages: ocrLanguages, progress: progress)
         addition.problems = found.problems
         return addition
     }
 
     /// Adds files to a collection.
-    public func add(_ files: [URL], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
+    public func add(
+        _ files: [URL], collection: String? = nil, ocrLanguages: OCRLanguages? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }
+    ) async throws -> DocumentAddition {
         let name = collection ?? runtime.defaultCollection
-        let summary = try await runtime.ingestor().ingest(files, collection: name, observer: progress)
+        let summary = try await runtime.ingestor(ocrLanguages: ocrLanguages).ingest(files, collection: name, observer: progress)
         await runtime.log(summary.failed.isEmpty ? .info : .warning, .docsAdd, Self.describe(summary, collection: name), details: IngestLogDetails(summary))
         return DocumentAddition(collection: name, summary: summary, problems: [])
     }
 
     /// Adds uploaded files: each is kept under the data directory (`documents/COLLECTION/NAME`),
     /// so uploading a file of the same name again replaces the document when it changed.
-    public func addUploads(_ uploads: [UploadedFile], collection: String? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }) async throws -> DocumentAddition {
+    public func addUploads(
+        _ uploads: [UploadedFile], collection: String? = nil, ocrLanguages: OCRLanguages? = nil, progress: @Sendable (IngestEvent) -> Void = { _ in }
+    ) async throws -> DocumentAddition {
         let name = collection ?? runtime.defaultCollection
         let directory = runtime.dataPaths.uploadedDocuments.appendingPathComponent(UploadedFile.safeName(name), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -37,7 +43,7 @@ extension SibylRuntime.Documents {
             try upload.data.write(to: file, options: .atomic)
             files.append(file)
         }
-        return try await add(files, collection: name, progress: progress)
+        return try await add(files, collection: name, ocrLanguages: ocrLanguages, progress: progress)
     }
 
     /// The collections, by name.

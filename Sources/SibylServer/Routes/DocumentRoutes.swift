@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Knowledge
 import SibylApp
+import SibylCore
 
 /// Documents: upload (one or many files, with progress events), list, show with statistics,
 /// remove, re-embed; collections and the files that failed.
@@ -33,16 +34,23 @@ struct DocumentRoutes: RouteCollectionAdding {
             let uploads = form.files.map { UploadedFile(filename: $0.filename ?? "upload", data: $0.data) }
             guard !uploads.isEmpty else { throw APIError.badRequest("The upload holds no file: send each as a multipart part with a filename.") }
             let collection = form.field("collection")
+            // Scans read in the languages the upload names, else in docs.ocr_languages.
+            let ocrLanguages = try form.field("ocrLanguages").flatMap { text in
+                guard let languages = OCRLanguages(text) else {
+                    throw APIError.badRequest("ocrLanguages '\(text.prefix(40))' names no language: give en, ko, id or tesseract's codes (eng, kor, ind), separated by commas.")
+                }
+                return languages
+            }
             // Fail before streaming when nothing could be added at all (no embedder installed, say).
             _ = try runtime.documents.embedder()
             let wantsJSON = request.headers[.accept]?.contains("application/json") == true && request.headers[.accept]?.contains("text/event-stream") != true
             if wantsJSON {
-                let addition = try await runtime.documents.addUploads(uploads, collection: collection)
+                let addition = try await runtime.documents.addUploads(uploads, collection: collection, ocrLanguages: ocrLanguages)
                 return try JSONBody(Wire.IngestReport(addition)).response(status: .ok)
             }
             return EventStream.response { writer in
                 do {
-                    let addition = try await runtime.documents.addUploads(uploads, collection: collection) { event in
+                    let addition = try await runtime.documents.addUploads(uploads, collection: collection, ocrLanguages: ocrLanguages) { event in
                         writer.send("progress", Wire.IngestProgress(event))
                     }
                     writer.send("done", Wire.IngestReport(addition))

@@ -39,3 +39,6 @@ export function field(labelKey, control, hintKey) {
 export function hiddenText(text) {
   return h('span', { class: 'visually-hidden' }, text);
 }
+
+/** The languages scans can be read in (docs.ocr_languages), as tesseract names them. */
+export const OCR_LANGUAGES = ['eng', 'kor', 'ind', 'eng,kor', 'eng,ind'];

@@ -3,7 +3,7 @@
 // with ranked passages, remove and re-embed, collections, and the files that failed.
 
 import { api, ApiError, csrfHeader, parseServerEvent } from './api.js';
-import { h } from './dom.js';
+import { h, OCR_LANGUAGES } from './dom.js';
 import { formatDate, formatNumber, t, tn, translate } from './i18n.js';
 
 const FORMATS = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,.png,.jpg,.jpeg,.tif,.tiff,.webp,.gif,.bmp';
@@ -36,6 +36,12 @@ export async function renderDocuments({ show, toast }) {
       h('button', { type: 'button', i18n: 'docs.chooseFiles', onclick: () => fileInput.click() }),
       h('button', { type: 'button', class: 'quiet', i18n: 'docs.chooseFolder', onclick: () => folderInput.click() })),
     h('p', { class: 'hint', i18n: 'docs.formats' }));
+  // The languages scans in the next upload are read in: the settings' (docs.ocr_languages) unless chosen here.
+  const ocrLanguages = h('select', { id: 'ocr-languages' },
+    h('option', { value: '', i18n: 'docs.ocrDefault' }),
+    ...OCR_LANGUAGES.map((value) => h('option', { value, i18n: `ocr.${value}` })));
+  ocrLanguages.value = localStorage.getItem('sibyl.ocrLanguages') || '';
+  ocrLanguages.addEventListener('change', () => localStorage.setItem('sibyl.ocrLanguages', ocrLanguages.value));
   const uploads = h('ul', { class: 'uploads', 'aria-live': 'polite' });
   const table = h('tbody');
   const summary = h('p', { class: 'hint' });
@@ -48,7 +54,8 @@ export async function renderDocuments({ show, toast }) {
     h('h1', { i18n: 'docs.title' }),
     h('div', { class: 'row' }, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'collection', i18n: 'docs.collection' }), collection), collections,
       h('button', { type: 'button', class: 'quiet', i18n: 'docs.reindex', onclick: reindex })),
-    h('section', { class: 'card', 'aria-labelledby': 'add-title' }, h('h2', { id: 'add-title', i18n: 'docs.add' }), dropZone, fileInput, folderInput, uploads),
+    h('section', { class: 'card', 'aria-labelledby': 'add-title' }, h('h2', { id: 'add-title', i18n: 'docs.add' }), dropZone, fileInput, folderInput,
+      h('div', { class: 'compact-field' }, h('label', { htmlFor: 'ocr-languages', i18n: 'docs.ocrLanguages' }), ocrLanguages), uploads),
     h('section', { class: 'card', 'aria-labelledby': 'search-title' },
       h('h2', { id: 'search-title', i18n: 'docs.search' }),
       h('form', { class: 'row', role: 'search', onsubmit: (event) => { event.preventDefault(); search(); } },
@@ -132,6 +139,7 @@ export async function renderDocuments({ show, toast }) {
     }
     const form = new FormData();
     form.append('collection', name());
+    if (ocrLanguages.value) form.append('ocrLanguages', ocrLanguages.value);
     for (const file of files) form.append('files', file, file.webkitRelativePath || file.name);
     const byIndex = [...rows.values()];
     const set = (entry, text, value, state) => {

@@ -4,7 +4,7 @@
 // phone app (view-settings-noa.js).
 
 import { api, serverEvents } from './api.js';
-import { field, h } from './dom.js';
+import { field, h, OCR_LANGUAGES } from './dom.js';
 import { formatNumber, t, translate } from './i18n.js';
 import { noaCard } from './view-settings-noa.js';
 
@@ -173,10 +173,28 @@ export async function renderSettings({ show, who, toast }) {
           }
         });
         return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
-      }), await voicePicker(byKey['tts.voice']));
+      }), await voicePicker(byKey['tts.voice']), ocrPicker(byKey['docs.ocr_languages']));
     } catch (error) {
       providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
     }
+  }
+
+  /** The languages scans and images are read in when an upload names none (docs.ocr_languages). */
+  function ocrPicker(setting) {
+    if (!setting) return '';
+    const current = setting.value ?? setting.defaultValue ?? 'eng';
+    const choices = OCR_LANGUAGES.includes(current) ? OCR_LANGUAGES : [...OCR_LANGUAGES, current];
+    const select = h('select', { id: 'ocr-default' }, ...choices.map((value) => h('option', { value }, OCR_LANGUAGES.includes(value) ? t(`ocr.${value}`) : value)));
+    select.value = current;
+    select.addEventListener('change', async () => {
+      try {
+        await api('/settings/docs.ocr_languages', { method: 'PUT', body: { value: select.value } });
+        toast(t('settings.saved'));
+      } catch (error) {
+        toast(error.message);
+      }
+    });
+    return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'ocr-default' }, t('settings.ocrLanguages')), select);
   }
 
   /** The voice answers are spoken with (tts.voice), from the voices the server has. */
