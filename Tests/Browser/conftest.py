@@ -204,4 +204,4 @@ def every_theme(page, name: str, themes=THEMES):
 
 def screenshot(page, name: str):
     SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True, animations="disabled")

@@ -42,3 +42,48 @@ def test_every_page_fits_a_phone(stub_server, phone, name, label):
     assert width <= 390, f"{name} scrolls sideways on a phone ({width} px)"
     small = page.evaluate(SMALL_TARGETS, "button, a[href], select, input:not([type=hidden]), textarea, summary")
     assert small == [], f"{name}: targets smaller than 24 px: {small}"
+
+
+def test_the_chat_on_a_phone_is_laid_out_like_a_messaging_app(stub_server, model_stub, phone):
+    model_stub.answer, model_stub.delay = "Paris is the capital of France.", 0.0
+    page = phone.new_page()
+    page.goto(f"{stub_server.url}/#/chat")
+    question = page.get_by_label("Your question")
+    # Two questions, so the list has a conversation to open and the thread is long.
+    for text in ("What is the capital of France?", "And of Italy?"):
+        question.fill(text)
+        question.press("Enter")
+        expect(page.locator(".messages li").last.locator(".body")).to_have_text("Paris is the capital of France.", timeout=60_000)
+    # The persona and the switches are behind one button.
+    persona = page.get_by_label("Persona")
+    expect(persona).to_be_hidden()
+    options = page.get_by_role("button", name="Options")
+    options.click()
+    expect(options).to_have_attribute("aria-expanded", "true")
+    expect(persona).to_be_visible()
+    screenshot(page, "chat-phone-options")
+    options.click()
+    expect(persona).to_be_hidden()
+    # The question box stays at the bottom of the screen however long the thread is.
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.locator("form.composer").bounding_box()
+    assert box and box["y"] + box["height"] <= 844 + 1, box
+    # The conversations are a drawer: closed, opened from the header, closed by choosing one.
+    conversations = page.get_by_role("complementary", name="Conversations")
+    expect(conversations).to_be_hidden()
+    drawer = page.get_by_role("button", name="Conversations")
+    drawer.click()
+    expect(conversations).to_be_visible()
+    expect(drawer).to_have_attribute("aria-expanded", "true")
+    assert page.evaluate("document.activeElement.id") == "conversation-search"
+    screenshot(page, "chat-phone-drawer")
+    conversations.locator(".conversation-list a").first.click()
+    expect(conversations).to_be_hidden()
+    # Escape closes it too, and gives the focus back to the button that opened it.
+    drawer.click()
+    expect(conversations).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(conversations).to_be_hidden()
+    assert page.evaluate("document.activeElement.getAttribute('aria-controls')") == "conversations"
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the chat scrolls sideways on a phone ({width} px)"

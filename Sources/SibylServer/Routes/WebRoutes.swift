@@ -37,12 +37,17 @@ struct WebRoutes: Sendable {
     /// Whether a path is the UI's (not the API's, which openapi.yaml describes).
     static func isPage(_ path: some StringProtocol) -> Bool {
         path == "/" || path == "/setup" || path.hasPrefix("/setup/") || path.hasPrefix("/assets/") || path.hasPrefix("/vendor/")
+            || path == "/sw.js" || path == "/manifest.webmanifest"
     }
 
     func add(to router: Router<SibylRequestContext>) {
         for path in ["/", "/setup"] {
             router.get(RouterPath(path)) { request, _ in try Self.asset("index.html", request: request) }
         }
+        // The installable app: its manifest, and its service worker, which must be served from the
+        // root to look after every page of the app.
+        router.get("/manifest.webmanifest") { request, _ in try Self.asset("manifest.webmanifest", request: request) }
+        router.get("/sw.js") { request, _ in try Self.asset("sw.js", request: request) }
         router.get("/assets/:name") { request, context in
             try Self.asset(try context.parameters.require("name"), request: request)
         }
@@ -75,7 +80,7 @@ struct WebRoutes: Sendable {
     static func response(_ bytes: [UInt8], name: String, request: Request) -> Response {
         let hash = SHA256.hash(data: bytes).prefix(12).map { String(format: "%02x", $0) }.joined()
         let type = contentType(name)
-        let compressible = bytes.count > 1024 && (type.hasPrefix("text/") || type.hasPrefix("application/json") || type.hasPrefix("image/svg"))
+        let compressible = bytes.count > 1024 && (type.hasPrefix("text/") || type.hasPrefix("application/json") || type.hasPrefix("application/manifest") || type.hasPrefix("image/svg"))
         let gzip = compressible && acceptsGzip(request.headers[.acceptEncoding])
         let tag = "\"\(hash)\(gzip ? "-gz" : "")\""
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache", .contentType: type]
@@ -118,6 +123,8 @@ struct WebRoutes: Sendable {
         case "js": "text/javascript; charset=utf-8"
         case "css": "text/css; charset=utf-8"
         case "json": "application/json; charset=utf-8"
+        case "webmanifest": "application/manifest+json; charset=utf-8"
+        case "png": "image/png"
         case "svg": "image/svg+xml"
         case "woff2": "font/woff2"
         case "woff": "font/woff"

@@ -22,5 +22,10 @@ enum WebAssets {
         "i18n-en.json": PackageResources.i18n_en_json,
         "i18n-ko.json": PackageResources.i18n_ko_json,
         "i18n-id.json": PackageResources.i18n_id_json,
+        "manifest.webmanifest": PackageResources.manifest_webmanifest,
+        "sw.js": PackageResources.sw_js,
+        "icon-192.png": PackageResources.icon_192_png,
+        "icon-512.png": PackageResources.icon_512_png,
+        "icon-maskable-512.png": PackageResources.icon_maskable_512_png,
     ]
 }

@@ -1,6 +1,8 @@
 // Calls to Sibyl's API from the page: JSON in and out, the session's CSRF token on every request
 // that changes something, and errors as ApiError with the server's code and words.
 
+import { t } from './i18n.js';
+
 let csrfToken = null;
 
 /** Remembers the CSRF token of the signed-in session (null when signed out). */
@@ -42,7 +44,7 @@ export async function api(path, { method = 'GET', body, raw = false, signal } = 
     response = await fetch(`/api/v1${path}`, init);
   } catch (error) {
     if (error.name === 'AbortError') throw error;
-    throw new ApiError(0, 'unreachable', 'Sibyl cannot be reached. Is `sibyl serve` still running?');
+    throw new ApiError(0, 'unreachable', t('app.unreachable'));
   }
   if (!response.ok) {
     let code = 'http_' + response.status;

@@ -144,8 +144,14 @@ async function start() {
       signedOut();
     }
   } catch (error) {
-    show(Object.assign(document.createElement('p'), { className: 'error', textContent: error.message }));
+    // Opened from the installed app's kept shell while the server is out of reach, say, which the message says plainly.
+    show(Object.assign(document.createElement('p'), { className: 'error', role: 'alert', textContent: error.message }));
   }
 }
 
 start();
+// The installable app's service worker keeps the shell for opening without the network; browsers
+// offer it only on HTTPS or this machine. Registered once the page has loaded, so it never delays it.
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  window.addEventListener('load', () => navigator.serviceWorker.register('/sw.js').catch(() => {}));
+}

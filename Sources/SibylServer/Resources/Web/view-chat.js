@@ -18,11 +18,27 @@ export async function renderChat({ show, who, id, toast }) {
   // The conversation list.
   const search = h('input', { type: 'search', id: 'conversation-search', i18nPlaceholder: 'chat.search', i18nLabel: 'chat.search' });
   const list = h('ul', { class: 'conversation-list' });
-  const sidebar = h('aside', { class: 'conversations', 'aria-labelledby': 'conversations-title' },
+  const sidebar = h('aside', { class: 'conversations', id: 'conversations', 'aria-labelledby': 'conversations-title' },
     h('div', { class: 'row' },
       h('h2', { id: 'conversations-title', i18n: 'chat.conversations' }),
-      h('a', { class: 'button', href: '#/chat', i18n: 'chat.new' })),
+      h('a', { class: 'button', href: '#/chat', i18n: 'chat.new' }),
+      h('button', { type: 'button', class: 'quiet drawer-close', i18n: 'chat.closeList', onclick: () => openDrawer(false) })),
     search, list);
+  // On a phone the list is a drawer, opened from the thread's header and closed by choosing a
+  // conversation, the close button, a tap beside it or Escape.
+  const drawerToggle = h('button', {
+    type: 'button', class: 'quiet drawer-toggle', 'aria-controls': 'conversations', 'aria-expanded': 'false', i18n: 'chat.conversations',
+    onclick: () => openDrawer(true),
+  });
+  const backdrop = h('div', { class: 'drawer-backdrop', onclick: () => openDrawer(false) });
+  function openDrawer(open) {
+    chat.classList.toggle('drawer-open', open);
+    drawerToggle.setAttribute('aria-expanded', String(open));
+    if (open) search.focus();
+    else if (sidebar.contains(document.activeElement)) drawerToggle.focus();
+  }
+  sidebar.addEventListener('keydown', (event) => { if (event.key === 'Escape') openDrawer(false); });
+  list.addEventListener('click', (event) => { if (event.target.closest('a')) openDrawer(false); });
 
   // The open conversation.
   const title = h('h1', { id: 'thread-title' });
@@ -47,7 +63,7 @@ export async function renderChat({ show, who, id, toast }) {
   // Hands-free: after a spoken answer, listen for the next question (speaking over the answer stops it).
   const handsFree = h('input', { id: 'hands-free', type: 'checkbox', checked: localStorage.getItem('sibyl.handsFree') === 'on' });
   handsFree.addEventListener('change', () => localStorage.setItem('sibyl.handsFree', handsFree.checked ? 'on' : 'off'));
-  const options = h('div', { class: 'thread-options' },
+  const options = h('div', { class: 'thread-options', id: 'thread-options' },
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
     targetField,
@@ -104,12 +120,22 @@ export async function renderChat({ show, who, id, toast }) {
       composer.requestSubmit();
     }
   });
+  // On a phone the persona, mode and the switches are behind one button.
+  const optionsToggle = h('button', {
+    type: 'button', class: 'quiet options-toggle', 'aria-controls': 'thread-options', 'aria-expanded': 'false', i18n: 'chat.options',
+    onclick: () => {
+      const open = !thread.classList.contains('options-open');
+      thread.classList.toggle('options-open', open);
+      optionsToggle.setAttribute('aria-expanded', String(open));
+    },
+  });
   const thread = h('section', { class: 'thread', 'aria-labelledby': 'thread-title' },
-    h('header', { class: 'thread-head' }, h('div', { class: 'row' }, title, actions), options),
+    h('header', { class: 'thread-head' }, h('div', { class: 'row' }, drawerToggle, title, optionsToggle, actions), options),
     empty, messages, attached, composer);
   const dialog = h('dialog', { class: 'card' });
+  const chat = h('div', { class: 'chat' }, sidebar, backdrop, thread);
 
-  show(h('div', { class: 'chat' }, sidebar, thread), dialog);
+  show(chat, dialog);
 
   let searchTimer = null;
   search.addEventListener('input', () => {
