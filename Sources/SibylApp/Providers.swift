@@ -71,10 +71,13 @@ public final class Providers: Sendable {
     }
 
     /// The chat endpoint: the local llama-server (started now if needed) or the remote provider.
+    /// A turn may also name a local model by its name while the provider is remote (a person
+    /// picked it for a conversation).
     public func chatEndpoint(model override: String? = nil) async throws -> ChatEndpoint {
         let provider = try provider(for: .chat)
-        if provider.isLocal {
-            let model = try localChatModel(override)
+        let pickedLocal = override.flatMap { name in LocalChatModel.allCases.first { $0.name == name } }
+        if provider.isLocal || pickedLocal != nil {
+            let model = try pickedLocal ?? localChatModel(override)
             let server = try local.chat(model)
             var remote = provider
             remote.baseURL = try await server.baseURL()

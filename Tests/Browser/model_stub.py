@@ -37,7 +37,8 @@ class ModelStub:
 
             def do_GET(self):
                 if self.path.endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "stub-model", "object": "model", "created": 0, "owned_by": "test"}]})
+                    self._json(200, {"object": "list", "data": [{"id": "stub-model", "object": "model", "created": 0, "owned_by": "test"},
+                                                     {"id": "stub-model-large", "object": "model", "created": 0, "owned_by": "test"}]})
                 else:
                     self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
 

@@ -167,3 +167,25 @@ def test_the_answer_language_follows_the_setting(stub_server, model_stub, contex
     page.reload()
     expect(page.get_by_label("Answer in")).to_have_value("Korean")
     page.get_by_label("Answer in").select_option("")
+
+
+def test_a_conversation_keeps_the_chat_model_picked_for_it(stub_server, model_stub, context):
+    model_stub.answer, model_stub.delay = "Picked.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    picker = page.get_by_label("Model", exact=True)
+    # The provider's models, with the one answers use when none is picked named as the default.
+    expect(picker.locator("option").first).to_have_text("Default (stub-model)")
+    expect(picker.locator("option[value='stub-model-large']")).to_have_count(1)
+    picker.select_option("stub-model-large")
+    question = page.get_by_label("Your question")
+    question.fill("Which model are you?")
+    question.press("Enter")
+    expect(page.locator(".messages li").last.locator(".body")).to_have_text("Picked.", timeout=60_000)
+    asked = [body for body in model_stub.requests if body.get("stream")][-1]
+    assert asked["model"] == "stub-model-large", asked
+    # Opened again, the conversation still has its model; a new one starts with the default.
+    page.reload()
+    expect(page.get_by_label("Model", exact=True)).to_have_value("stub-model-large")
+    page.get_by_role("link", name="New conversation").click()
+    expect(page.get_by_label("Model", exact=True)).to_have_value("")

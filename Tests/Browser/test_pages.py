@@ -189,3 +189,15 @@ def test_the_virtual_monocle_is_mirrored_in_the_page(stub_server, context):
     every_theme(page, "glasses")
     page.get_by_role("button", name="Stop it").click()
     expect(page.get_by_text("No glasses linked.")).to_be_visible(timeout=30_000)
+
+
+def test_the_default_chat_model_is_picked_in_the_settings(stub_server, model_stub, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/settings")
+    picker = page.get_by_label("Chat model")
+    expect(picker).to_have_value("stub-model")
+    picker.select_option("stub-model-large")
+    expect(page.get_by_text("Saved.")).to_be_visible()
+    setting = page.request.get(stub_server.url + "/api/v1/settings/chat.model").json()
+    assert setting["value"] == "stub-model-large", setting
+    assert page.request.delete(stub_server.url + "/api/v1/settings/chat.model").ok

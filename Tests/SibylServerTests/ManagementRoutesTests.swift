@@ -79,6 +79,40 @@ struct ManagementRoutesTests {
         }
     }
 
+    @Test func theChatModelsToPickAreTheProvidersChatModelsAndAPickIsAskedFor() async throws {
+        try await withServerFixture { fixture in
+            let listed = ["gpt-4o", "text-embedding-3-small", "whisper-1", "dall-e-3", "gpt-4o-mini-tts", "omni-moderation-latest", "gpt-4o-mini"]
+            fixture.model.handle("/v1/models") { _ in .json(object: ["object": "list", "data": listed.map { ["id": $0, "object": "model"] }]) }
+            fixture.model.handle(chatPath) { _ in .chatStream(["Hi"]) }
+            let client = fixture.client
+            try await client.execute(uri: "/api/v1/chat/models", method: .get) { response in
+                #expect(response.status == .ok)
+                let models = (response.object["models"] as? [[String: Any]]) ?? []
+                #expect(models.filter { $0["local"] as? Bool == false }.compactMap { $0["id"] as? String } == ["gpt-4o", "gpt-4o-mini"])
+                #expect(models.first { $0["id"] as? String == "gpt-4o" }?["setting"] as? String == "chat.model")
+                // The local ones that are installed are offered too, made the default by chat.local_model.
+                for local in models where local["local"] as? Bool == true {
+                    #expect(local["setting"] as? String == "chat.local_model")
+                    #expect(["default", "fast"].contains(local["value"] as? String ?? ""))
+                }
+                #expect(response.object["current"] is String)
+            }
+            let id = try await client.execute(uri: "/api/v1/conversations", method: .post, headers: jsonHeaders, body: jsonBody([:])) { response in
+                try #require(response.object["id"] as? String)
+            }
+            try await client.execute(uri: "/api/v1/conversations/\(id)/turns", method: .post, headers: jsonHeaders, body: jsonBody(["text": "Hi", "model": "gpt-4o-mini", "stream": false])) {
+                #expect($0.status == .ok)
+            }
+            #expect(fixture.model.requests(to: chatPath).last?.json?["model"] as? String == "gpt-4o-mini")
+            // A provider that cannot list its models: the default is still offered, and why is said.
+            fixture.model.handle("/v1/models") { _ in .error(status: 401, message: "Incorrect API key provided.") }
+            try await client.execute(uri: "/api/v1/chat/models", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["problem"] is String)
+            }
+        }
+    }
+
     @Test func aSettingChangedThroughTheAPIAppliesToTheNextAnswer() async throws {
         try await withServerFixture { fixture in
             fixture.model.handle(chatPath) { _ in .chatStream(["ok"]) }

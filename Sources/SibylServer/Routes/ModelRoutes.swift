@@ -12,7 +12,28 @@ struct ModelRoutes: RouteCollectionAdding {
         var components: [String]?
     }
 
+    /// The chat models to offer (`GET chat/models`).
+    struct ChatModels: Codable, Sendable {
+        struct Model: Codable, Sendable {
+            var id: String
+            var local: Bool
+            /// The setting, and its value, that make it the default.
+            var setting: String
+            var value: String
+        }
+
+        /// What answers use when no model is picked.
+        var current: String?
+        var models: [Model]
+        /// Why the provider's list could not be read.
+        var problem: String?
+    }
+
     func add(to group: RouterGroup<SibylRequestContext>) {
+        group.get("chat/models") { _, context in
+            let choices = try await state.runtime(for: context).conversations.chatModels()
+            return JSONBody(ChatModels(current: choices.current, models: choices.models.map { .init(id: $0.id, local: $0.local, setting: $0.setting.key, value: $0.setting.value) }, problem: choices.problem))
+        }
         group.get("models") { _, context in
             let runtime = try await state.runtime(for: context)
             return JSONBody(runtime.admin.models().map(Wire.ModelComponent.init))

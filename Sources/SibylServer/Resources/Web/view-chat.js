@@ -63,8 +63,12 @@ export async function renderChat({ show, who, id, toast }) {
   // Hands-free: after a spoken answer, listen for the next question (speaking over the answer stops it).
   const handsFree = h('input', { id: 'hands-free', type: 'checkbox', checked: localStorage.getItem('sibyl.handsFree') === 'on' });
   handsFree.addEventListener('change', () => localStorage.setItem('sibyl.handsFree', handsFree.checked ? 'on' : 'off'));
+  // The chat model this conversation's answers are asked of, kept per conversation in this
+  // browser; empty: the persona's or the settings' model.
+  const model = h('select', { id: 'chat-model', onchange: () => rememberModel() }, h('option', { value: '', i18n: 'chat.modelDefault' }));
   const options = h('div', { class: 'thread-options', id: 'thread-options' },
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'persona', i18n: 'chat.persona' }), persona),
+    h('div', { class: 'compact-field' }, h('label', { htmlFor: 'chat-model', i18n: 'chat.model' }), model),
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'mode', i18n: 'chat.mode' }), mode),
     targetField,
     h('div', { class: 'compact-field' }, h('label', { htmlFor: 'answer-language', i18n: 'chat.answerIn' }), answerLanguage),
@@ -190,6 +194,32 @@ export async function renderChat({ show, who, id, toast }) {
     }
     persona.replaceChildren(...state.personas.map((p) => h('option', { value: p.name }, p.summary ? `${p.name}: ${p.summary}` : p.name)));
     persona.value = state.conversation?.persona ?? 'assistant';
+  }
+
+  /** The chat models to pick from: the provider's, and the local ones installed. */
+  async function loadModels() {
+    try {
+      const choices = await api('/chat/models');
+      model.replaceChildren(
+        h('option', { value: '' }, choices.current ? t('chat.modelDefaultNamed', { name: choices.current }) : t('chat.modelDefault')),
+        ...choices.models.map((choice) => h('option', { value: choice.id }, choice.local ? t('chat.modelLocal', { name: choice.id }) : choice.id)));
+    } catch {
+      // Without the list the default applies; the menu offers only it.
+    }
+    showModel();
+  }
+
+  const modelKey = (id) => `sibyl.model.${id ?? 'new'}`;
+
+  /** Shows the model picked for the open conversation (or for the next new one). */
+  function showModel() {
+    const picked = localStorage.getItem(modelKey(state.conversation?.id)) ?? '';
+    model.value = [...model.options].some((option) => option.value === picked) ? picked : '';
+  }
+
+  function rememberModel() {
+    if (model.value) localStorage.setItem(modelKey(state.conversation?.id), model.value);
+    else localStorage.removeItem(modelKey(state.conversation?.id));
   }
 
   /** The options a new conversation starts with, or a change saves. */
@@ -527,6 +557,9 @@ export async function renderChat({ show, who, id, toast }) {
     if (state.conversation) return state.conversation;
     if (mode.value === 'translator' && !target.value.trim()) throw new Error(t('chat.needTarget'));
     state.conversation = await api('/conversations', { method: 'POST', body: chosenOptions() });
+    // The model picked before the conversation existed is now its own.
+    localStorage.removeItem(modelKey(null));
+    rememberModel();
     history.replaceState(null, '', `#/chat/${state.conversation.id}`);
     showConversation();
     return state.conversation;
@@ -560,6 +593,7 @@ export async function renderChat({ show, who, id, toast }) {
       if (documents.checked) body.documents = {};
       if (image) body.attachments = [image];
       if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
+      if (model.value) body.model = model.value;
       const response = await api(`/conversations/${conversation.id}/turns`, { method: 'POST', body, raw: true });
       await follow(response, answer);
       loadList();
@@ -583,6 +617,7 @@ export async function renderChat({ show, who, id, toast }) {
     try {
       const body = documents.checked ? { documents: {} } : {};
       if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
+      if (model.value) body.model = model.value;
       const response = await api(`/conversations/${state.conversation.id}/retry`, { method: 'POST', body, raw: true });
       await follow(response, answer);
     } catch (error) {
@@ -711,6 +746,7 @@ export async function renderChat({ show, who, id, toast }) {
       else form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
       if (documents.checked) form.append('documents', 'true');
       if (answerLanguage.value) form.append('answerLanguage', answerLanguage.value);
+      if (model.value) form.append('model', model.value);
       // The page's language, which the server takes as the spoken one unless voice.language says otherwise.
       form.append('languageHint', language());
       // Each sentence of the answer spoken as soon as it is written, not the whole answer at the end.
@@ -761,6 +797,7 @@ export async function renderChat({ show, who, id, toast }) {
     if (autoplay.checked) params.set('speak', 'sentences');
     if (documents.checked) params.set('documents', 'true');
     if (answerLanguage.value) params.set('answerLanguage', answerLanguage.value);
+    if (model.value) params.set('model', model.value);
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const socket = new WebSocket(`${scheme}//${location.host}/api/v1/conversations/${encodeURIComponent(conversation.id)}/voice/live?${params}`);
     socket.binaryType = 'arraybuffer';
@@ -882,11 +919,12 @@ export async function renderChat({ show, who, id, toast }) {
   }
 
   // Start.
-  await loadPersonas();
+  await Promise.all([loadPersonas(), loadModels()]);
   if (id) {
     try {
       const detail = await api(`/conversations/${encodeURIComponent(id)}`);
       state.conversation = detail.conversation;
+      showModel();
       showMessages(detail.messages);
       if (detail.conversation.answering) {
         const pending = [...messages.querySelectorAll('.bubble.answer')].pop() ?? messages.appendChild(bubble({ role: 'assistant', text: '', status: 'pending', citations: [] }));

@@ -173,10 +173,38 @@ export async function renderSettings({ show, who, toast }) {
           }
         });
         return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
-      }), await voicePicker(byKey['tts.voice']), ocrPicker(byKey['docs.ocr_languages']));
+      }), await chatModelPicker(byKey), await voicePicker(byKey['tts.voice']), ocrPicker(byKey['docs.ocr_languages']));
     } catch (error) {
       providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
     }
+  }
+
+  /** The chat model answers use unless a conversation or persona picks one (chat.model, or chat.local_model on this machine). */
+  async function chatModelPicker(byKey) {
+    let choices;
+    try {
+      choices = await api('/chat/models');
+    } catch {
+      return '';
+    }
+    // Only the models of the provider answers come from now: the local ones when it is this machine.
+    const local = byKey['chat.provider']?.value === 'local' || choices.models.every((choice) => choice.local);
+    const offered = choices.models.filter((choice) => choice.local === local);
+    if (!offered.length) return '';
+    const select = h('select', { id: 'chat-model-default' }, ...offered.map((choice) => h('option', { value: choice.id }, choice.id)));
+    if (choices.current && !offered.some((choice) => choice.id === choices.current)) select.prepend(h('option', { value: choices.current }, choices.current));
+    select.value = choices.current ?? offered[0].id;
+    select.addEventListener('change', async () => {
+      const choice = offered.find((candidate) => candidate.id === select.value);
+      if (!choice) return;
+      try {
+        await api(`/settings/${choice.setting}`, { method: 'PUT', body: { value: choice.value } });
+        toast(t('settings.saved'));
+      } catch (error) {
+        toast(error.message);
+      }
+    });
+    return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'chat-model-default' }, t('settings.chatModel')), select);
   }
 
   /** The languages scans and images are read in when an upload names none (docs.ocr_languages). */
