@@ -7,13 +7,13 @@ extension OpenAIClient: ChatModel {
     /// Asks for a whole answer in one response.
     public func complete(_ request: ChatRequest) async throws -> ChatCompletion {
         let started = ContinuousClock.now
-        let body = try Self.json(chatBody(request, stream: false))
-        let response = try await sendJSON(.POST, "/chat/completions", body: body, as: ChatCompletionResponse.self)
+        let (path, body) = try endpoint(for: request, stream: false)
+        let response = try await sendJSON(.POST, path, body: body, as: ChatCompletionResponse.self)
         guard let choice = response.choices.first else {
             throw OpenAIError.invalidResponse("the answer has no choices")
         }
         let elapsed = ContinuousClock.now - started
-        let text = choice.message?.content ?? ""
+        let text = choice.message?.content ?? choice.text ?? ""
         return ChatCompletion(
             text: text,
             model: response.model ?? request.model,
@@ -34,6 +34,40 @@ extension OpenAIClient: ChatModel {
         // less, which matters when the client shares a few cores with a local model.
         let reader = ChatStreamReader(client: self, request: request)
         return AsyncThrowingStream { try await reader.next() }
+    }
+
+    /// Whether a model only has the legacy `/completions` endpoint (OpenAI's instruct and base
+    /// models), so its answers are asked for there, with the conversation written out as a prompt.
+    static func usesLegacyCompletions(_ model: String) -> Bool {
+        let lowered = model.lowercased()
+        return lowered.hasPrefix("gpt-3.5-turbo-instruct") || lowered.hasPrefix("text-davinci") || ["davinci-002", "babbage-002"].contains(lowered)
+    }
+
+    /// Where a request goes and what it sends: `/chat/completions`, or `/completions` for a model
+    /// that has only that.
+    func endpoint(for request: ChatRequest, stream: Bool) throws -> (path: String, body: Body) {
+        if Self.usesLegacyCompletions(request.model) { return ("/completions", try Self.json(completionBody(request, stream: stream))) }
+        return ("/chat/completions", try Self.json(chatBody(request, stream: stream)))
+    }
+
+    /// A chat request for the legacy endpoint: the messages written out as a transcript that ends
+    /// where the assistant's answer begins, stopping before the model would write the user's next turn.
+    func completionBody(_ request: ChatRequest, stream: Bool) -> CompletionBody {
+        var prompt = ""
+        for message in request.messages {
+            switch message.role {
+            case .system: prompt += message.text + "\n\n"
+            case .user: prompt += "User: " + message.text + "\n"
+            case .assistant: prompt += "Assistant: " + message.text + "\n"
+            }
+        }
+        prompt += "Assistant:"
+        return CompletionBody(
+            model: request.model, prompt: prompt, temperature: request.sampling.temperature, maxTokens: request.sampling.maxTokens,
+            topP: request.sampling.topP, presencePenalty: request.sampling.presencePenalty, frequencyPenalty: request.sampling.frequencyPenalty,
+            stop: Array((["\nUser:"] + request.stop).prefix(4)), user: request.user, stream: stream ? true : nil,
+            streamOptions: stream && configuration.includeStreamUsage ? .init(includeUsage: true) : nil
+        )
     }
 
     func chatBody(_ request: ChatRequest, stream: Bool) -> ChatCompletionBody {
@@ -96,8 +130,8 @@ private final class ChatStreamReader: @unchecked Sendable {
     private func read() async throws {
         guard var iterator = body else {
             started = .now
-            let payload = try OpenAIClient.json(client.chatBody(request, stream: true))
-            body = try await client.send(.POST, "/chat/completions", body: payload, accept: "text/event-stream").body.makeAsyncIterator()
+            let (path, payload) = try client.endpoint(for: request, stream: true)
+            body = try await client.send(.POST, path, body: payload, accept: "text/event-stream").body.makeAsyncIterator()
             return
         }
         let buffer: ByteBuffer?
@@ -176,7 +210,8 @@ private struct StreamAccumulator {
         if let model = chunk.model, !model.isEmpty { self.model = model }
         if let usage = chunk.usage { self.usage = usage.tokenUsage }
         for choice in chunk.choices ?? [] {
-            if let content = choice.delta?.content, !content.isEmpty {
+            // A chat chunk's delta, or a legacy completion chunk's text.
+            if let content = choice.delta?.content ?? choice.text, !content.isEmpty {
                 if firstTokenAt == nil { firstTokenAt = .now }
                 text += content
                 events.append(.delta(content))

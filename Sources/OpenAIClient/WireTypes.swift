@@ -33,6 +33,30 @@ struct ChatCompletionBody: Encodable {
     }
 }
 
+/// A request to the legacy `/completions` endpoint (instruct and base models).
+struct CompletionBody: Encodable {
+    var model: String
+    var prompt: String
+    var temperature: Double?
+    var maxTokens: Int?
+    var topP: Double?
+    var presencePenalty: Double?
+    var frequencyPenalty: Double?
+    var stop: [String]
+    var user: String?
+    var stream: Bool?
+    var streamOptions: ChatCompletionBody.StreamOptions?
+
+    enum CodingKeys: String, CodingKey {
+        case model, prompt, temperature, stop, user, stream
+        case maxTokens = "max_tokens"
+        case topP = "top_p"
+        case presencePenalty = "presence_penalty"
+        case frequencyPenalty = "frequency_penalty"
+        case streamOptions = "stream_options"
+    }
+}
+
 /// A message on the wire: plain string content, or an array of parts when images are attached.
 struct WireMessage: Encodable {
     var message: ChatMessage
@@ -96,9 +120,11 @@ struct ChatCompletionResponse: Decodable {
             var content: String?
         }
         var message: Message?
+        /// A legacy `/completions` answer's text.
+        var text: String?
         var finishReason: String?
         enum CodingKeys: String, CodingKey {
-            case message
+            case message, text
             case finishReason = "finish_reason"
         }
     }
@@ -113,9 +139,11 @@ struct ChatCompletionChunk: Decodable {
             var content: String?
         }
         var delta: Delta?
+        /// A legacy `/completions` chunk's text.
+        var text: String?
         var finishReason: String?
         enum CodingKeys: String, CodingKey {
-            case delta
+            case delta, text
             case finishReason = "finish_reason"
         }
     }

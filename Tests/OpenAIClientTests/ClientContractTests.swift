@@ -24,6 +24,7 @@ struct ClientContractTests {
             server.handle(chatPath) { request in
                 request.json?["stream"] as? Bool == true ? .chatStream(["ok"]) : .chatCompletion("ok")
             }
+            server.handle("/v1/completions") { _ in .json(object: ["id": "c", "object": "text_completion", "created": 0, "model": "m", "choices": [["index": 0, "text": "ok", "finish_reason": "stop", "logprobs": NSNull()]]]) }
             server.handle("/v1/embeddings") { _ in .json(#"{"data":[{"index":0,"embedding":[0.1]},{"index":1,"embedding":[0.2]}]}"#) }
             server.handle("/v1/audio/speech") { _ in
                 .bytes(WAVAudio(sampleRate: 24_000, channels: 1, bitsPerSample: 16, samples: Data(count: 10)).encoded(), contentType: "audio/wav")
@@ -43,6 +44,10 @@ struct ClientContractTests {
             )
             _ = try await client.complete(full)
             for try await _ in client.stream(full) {}
+            var instruct = full
+            instruct.model = "gpt-3.5-turbo-instruct"
+            instruct.messages = [.system("Be brief."), .user("What is this?")]
+            _ = try await client.complete(instruct)
             _ = try await client.embed(["a", "b"], options: EmbeddingOptions(model: "text-embedding-3-small", dimensions: 256))
             _ = try await client.synthesize("Hello there.", options: SpeechOptions(model: "tts-1", voice: "nova", format: .wav, speed: 1.5))
             let audio = AudioFile(data: WAVAudio(sampleRate: 16_000, channels: 1, bitsPerSample: 16, samples: Data(count: 320)).encoded(), format: .wav)
@@ -52,7 +57,7 @@ struct ClientContractTests {
             _ = try await client.generateImages("a fox", options: ImageOptions(model: "gpt-image-1", size: "1024x1024", count: 2))
 
             let recorded = server.requests
-            #expect(recorded.count == 8)
+            #expect(recorded.count == 9)
             for request in recorded { expectValid(request) }
         }
     }
