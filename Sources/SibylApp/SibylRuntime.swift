@@ -25,6 +25,8 @@ public final class SibylRuntime: Sendable {
     /// Conversations, messages, attachments, personas and the operations log: in the data
     /// directory, or in the shared database when one is named.
     let store: any ConversationStorage
+    /// What changes in this runtime's data, for the pages that have it open.
+    public let events = LiveEvents()
     public let logger: Logger
     /// The local engines (installed under `SIBYL_ENGINES`).
     let local: LocalEngineHost
@@ -64,7 +66,8 @@ public final class SibylRuntime: Sendable {
         let sharedDatabase = try SharedDatabase.named(by: environment, paths: paths, logger: logger)
         liveSettings = try LiveSettings(paths: paths, environment: environment, shared: sharedDatabase?.settings)
         dataPaths = paths
-        (store, answerLease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
+        let (base, lease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
+        (store, answerLease) = (ObservedConversationStore(base: base, events: events), lease)
         self.logger = logger
         local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
         providers = Providers(settings: liveSettings, local: local, logger: logger)
@@ -84,7 +87,8 @@ public final class SibylRuntime: Sendable {
         liveSettings = shared.liveSettings
         dataPaths = paths
         let owner = SharedDatabase.owner(ofAccount: dataHome.lastPathComponent)
-        (store, answerLease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
+        let (base, lease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
+        (store, answerLease) = (ObservedConversationStore(base: base, events: events), lease)
         logger = shared.logger
         local = shared.local
         // The account's own keys: its part of the shared database, or its directory's secrets file.

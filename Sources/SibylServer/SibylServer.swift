@@ -135,7 +135,7 @@ public struct SibylServer: Sendable {
 
     var apiRoutes: [any RouteCollectionAdding] {
         [
-            SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state),
+            SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state), EventRoutes(state: state),
             DocumentRoutes(state: state), SearchRoutes(state: state), AudioRoutes(state: state), ImageRoutes(state: state),
             LogRoutes(state: state), SettingsRoutes(state: state), ModelRoutes(state: state), GlassesRoutes(state: state), NoaRoutes(state: state),
         ]

@@ -189,3 +189,32 @@ def test_a_conversation_keeps_the_chat_model_picked_for_it(stub_server, model_st
     expect(page.get_by_label("Model", exact=True)).to_have_value("stub-model-large")
     page.get_by_role("link", name="New conversation").click()
     expect(page.get_by_label("Model", exact=True)).to_have_value("")
+
+
+def test_a_question_asked_in_another_tab_shows_at_once(stub_server, model_stub, context):
+    # One live event stream per page (GET /api/v1/events): no reload, no polling.
+    model_stub.answer, model_stub.delay = "Seen everywhere.", 0.0
+    watcher = context.new_page()
+    watcher.goto(stub_server.url + "/#/chat")
+    expect(watcher.get_by_label("Your question")).to_be_visible()
+    asker = context.new_page()
+    asker.goto(stub_server.url + "/#/chat")
+    question = asker.get_by_label("Your question")
+    question.fill("Is this shown in the other tab?")
+    question.press("Enter")
+    expect(asker.locator(".messages li").last.locator(".body")).to_have_text("Seen everywhere.", timeout=60_000)
+    conversation = asker.url.split("#/chat/")[1]
+    # The watcher's list has it, and opened there, a next question asked by the other tab arrives with its answer.
+    link = watcher.locator(f".conversation-list a[href='#/chat/{conversation}']")
+    expect(link).to_be_visible(timeout=30_000)
+    link.click()
+    expect(watcher.locator(".messages li .body").first).to_have_text("Is this shown in the other tab?")
+    question.fill("And this one?")
+    question.press("Enter")
+    expect(watcher.locator(".bubble.own .body").last).to_have_text("And this one?", timeout=30_000)
+    expect(watcher.locator(".bubble.answer .body").last).to_have_text("Seen everywhere.", timeout=60_000)
+    # Renamed in one tab, the other's header follows.
+    asker.get_by_role("button", name="Rename").click()
+    asker.get_by_label("Title", exact=True).fill("Shared thread")
+    asker.get_by_role("button", name="Save").click()
+    expect(watcher.get_by_role("heading", name="Shared thread", level=1)).to_be_visible(timeout=30_000)

@@ -19,6 +19,7 @@ extension SibylRuntime.Admin {
         let installer = EngineInstaller(layout: runtime.local.layout, localSource: source, observer: progress)
         do {
             let summary = try await installer.install(components)
+            runtime.events.publish(.models)
             if !summary.installed.isEmpty { await runtime.log(.info, .modelsInstall, "installed \(summary.installed.joined(separator: ", "))") }
             return summary
         } catch {

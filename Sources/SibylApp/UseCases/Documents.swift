@@ -25,6 +25,7 @@ extension SibylRuntime.Documents {
     ) async throws -> DocumentAddition {
         let name = collection ?? runtime.defaultCollection
         let summary = try await runtime.ingestor(ocrLanguages: ocrLanguages).ingest(files, collection: name, observer: progress)
+        runtime.events.publish(.documents(collection: name))
         await runtime.log(summary.failed.isEmpty ? .info : .warning, .docsAdd, Self.describe(summary, collection: name), details: IngestLogDetails(summary))
         return DocumentAddition(collection: name, summary: summary, problems: [])
     }
@@ -138,6 +139,7 @@ extension SibylRuntime.Documents {
     public func remove(id: Int64) async throws -> StoredDocument {
         let document = try await document(id: id)
         try await runtime.knowledgeBase().removeDocument(document.id)
+        runtime.events.publish(.documents(collection: (try? await runtime.knowledgeBase().collections().first { $0.id == document.collectionID }?.name) ?? ""))
         await runtime.log(.info, .docsRemove, "removed \(document.path)")
         return document
     }

@@ -103,3 +103,50 @@ export async function* serverEvents(response) {
 export function csrfHeader() {
   return csrfToken ? { 'X-CSRF-Token': csrfToken } : {};
 }
+
+/** The open page's one stream of what changes in the caller's data (GET /api/v1/events). */
+let liveSource = null;
+
+/** Opens the stream once someone is signed in (or the server is open); closes it at sign-out. */
+export function followLiveEvents(open) {
+  if (!open) {
+    liveSource?.close();
+    liveSource = null;
+    return;
+  }
+  if (liveSource || typeof EventSource === 'undefined') return;
+  liveSource = new EventSource('/api/v1/events');
+  for (const type of ['conversation', 'message', 'documents', 'models', 'log']) {
+    liveSource.addEventListener(type, (event) => {
+      let data = {};
+      try { data = JSON.parse(event.data); } catch { /* an event without data */ }
+      window.dispatchEvent(new CustomEvent('sibyl:live', { detail: { type, data } }));
+    });
+  }
+}
+
+/**
+ * Calls `handler({type, data})` for the live events while `element` is in the page (the view
+ * that asked is still shown). Events are gathered for `wait` ms after the first of a burst, then
+ * handed over in order, each distinct one once.
+ */
+export function onLiveEvent(element, handler, wait = 150) {
+  let batch = null;
+  const listener = (event) => {
+    if (!document.body.contains(element)) {
+      window.removeEventListener('sibyl:live', listener);
+      return;
+    }
+    if (batch) {
+      batch.set(JSON.stringify(event.detail), event.detail);
+      return;
+    }
+    batch = new Map([[JSON.stringify(event.detail), event.detail]]);
+    setTimeout(async () => {
+      const events = [...batch.values()];
+      batch = null;
+      for (const detail of events) await handler(detail);
+    }, wait);
+  };
+  window.addEventListener('sibyl:live', listener);
+}

@@ -1,7 +1,7 @@
 // Sibyl's page: finds out who is calling, then shows the sign-in, the first administrator's
 // setup, or the signed-in views. Theme and language are remembered in this browser.
 
-import { api, setCsrfToken } from './api.js';
+import { api, followLiveEvents, setCsrfToken } from './api.js';
 import { preferredLanguage, setLanguage, t, translate } from './i18n.js';
 import { renderSetup, renderSignIn } from './view-auth.js';
 import { renderChat } from './view-chat.js';
@@ -92,12 +92,14 @@ function signedIn(session) {
   setCsrfToken(session.csrfToken);
   who = { name: session.account.name, role: session.account.role, local: false };
   showAccount();
+  followLiveEvents(true);
   if (location.pathname !== '/') history.replaceState(null, '', '/');
   route();
 }
 
 function signedOut(message) {
   setCsrfToken(null);
+  followLiveEvents(false);
   who = null;
   showAccount();
   showNav(null);
@@ -137,6 +139,7 @@ async function start() {
       // An open server on loopback: the local user is everyone on this machine.
       who = { name: '', role: 'admin', local: true };
       showAccount();
+      followLiveEvents(true);
       route();
     } else if (status.session) {
       signedIn(status.session);

@@ -2,7 +2,7 @@
 // whose answers stream in as Markdown, can be stopped, retried and copied, and cite the user's
 // documents when the documents switch is on.
 
-import { api, ApiError, serverEvents } from './api.js';
+import { api, ApiError, onLiveEvent, serverEvents } from './api.js';
 import { field, h } from './dom.js';
 import { formatDate, language, t, translate } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
@@ -13,7 +13,8 @@ import { SpeechRecorder, decibels, extensionFor, speechWAV } from './voice.js';
  * @param {{show: Function, who: any, id: string | null, toast: Function}} page
  */
 export async function renderChat({ show, who, id, toast }) {
-  const state = { conversation: null, streaming: null, personas: [] };
+  // streaming: the answer this page asked for, as it comes; following: another's answer it follows.
+  const state = { conversation: null, streaming: null, following: false, personas: [] };
 
   // The conversation list.
   const search = h('input', { type: 'search', id: 'conversation-search', i18nPlaceholder: 'chat.search', i18nLabel: 'chat.search' });
@@ -918,18 +919,55 @@ export async function renderChat({ show, who, id, toast }) {
     }, true);
   }
 
+  /** Shows a conversation's messages as stored, following the answer being written, if any, as it comes. */
+  async function openConversation(id) {
+    const detail = await api(`/conversations/${encodeURIComponent(id)}`);
+    state.conversation = detail.conversation;
+    showModel();
+    showMessages(detail.messages);
+    if (detail.conversation.answering && !state.following) {
+      const pending = [...messages.querySelectorAll('.bubble.answer')].pop() ?? messages.appendChild(bubble({ role: 'assistant', text: '', status: 'pending', citations: [] }));
+      state.following = true;
+      api(`/conversations/${id}/turns/current`, { raw: true })
+        .then((response) => follow(response, pending)).catch(() => {})
+        .finally(() => { state.following = false; });
+    }
+  }
+
+  // What changes elsewhere (a question asked on the glasses or in another tab) shows at once: the
+  // list, and the open conversation unless this page is the one writing or following its answer.
+  onLiveEvent(messages, async ({ type, data }) => {
+    if (type !== 'conversation' && type !== 'message') return;
+    loadList();
+    const open = state.conversation?.id;
+    if (!open || state.streaming || state.following) return;
+    try {
+      if (type === 'conversation' && data.id === open) {
+        if (data.change === 'deleted') {
+          location.hash = '#/chat';
+          return;
+        }
+        // Renamed, or given another persona or mode: the header shows it.
+        state.conversation = (await api(`/conversations/${encodeURIComponent(open)}`)).conversation;
+        showConversation();
+      } else if (type === 'message' && data.conversationId === open) {
+        // A message this page does not show yet (asked elsewhere), or one it shows that is gone.
+        const shown = messages.querySelector(`[data-id="${data.id}"]`) !== null;
+        if ((data.change === 'created' && !shown) || (data.change === 'deleted' && shown)) {
+          await openConversation(open);
+          showConversation();
+        }
+      }
+    } catch {
+      // Gone meanwhile: the next event or a reload shows what is there.
+    }
+  });
+
   // Start.
   await Promise.all([loadPersonas(), loadModels()]);
   if (id) {
     try {
-      const detail = await api(`/conversations/${encodeURIComponent(id)}`);
-      state.conversation = detail.conversation;
-      showModel();
-      showMessages(detail.messages);
-      if (detail.conversation.answering) {
-        const pending = [...messages.querySelectorAll('.bubble.answer')].pop() ?? messages.appendChild(bubble({ role: 'assistant', text: '', status: 'pending', citations: [] }));
-        api(`/conversations/${id}/turns/current`, { raw: true }).then((response) => follow(response, pending)).catch(() => {});
-      }
+      await openConversation(id);
     } catch (error) {
       toast(error.message);
       history.replaceState(null, '', '#/chat');

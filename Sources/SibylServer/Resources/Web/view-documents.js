@@ -2,7 +2,7 @@
 // numbers, one document's statistics (phase timings, tokens, a chart of passage sizes), search
 // with ranked passages, remove and re-embed, collections, and the files that failed.
 
-import { api, ApiError, csrfHeader, parseServerEvent } from './api.js';
+import { api, ApiError, csrfHeader, onLiveEvent, parseServerEvent } from './api.js';
 import { h, OCR_LANGUAGES } from './dom.js';
 import { formatDate, formatNumber, t, tn, translate } from './i18n.js';
 
@@ -93,6 +93,9 @@ export async function renderDocuments({ show, toast }) {
   function name() {
     return collection.value.trim() || 'default';
   }
+
+  // Documents added or removed elsewhere (another tab, the command line through this server) show at once.
+  onLiveEvent(table, ({ type, data }) => { if (type === 'documents' && data.collection === name()) refresh(); });
 
   async function refresh() {
     const inCollection = `collection=${encodeURIComponent(name())}`;

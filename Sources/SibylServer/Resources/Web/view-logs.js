@@ -1,7 +1,7 @@
 // The operations log: filter by time, level, operation and words; follow it live (new entries are
-// fetched every two seconds); export what the filter shows as CSV or JSON.
+// added as the server logs them); export what the filter shows as CSV or JSON.
 
-import { api } from './api.js';
+import { api, onLiveEvent } from './api.js';
 import { field, h } from './dom.js';
 import { formatDate, t, tn, translate } from './i18n.js';
 
@@ -34,7 +34,6 @@ export async function renderLogs({ show }) {
       body)));
 
   let entries = [];
-  let timer = null;
 
   function query(extra = {}) {
     const parameters = new URLSearchParams();
@@ -89,10 +88,8 @@ export async function renderLogs({ show }) {
     }
   }
 
-  follow.addEventListener('change', () => {
-    clearInterval(timer);
-    if (follow.checked) timer = setInterval(() => { if (!document.body.contains(body)) clearInterval(timer); else poll(); }, 2000);
-  });
+  // Following: new entries are added as the server says it logged them (its live events).
+  onLiveEvent(body, ({ type }) => { if (type === 'log' && follow.checked) poll(); });
   translate(level);
   load();
 }

@@ -3,7 +3,7 @@
 // capability; the local models, installed with progress; personas; setting up Brilliant's Noa
 // phone app (view-settings-noa.js).
 
-import { api, serverEvents } from './api.js';
+import { api, onLiveEvent, serverEvents } from './api.js';
 import { field, h, OCR_LANGUAGES } from './dom.js';
 import { formatNumber, t, translate } from './i18n.js';
 import { noaCard } from './view-settings-noa.js';
@@ -352,6 +352,7 @@ export async function renderSettings({ show, who, toast }) {
     }
   }
 
+  onLiveEvent(personaList, ({ type }) => { if (type === 'models') loadModels(); });
   loadKeys();
   loadProviders();
   loadModels();
