@@ -166,10 +166,28 @@ def browser(tmp_path_factory):
         browser.close()
 
 
+def new_context(browser, service_workers: str = "block"):
+    """A fresh browser profile (no cookies, no storage). The app's service worker is blocked
+    unless asked for: requests it made would go past the routes tests set (Playwright's
+    page.route does not see them); test_installable.py tests the worker itself."""
+    return browser.new_context(viewport={"width": 1100, "height": 760}, service_workers=service_workers)
+
+
 @pytest.fixture()
 def context(browser):
-    """A fresh browser profile (no cookies, no storage), failing the test on any script error."""
-    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    """A fresh browser profile, failing the test on any script error."""
+    context = new_context(browser)
+    errors: list[str] = []
+    context.on("weberror", lambda error: errors.append(str(error.error)))
+    yield context
+    context.close()
+    assert not errors, f"script errors in the page: {errors}"
+
+
+@pytest.fixture()
+def context_with_worker(browser):
+    """A fresh browser profile where the app's service worker runs."""
+    context = new_context(browser, service_workers="allow")
     errors: list[str] = []
     context.on("weberror", lambda error: errors.append(str(error.error)))
     yield context

@@ -32,7 +32,8 @@ def test_the_manifest_names_the_app_and_its_icons(stub_server, context):
     assert {192, 512} <= sizes["any"] and 512 in sizes["maskable"], sizes
 
 
-def test_the_installed_app_opens_without_the_network_and_keeps_no_answers(stub_server, context):
+def test_the_installed_app_opens_without_the_network_and_keeps_no_answers(stub_server, context_with_worker):
+    context = context_with_worker
     page = context.new_page()
     page.goto(stub_server.url + "/#/chat")
     expect(page.get_by_label("Your question")).to_be_visible()
