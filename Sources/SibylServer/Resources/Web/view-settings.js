@@ -173,7 +173,7 @@ export async function renderSettings({ show, who, toast }) {
           }
         });
         return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
-      }), await chatModelPicker(byKey), await voicePicker(byKey['tts.voice']), ocrPicker(byKey['docs.ocr_languages']));
+      }), await chatModelPicker(byKey), await voicePicker(byKey['tts.voice']), ocrPicker(byKey[`docs.ocr_languages`]));
     } catch (error) {
       providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
     }
@@ -188,7 +188,7 @@ export async function renderSettings({ show, who, toast }) {
       return '';
     }
     // Only the models of the provider answers come from now: the local ones when it is this machine.
-    const local = byKey['chat.provider']?.value === 'local' || choices.models.every((choice) => choice.local);
+    const local = byKey[`chat.provider`]?.value === 'local' || choices.models.every((choice) => choice.local);
     const offered = choices.models.filter((choice) => choice.local === local);
     if (!offered.length) return '';
     const select = h('select', { id: 'chat-model-default' }, ...offered.map((choice) => h('option', { value: choice.id }, choice.id)));
