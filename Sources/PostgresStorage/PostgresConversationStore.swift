@@ -153,6 +153,12 @@ public final class PostgresConversationStore: ConversationStorage, SharedTables 
                 (c.title ILIKE \(pattern) ESCAPE '!' OR EXISTS (SELECT 1 FROM cv_message m WHERE m.conversation_id = c.id AND m.text ILIKE \(pattern) ESCAPE '!'))
                 """)
         }
+        if let drawn = query.drawn {
+            clauses.append("""
+                \(drawn ? "" : "NOT ")EXISTS (SELECT 1 FROM cv_message m JOIN cv_attachment a ON a.message_id = m.id
+                    WHERE m.conversation_id = c.id AND m.role = 'assistant' AND a.kind = 'image')
+                """)
+        }
         return (clauses.joined(separator: " AND "), bindings)
     }
 

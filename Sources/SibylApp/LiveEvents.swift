@@ -55,6 +55,11 @@ public final class LiveEvents: Sendable {
         return stream
     }
 
+    /// Ends every subscription (the server is stopping); those who subscribe later still may.
+    public func finishAll() {
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.finish() }
+    }
+
     /// How many are listening now.
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 }

@@ -9,8 +9,12 @@ public struct ConversationQuery: Sendable, Hashable {
     /// Only those whose title or any message contains this text (case-insensitive).
     public var matching: String?
 
-    public init(source: ConversationSource? = nil, matching: String? = nil) {
+    /// Only those with images drawn in them (true), or only those without (false).
+    public var drawn: Bool?
+
+    public init(source: ConversationSource? = nil, matching: String? = nil, drawn: Bool? = nil) {
         self.source = source
+        self.drawn = drawn
         let trimmed = matching?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.matching = trimmed?.isEmpty == false ? trimmed : nil
     }
@@ -30,6 +34,13 @@ public struct ConversationQuery: Sendable, Hashable {
                     WHERE message.conversation_id = conversation.id AND message.text LIKE ? ESCAPE '!'))
                 """)
             arguments += [pattern, pattern]
+        }
+        if let drawn {
+            // Drawn images are an answer's attachments (a person's photos are their question's).
+            clauses.append("""
+                \(drawn ? "" : "NOT ")EXISTS (SELECT 1 FROM message JOIN attachment ON attachment.message_id = message.id
+                    WHERE message.conversation_id = conversation.id AND message.role = 'assistant' AND attachment.kind = 'image')
+                """)
         }
         return (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "), arguments)
     }

@@ -218,3 +218,27 @@ def test_a_question_asked_in_another_tab_shows_at_once(stub_server, model_stub, 
     asker.get_by_label("Title", exact=True).fill("Shared thread")
     asker.get_by_role("button", name="Save").click()
     expect(watcher.get_by_role("heading", name="Shared thread", level=1)).to_be_visible(timeout=30_000)
+
+
+def test_an_image_drawn_from_the_composer_is_kept_in_the_thread(stub_server, model_stub, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    question = page.get_by_label("Your question")
+    question.fill("/draw a red fox in the snow")
+    question.press("Enter")
+    picture = page.locator(".bubble.answer img.attached-image")
+    expect(picture).to_have_count(1, timeout=60_000)
+    expect(page.locator(".bubble.own .body").last).to_have_text("a red fox in the snow")
+    drawn = [body for body in model_stub.requests if "prompt" in body][-1]
+    assert drawn["prompt"] == "a red fox in the snow", drawn
+    assert picture.evaluate("image => image.complete && image.naturalWidth > 0")
+    conversation = page.url.split("#/chat/")[1]
+    # Kept: there after a reload, and the list can show only the conversations with drawn images.
+    page.reload()
+    expect(page.locator(".bubble.answer img.attached-image")).to_have_count(1)
+    page.get_by_label("Show", exact=True).select_option("images")
+    links = page.locator(".conversation-list a")
+    expect(links).to_have_count(1)
+    expect(links.first).to_have_attribute("href", f"#/chat/{conversation}")
+    page.get_by_label("Show", exact=True).select_option("text")
+    expect(page.locator(f".conversation-list a[href='#/chat/{conversation}']")).to_have_count(0)

@@ -239,9 +239,11 @@ def frame(stub_server):
 def test_the_page_relays_a_frame_app_upload_and_answer(browser, stub_server, model_stub, context, frame, tmp_path):
     """The same page with a Frame: it finds Frame's service, reports `"kind":"frame"`, relays the
     notifications on channel 3 and writes Sibyl's packets whole, with response. Sibyl asks the glasses
-    for the MTU (the page cannot), installs its Lua app through the page and answers a spoken question."""
+    for the MTU (the page cannot), installs its Lua app through the page and answers a spoken question.
+    The page is at a phone's size (Android's Chrome has Web Bluetooth: phone and glasses, no native app)."""
     model_stub.answer, model_stub.delay = ANSWER, 0.0
     page = context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(stub_server.url + "/#/glasses")
     expect(page.get_by_role("heading", name="Monocle or Frame over Bluetooth")).to_be_visible()
     adapter = emulate_monocle(browser, page, frame)
@@ -280,7 +282,9 @@ def test_the_page_relays_a_frame_app_upload_and_answer(browser, stub_server, mod
         expect(card.locator(".last-answer")).to_have_text(ANSWER)
         print(f"\n[glasses] Frame over emulated Web Bluetooth: app installed in {installed:.1f} s "
               f"({frame.written[FRAME_CHANNEL]} bytes in {len(frame.packets)} packets through the page), question answered on the glasses")
-        screenshot(page, "glasses-relay-frame")
+        screenshot(page, "glasses-relay-frame-phone")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the glasses page scrolls sideways on a phone ({width} px)"
 
         page.get_by_role("button", name="Disconnect").click()
         expect(relay_state).to_have_text("Disconnected.")

@@ -201,3 +201,16 @@ def test_the_default_chat_model_is_picked_in_the_settings(stub_server, model_stu
     setting = page.request.get(stub_server.url + "/api/v1/settings/chat.model").json()
     assert setting["value"] == "stub-model-large", setting
     assert page.request.delete(stub_server.url + "/api/v1/settings/chat.model").ok
+
+
+def test_a_voice_can_be_heard_before_answers_use_it(stub_server, context):
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/settings")
+    expect(page.get_by_label("Answers are spoken with")).to_be_visible()
+    with page.expect_response(lambda response: response.url.endswith("/api/v1/speech")) as spoken:
+        page.get_by_role("button", name="Play a sample").click()
+    response = spoken.value
+    assert response.status == 200 and response.headers["content-type"].startswith("audio/wav"), response.headers
+    assert response.request.post_data_json["text"].startswith("Hello!")
+    expect(page.locator(".compact-field:has(#tts-voice) audio")).to_have_attribute("src", re.compile("^blob:"))
+    expect(page.get_by_role("button", name="Play a sample")).to_be_enabled()

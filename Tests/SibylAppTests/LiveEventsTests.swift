@@ -57,6 +57,17 @@ struct LiveEventsTests {
         #expect(events.subscriberCount == 0)
     }
 
+    @Test func aStoppingServerEndsEveryStream() async throws {
+        let events = LiveEvents()
+        let streams = [events.subscribe(heartbeat: .seconds(3_600)), events.subscribe(heartbeat: .seconds(3_600))]
+        events.finishAll()
+        for stream in streams {
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+        }
+        while events.subscriberCount > 0 { await Task.yield() }
+    }
+
     @Test func aQuietStreamStillBeats() async throws {
         let events = LiveEvents()
         var iterator = events.subscribe(heartbeat: .milliseconds(10)).makeAsyncIterator()

@@ -178,6 +178,16 @@ struct ConversationStorageTests {
             #expect(images.count == 1)
             #expect(images.first?.attachment.id == drawn.id && images.first?.prompt == "Draw a cat" && images.first?.byteCount == 2048)
             #expect(try await store.attachment(id: drawn.id)?.data == drawn.data)
+
+            // Listed by kind: those with drawn images, and the others (a person's photo is not drawn).
+            let photo = Sample.conversation()
+            try await store.create(photo)
+            try await store.append(Message(conversationID: photo.id, role: .user, text: "What is this?", attachments: [Sample.image(bytes: 64, filename: "me.jpg")], createdAt: Sample.date(3)))
+            let ids = { (drawn: Bool?) async throws -> [UUID] in try await store.conversations(ConversationQuery(drawn: drawn), limit: 10, offset: 0).map(\.conversation.id) }
+            #expect(try await ids(true) == [conversation.id])
+            #expect(try await ids(false) == [photo.id])
+            #expect(Set(try await ids(nil)) == [conversation.id, photo.id])
+            #expect(try await store.countConversations(ConversationQuery(drawn: true)) == 1)
         }
     }
 

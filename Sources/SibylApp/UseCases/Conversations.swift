@@ -36,11 +36,12 @@ extension SibylRuntime.Conversations {
         return conversation
     }
 
-    /// Conversations, most recently updated first, a page at a time; `matching` searches titles and messages.
-    public func list(limit: Int = 50, offset: Int = 0, source: ConversationSource? = nil, matching text: String? = nil) async throws -> ConversationPage {
+    /// Conversations, most recently updated first, a page at a time; `matching` searches titles
+    /// and messages; `drawn` keeps those with drawn images (true) or those without (false).
+    public func list(limit: Int = 50, offset: Int = 0, source: ConversationSource? = nil, matching text: String? = nil, drawn: Bool? = nil) async throws -> ConversationPage {
         let limit = min(max(limit, 1), 500)
         let offset = max(offset, 0)
-        let query = ConversationQuery(source: source, matching: text)
+        let query = ConversationQuery(source: source, matching: text, drawn: drawn)
         return ConversationPage(
             items: try await runtime.store.conversations(query, limit: limit, offset: offset),
             total: try await runtime.store.countConversations(query),

@@ -38,9 +38,16 @@ struct ConversationRoutes: RouteCollectionAdding {
                     guard let source = ConversationSource(rawValue: text) else { throw APIError.badRequest("'source' is cli, web, glasses or noa.") }
                     return source
                 }
+                let drawn = try request.query("kind").map { kind -> Bool in
+                    switch kind {
+                    case "images": return true
+                    case "text": return false
+                    default: throw APIError.badRequest("'kind' is images (conversations with drawn images) or text (the others).")
+                    }
+                }
                 let limit = try request.integerQuery("limit", default: 50, in: 1...500)
                 let offset = try request.integerQuery("offset", default: 0, in: 0...Int(Int32.max))
-                let page = try await runtime.conversations.list(limit: limit, offset: offset, source: source, matching: request.query("search"))
+                let page = try await runtime.conversations.list(limit: limit, offset: offset, source: source, matching: request.query("search"), drawn: drawn)
                 let items = page.items.map { Wire.Conversation($0, answering: runtime.conversations.isAnswering($0.id)) }
                 return try WireCoding.compactEncoder.encode(Wire.ConversationPage(items: items, total: page.total, offset: page.offset, limit: page.limit))
             }

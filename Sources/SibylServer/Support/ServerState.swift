@@ -184,6 +184,8 @@ extension ServerState: Service {
         self.deadline.withLock { $0 = deadline }
         shutdownBegan.yield(deadline)
         shutdownBegan.finish()
+        // Open pages' event streams end now: they would otherwise hold the shutdown to its deadline.
+        for workspace in allWorkspaces { workspace.runtime.events.finishAll() }
         let answersEnd = deadline - min(.seconds(2), grace / 2)
         await withTaskGroup(of: Void.self) { group in
             for workspace in allWorkspaces {

@@ -19,12 +19,15 @@ export async function renderChat({ show, who, id, toast }) {
   // The conversation list.
   const search = h('input', { type: 'search', id: 'conversation-search', i18nPlaceholder: 'chat.search', i18nLabel: 'chat.search' });
   const list = h('ul', { class: 'conversation-list' });
+  // Which conversations the list shows: all, those with drawn images, or the others.
+  const kind = h('select', { id: 'conversation-kind', onchange: () => loadList() },
+    h('option', { value: '', i18n: 'chat.kindAll' }), h('option', { value: 'text', i18n: 'chat.kindText' }), h('option', { value: 'images', i18n: 'chat.kindImages' }));
   const sidebar = h('aside', { class: 'conversations', id: 'conversations', 'aria-labelledby': 'conversations-title' },
     h('div', { class: 'row' },
       h('h2', { id: 'conversations-title', i18n: 'chat.conversations' }),
       h('a', { class: 'button', href: '#/chat', i18n: 'chat.new' }),
       h('button', { type: 'button', class: 'quiet drawer-close', i18n: 'chat.closeList', onclick: () => openDrawer(false) })),
-    search, list);
+    search, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'conversation-kind', i18n: 'chat.kind' }), kind), list);
   // On a phone the list is a drawer, opened from the thread's header and closed by choosing a
   // conversation, the close button, a tap beside it or Escape.
   const drawerToggle = h('button', {
@@ -176,7 +179,7 @@ export async function renderChat({ show, who, id, toast }) {
   async function loadList() {
     const query = search.value.trim();
     try {
-      const page = await api(`/conversations?limit=100${query ? `&search=${encodeURIComponent(query)}` : ''}`);
+      const page = await api(`/conversations?limit=100${query ? `&search=${encodeURIComponent(query)}` : ''}${kind.value ? `&kind=${kind.value}` : ''}`);
       list.replaceChildren(...page.items.map((item) => h('li', {},
         h('a', { href: `#/chat/${item.id}`, 'aria-current': item.id === state.conversation?.id ? 'page' : null },
           h('span', { class: 'conversation-title' }, item.title || t('chat.untitled')),
@@ -573,9 +576,38 @@ export async function renderChat({ show, who, id, toast }) {
     release(item);
   }
 
+  /** "/draw PROMPT": the image model draws into this conversation; the images are kept and shown. */
+  async function draw(prompt) {
+    const own = bubble({ role: 'user', text: prompt, status: 'sending', createdAt: new Date().toISOString() });
+    const answer = bubble({ role: 'assistant', text: t('chat.drawing'), status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+    messages.append(own, answer);
+    empty.hidden = true;
+    question.value = '';
+    answer.scrollIntoView({ block: 'end' });
+    state.streaming = answer;
+    setBusy(true);
+    try {
+      const conversation = await ensureConversation();
+      await api('/images', { method: 'POST', body: { prompt, conversationId: conversation.id } });
+      release(answer);
+      await openConversation(conversation.id);
+      loadList();
+    } catch (error) {
+      failedBubble(answer, error);
+    } finally {
+      if (state.streaming === answer) release(answer);
+      question.focus();
+    }
+  }
+
   async function ask() {
     const text = question.value.trim();
     if (!text || state.streaming) return;
+    const drawing = text.match(/^\/draw\s+([\s\S]+)/);
+    if (drawing && !attachment) {
+      await draw(drawing[1].trim());
+      return;
+    }
     const image = attachment;
     attachment = null;
     attached.hidden = true;

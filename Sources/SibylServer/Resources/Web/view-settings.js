@@ -242,7 +242,26 @@ export async function renderSettings({ show, who, toast }) {
         toast(error.message);
       }
     });
-    return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'tts-voice' }, t('settings.voice')), select);
+    // A sample in the chosen voice, in the page's language, so a voice can be heard before answers use it.
+    const player = h('audio', { hidden: true });
+    const sample = h('button', {
+      type: 'button', class: 'quiet small', onclick: async () => {
+        sample.disabled = true;
+        try {
+          const body = { text: t('settings.voiceSampleText'), format: 'wav' };
+          if (select.value) body.voice = select.value;
+          const response = await api('/speech', { method: 'POST', body, raw: true });
+          if (player.src) URL.revokeObjectURL(player.src);
+          player.src = URL.createObjectURL(await response.blob());
+          await player.play().catch(() => {});
+        } catch (error) {
+          toast(error.message);
+        } finally {
+          sample.disabled = false;
+        }
+      },
+    }, t('settings.voiceSample'));
+    return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'tts-voice' }, t('settings.voice')), select, sample, player);
   }
 
   async function loadModels() {
