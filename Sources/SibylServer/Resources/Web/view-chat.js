@@ -176,17 +176,22 @@ export async function renderChat({ show, who, id, toast }) {
     document.title = conversation?.title ? `${conversation.title} · Sibyl` : 'Sibyl';
   }
 
+  let listRequests = 0;
   async function loadList() {
     const query = search.value.trim();
+    // Only the newest request's answer is shown: one asked earlier (the first load, a live event)
+    // may come back after one asked with the words just typed.
+    const request = ++listRequests;
     try {
       const page = await api(`/conversations?limit=100${query ? `&search=${encodeURIComponent(query)}` : ''}${kind.value ? `&kind=${kind.value}` : ''}`);
+      if (request !== listRequests) return;
       list.replaceChildren(...page.items.map((item) => h('li', {},
         h('a', { href: `#/chat/${item.id}`, 'aria-current': item.id === state.conversation?.id ? 'page' : null },
           h('span', { class: 'conversation-title' }, item.title || t('chat.untitled')),
           h('small', {}, formatDate(item.updatedAt), item.preview ? ` · ${item.preview}` : '')))));
       if (page.items.length === 0) list.replaceChildren(h('li', { class: 'hint' }, query ? t('chat.noMatches') : t('chat.noConversations')));
     } catch (error) {
-      list.replaceChildren(h('li', { class: 'error' }, error.message));
+      if (request === listRequests) list.replaceChildren(h('li', { class: 'error' }, error.message));
     }
   }
 
