@@ -52,7 +52,8 @@ extension OpenAIClient: ChatModel {
 
     /// A chat request for the legacy endpoint: the messages written out as a transcript that ends
     /// where the assistant's answer begins, stopping before the model would write the user's next turn.
-    func completionBody(_ request: ChatRequest, stream: Bool) -> CompletionBody {
+    /// Everything else is as the chat request would send it.
+    func completionBody(_ request: ChatRequest, stream: Bool) -> ChatCompletionBody {
         var prompt = ""
         for message in request.messages {
             switch message.role {
@@ -62,12 +63,14 @@ extension OpenAIClient: ChatModel {
             }
         }
         prompt += "Assistant:"
-        return CompletionBody(
-            model: request.model, prompt: prompt, temperature: request.sampling.temperature, maxTokens: request.sampling.maxTokens,
-            topP: request.sampling.topP, presencePenalty: request.sampling.presencePenalty, frequencyPenalty: request.sampling.frequencyPenalty,
-            stop: Array((["\nUser:"] + request.stop).prefix(4)), user: request.user, stream: stream ? true : nil,
-            streamOptions: stream && configuration.includeStreamUsage ? .init(includeUsage: true) : nil
-        )
+        var body = chatBody(request, stream: stream)
+        body.messages = nil
+        body.prompt = prompt
+        // The legacy endpoint knows only `max_tokens`.
+        body.maxTokens = request.maxTokens
+        body.maxCompletionTokens = nil
+        body.stop = Array((["\nUser:"] + request.stop).prefix(4))
+        return body
     }
 
     func chatBody(_ request: ChatRequest, stream: Bool) -> ChatCompletionBody {

@@ -3,6 +3,8 @@ import SibylCore
 
 // The JSON shapes of the OpenAI REST API that this client sends and reads.
 
+/// A request to `/chat/completions`; with a `prompt` instead of `messages`, to the legacy
+/// `/completions` (instruct and base models), which takes the same sampling.
 struct ChatCompletionBody: Encodable {
     struct StreamOptions: Encodable {
         var includeUsage: Bool
@@ -10,7 +12,8 @@ struct ChatCompletionBody: Encodable {
     }
 
     var model: String
-    var messages: [WireMessage]
+    var messages: [WireMessage]?
+    var prompt: String?
     var temperature: Double?
     var maxTokens: Int?
     var maxCompletionTokens: Int?
@@ -23,33 +26,9 @@ struct ChatCompletionBody: Encodable {
     var streamOptions: StreamOptions?
 
     enum CodingKeys: String, CodingKey {
-        case model, messages, temperature, stop, user, stream
+        case model, messages, prompt, temperature, stop, user, stream
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
-        case topP = "top_p"
-        case presencePenalty = "presence_penalty"
-        case frequencyPenalty = "frequency_penalty"
-        case streamOptions = "stream_options"
-    }
-}
-
-/// A request to the legacy `/completions` endpoint (instruct and base models).
-struct CompletionBody: Encodable {
-    var model: String
-    var prompt: String
-    var temperature: Double?
-    var maxTokens: Int?
-    var topP: Double?
-    var presencePenalty: Double?
-    var frequencyPenalty: Double?
-    var stop: [String]
-    var user: String?
-    var stream: Bool?
-    var streamOptions: ChatCompletionBody.StreamOptions?
-
-    enum CodingKeys: String, CodingKey {
-        case model, prompt, temperature, stop, user, stream
-        case maxTokens = "max_tokens"
         case topP = "top_p"
         case presencePenalty = "presence_penalty"
         case frequencyPenalty = "frequency_penalty"
