@@ -581,16 +581,32 @@ export async function renderChat({ show, who, id, toast }) {
     release(item);
   }
 
-  /** "/draw PROMPT": the image model draws into this conversation; the images are kept and shown. */
-  async function draw(prompt) {
-    const own = bubble({ role: 'user', text: prompt, status: 'sending', createdAt: new Date().toISOString() });
-    const answer = bubble({ role: 'assistant', text: t('chat.drawing'), status: 'pending', createdAt: new Date().toISOString(), citations: [] });
+  /** What each answer asks for beside the question, when chosen: the answer's language and the model. */
+  function answerFields() {
+    const fields = {};
+    if (answerLanguage.value) fields.answerLanguage = answerLanguage.value;
+    if (model.value) fields.model = model.value;
+    return fields;
+  }
+
+  /**
+   * Shows a question being sent and its answer pending (with `pending` text), clears the question
+   * box, and marks the page busy with that answer; returns the answer's bubble.
+   */
+  function startExchange(own, pending = '') {
+    const answer = bubble({ role: 'assistant', text: pending, status: 'pending', createdAt: new Date().toISOString(), citations: [] });
     messages.append(own, answer);
     empty.hidden = true;
     question.value = '';
     answer.scrollIntoView({ block: 'end' });
     state.streaming = answer;
     setBusy(true);
+    return answer;
+  }
+
+  /** "/draw PROMPT": the image model draws into this conversation; the images are kept and shown. */
+  async function draw(prompt) {
+    const answer = startExchange(bubble({ role: 'user', text: prompt, status: 'sending', createdAt: new Date().toISOString() }), t('chat.drawing'));
     try {
       const conversation = await ensureConversation();
       await api('/images', { method: 'POST', body: { prompt, conversationId: conversation.id } });
@@ -616,22 +632,13 @@ export async function renderChat({ show, who, id, toast }) {
     const image = attachment;
     attachment = null;
     attached.hidden = true;
-    const own = bubble({ role: 'user', text, status: 'sending', createdAt: new Date().toISOString(),
-      attachments: image ? [{ kind: 'image', url: `data:${image.mimeType};base64,${image.data}`, filename: image.filename }] : [] });
-    const answer = bubble({ role: 'assistant', text: '', status: 'pending', createdAt: new Date().toISOString(), citations: [] });
-    messages.append(own, answer);
-    empty.hidden = true;
-    question.value = '';
-    answer.scrollIntoView({ block: 'end' });
-    state.streaming = answer;
-    setBusy(true);
+    const answer = startExchange(bubble({ role: 'user', text, status: 'sending', createdAt: new Date().toISOString(),
+      attachments: image ? [{ kind: 'image', url: `data:${image.mimeType};base64,${image.data}`, filename: image.filename }] : [] }));
     try {
       const conversation = await ensureConversation();
-      const body = { text };
+      const body = { text, ...answerFields() };
       if (documents.checked) body.documents = {};
       if (image) body.attachments = [image];
-      if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
-      if (model.value) body.model = model.value;
       const response = await api(`/conversations/${conversation.id}/turns`, { method: 'POST', body, raw: true });
       await follow(response, answer);
       loadList();
@@ -653,9 +660,8 @@ export async function renderChat({ show, who, id, toast }) {
     messages.append(answer);
     state.streaming = answer;
     try {
-      const body = documents.checked ? { documents: {} } : {};
-      if (answerLanguage.value) body.answerLanguage = answerLanguage.value;
-      if (model.value) body.model = model.value;
+      const body = answerFields();
+      if (documents.checked) body.documents = {};
       const response = await api(`/conversations/${state.conversation.id}/retry`, { method: 'POST', body, raw: true });
       await follow(response, answer);
     } catch (error) {
@@ -783,8 +789,7 @@ export async function renderChat({ show, who, id, toast }) {
       if (wav) form.append('file', wav, 'question.wav');
       else form.append('file', result.blob, `question.${extensionFor(result.mimeType)}`);
       if (documents.checked) form.append('documents', 'true');
-      if (answerLanguage.value) form.append('answerLanguage', answerLanguage.value);
-      if (model.value) form.append('model', model.value);
+      for (const [name, value] of Object.entries(answerFields())) form.append(name, value);
       // The page's language, which the server takes as the spoken one unless voice.language says otherwise.
       form.append('languageHint', language());
       // Each sentence of the answer spoken as soon as it is written, not the whole answer at the end.
@@ -834,8 +839,7 @@ export async function renderChat({ show, who, id, toast }) {
     const params = new URLSearchParams({ languageHint: language() });
     if (autoplay.checked) params.set('speak', 'sentences');
     if (documents.checked) params.set('documents', 'true');
-    if (answerLanguage.value) params.set('answerLanguage', answerLanguage.value);
-    if (model.value) params.set('model', model.value);
+    for (const [name, value] of Object.entries(answerFields())) params.set(name, value);
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const socket = new WebSocket(`${scheme}//${location.host}/api/v1/conversations/${encodeURIComponent(conversation.id)}/voice/live?${params}`);
     socket.binaryType = 'arraybuffer';
