@@ -34,7 +34,7 @@ let frameAppFiles = ["main.lua", "sibyl_frame.lua"]
 /// The browser UI's files, compiled into `sibyl serve` (listed in `WebAssets.files` too; a test checks the two agree).
 let webFiles = [
     "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js", "view-glasses.js",
-    "view-images.js", "view-logs.js", "view-settings.js", "view-settings-noa.js", "voice.js",
+    "view-images.js", "view-logs.js", "view-settings.js", "view-settings-noa.js", "view-settings-pinecone.js", "voice.js",
     "i18n-en.json", "i18n-ko.json", "i18n-id.json", "manifest.webmanifest", "sw.js", "icon-192.png", "icon-512.png", "icon-maskable-512.png",
 ]
 /// The emulated firmware modules the virtual Monocle's interpreter imports.
@@ -282,7 +282,7 @@ let package = Package(
         .target(
             name: "SibylServer",
             dependencies: [
-                "Accounts", "Assistant", "SibylApp", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "SibylConfig", "Storage",
+                "Accounts", "Assistant", "SibylApp", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "PineconeVectors", "SibylConfig", "Storage",
                 "Glasses", "MonocleEmulator", "GlassesRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -373,7 +373,7 @@ let package = Package(
         // scripted model server, and waiting for a condition with a ceiling against hangs.
         .target(
             name: "SibylTestSupport",
-            dependencies: ["Assistant", "SibylApp", "OpenAITestServer", "TestEvents"],
+            dependencies: ["Assistant", "SibylApp", "LocalEngines", "OpenAITestServer", "TestEvents"],
             path: "Tests/Support/SibylTestSupport"
         ),
 

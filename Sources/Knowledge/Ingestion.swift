@@ -48,6 +48,10 @@ public enum KnowledgeError: Error, LocalizedError, Equatable {
     case embeddingMismatch(collection: String, stored: String, storedDimension: Int, current: String, currentDimension: Int)
     case unknownCollection(String)
     case unknownDocument(String)
+    /// A collection cannot take a name another collection has (names compare without case).
+    case collectionExists(String)
+    /// A collection's name is empty, too long, or has characters other than letters, digits, `-`, `_`, `.` and spaces.
+    case invalidCollectionName(String)
 
     public var errorDescription: String? {
         switch self {
@@ -57,6 +61,10 @@ public enum KnowledgeError: Error, LocalizedError, Equatable {
             "There is no collection '\(name)'."
         case .unknownDocument(let name):
             "No document matches '\(name)'."
+        case .collectionExists(let name):
+            "There is already a collection named '\(name)'."
+        case .invalidCollectionName(let name):
+            "'\(name)' cannot name a collection: use 1 to 64 letters, digits, spaces, '-', '_' or '.'."
         }
     }
 
@@ -68,6 +76,10 @@ public enum KnowledgeError: Error, LocalizedError, Equatable {
             "The list of documents shows the collections."
         case .unknownDocument:
             "The list of documents shows them with their ids."
+        case .collectionExists:
+            "Choose another name, or remove the other collection first."
+        case .invalidCollectionName:
+            nil
         }
     }
 }
@@ -240,7 +252,8 @@ extension KnowledgeError: RemedyProviding {
     public var remedy: Remedy? {
         switch self {
         case .embeddingMismatch(let collection, _, _, _, _): .reindex(collection: collection)
-        case .unknownCollection, .unknownDocument: .listDocuments
+        case .unknownCollection, .unknownDocument, .collectionExists: .listDocuments
+        case .invalidCollectionName: nil
         }
     }
 }

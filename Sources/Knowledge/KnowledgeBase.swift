@@ -18,6 +18,9 @@ public protocol KnowledgeBase: Sendable {
     func setEmbedding(model: String, dimension: Int, for collectionID: Int64) async throws
     /// Deletes a collection and everything in it.
     func deleteCollection(_ id: Int64) async throws
+    /// Gives a collection another name (its documents stay); fails when another collection has
+    /// it (`KnowledgeError.collectionExists`).
+    func renameCollection(_ id: Int64, to name: String) async throws
 
     /// The document stored for a path in a collection.
     func document(path: String, in collectionID: Int64) async throws -> StoredDocument?

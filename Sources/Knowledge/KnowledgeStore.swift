@@ -76,6 +76,19 @@ public final class KnowledgeStore: KnowledgeBase {
         try database.write { db in try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [id]) }
     }
 
+    /// Gives a collection another name; fails when another collection has it.
+    public func renameCollection(_ id: Int64, to name: String) throws {
+        try database.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM collection WHERE id = ?", arguments: [id]) == true else {
+                throw KnowledgeError.unknownCollection(String(id))
+            }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM collection WHERE name = ? AND id != ?", arguments: [name, id]) == true {
+                throw KnowledgeError.collectionExists(name)
+            }
+            try db.execute(sql: "UPDATE collection SET name = ? WHERE id = ?", arguments: [name, id])
+        }
+    }
+
 }
 
 /// A chunk's vector with the ids retrieval filters on.

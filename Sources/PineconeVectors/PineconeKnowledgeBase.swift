@@ -41,6 +41,42 @@ public final class PineconeKnowledgeBase: KnowledgeBase {
         return collection.name
     }
 
+    /// How many vectors each collection's namespace holds now (Pinecone's statistics, which may
+    /// lag a write by a few seconds), by collection name.
+    public func vectorCounts() async throws -> [String: Int] {
+        let namespaces = try await vectors.index.describeStats().namespaces ?? [:]
+        var counts: [String: Int] = [:]
+        for collection in try await wrapped.collections() {
+            counts[collection.name] = namespaces[vectors.namespace(for: collection.name)]?.vectorCount ?? 0
+        }
+        return counts
+    }
+
+    /// Copies to Pinecone the vectors of every collection whose namespace holds fewer than its
+    /// passages (documents added before the knowledge base moved to this index); upserts are
+    /// idempotent, so a copy that stopped half-way is finished by the next. Returns the
+    /// collections copied.
+    @discardableResult
+    public func mirrorMissing() async throws -> [String] {
+        let held = try await vectorCounts()
+        var copied: [String] = []
+        for collection in try await wrapped.collections() {
+            let documents = try await wrapped.documents(in: collection.id)
+            guard held[collection.name, default: 0] < documents.reduce(0, { $0 + $1.chunkCount }) else { continue }
+            for document in documents {
+                try await vectors.upsert(try await records(of: document), namespace: collection.name)
+            }
+            copied.append(collection.name)
+            logger.info("pinecone: copied the vectors of \(collection.name) (\(documents.count) documents) to the index")
+        }
+        return copied
+    }
+
+    /// A document's vectors as records of its collection's namespace.
+    private func records(of document: StoredDocument) async throws -> [VectorRecord] {
+        try await wrapped.vectors(of: document.id).sorted { $0.key < $1.key }.map { VectorRecord(id: $0.key, documentID: document.id, vector: $0.value) }
+    }
+
     // MARK: Writes, mirrored
 
     @discardableResult
@@ -102,6 +138,34 @@ public final class PineconeKnowledgeBase: KnowledgeBase {
             try await vectors.removeAll(namespace: collection.name)
         }
         try await wrapped.deleteCollection(id)
+    }
+
+    /// Moves the collection's vectors to the new name's namespace (from the wrapped store's copy),
+    /// renames it there, then empties the old namespace. Should the move or the rename fail, the
+    /// new namespace is emptied again and nothing has changed.
+    public func renameCollection(_ id: Int64, to name: String) async throws {
+        let old = try await collectionName(id)
+        if let other = try await wrapped.collection(named: name), other.id != id { throw KnowledgeError.collectionExists(name) }
+        guard old != name else { return }
+        // Namespaces are told apart by case too: even "Docs" for "docs" moves the vectors.
+        do {
+            for document in try await wrapped.documents(in: id) {
+                try await vectors.upsert(try await records(of: document), namespace: name)
+            }
+            try await wrapped.renameCollection(id, to: name)
+        } catch {
+            do {
+                try await vectors.removeAll(namespace: name)
+            } catch let cleanup {
+                logger.error("pinecone: namespace \(name) keeps a partial copy of \(old)'s vectors: \(cleanup.localizedDescription)")
+            }
+            throw error
+        }
+        do {
+            try await vectors.removeAll(namespace: old)
+        } catch {
+            logger.error("pinecone: the old namespace \(old) still holds the vectors of the collection now named \(name): \(error.localizedDescription)")
+        }
     }
 
     // MARK: Everything else, from the wrapped store

@@ -87,6 +87,23 @@ public final class PostgresKnowledgeBase: KnowledgeBase {
         }
     }
 
+    public func renameCollection(_ id: Int64, to name: String) async throws {
+        try await writing {
+            guard try await collections(where: "owner = $1 AND id = $2::bigint", [owner, String(id)]).first != nil else {
+                throw KnowledgeError.unknownCollection(String(id))
+            }
+            if try await collections(where: "owner = $1 AND lower(name) = lower($2) AND id != $3::bigint", [owner, name, String(id)]).first != nil {
+                throw KnowledgeError.collectionExists(name)
+            }
+            do {
+                try await database.client.query("UPDATE kb_collection SET name = \(name) WHERE id = \(id) AND owner = \(owner)", logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // Another instance gave that name to a collection at this moment.
+                throw KnowledgeError.collectionExists(name)
+            }
+        }
+    }
+
 }
 
 /// A passage's words as BM25 counts them: each distinct term with how often it occurs, and the

@@ -13,6 +13,8 @@ public enum LiveEvent: Sendable, Hashable {
     case documents(collection: String)
     /// Local models were installed or removed.
     case models
+    /// A missing local engine is being installed on first use (see `LocalEngineHost.installs`).
+    case install(EngineInstallProgress)
     /// The operations log has new entries.
     case log
     /// Nothing changed: sent now and then so a stream whose reader has gone is noticed.
@@ -26,17 +28,29 @@ public enum LiveEvent: Sendable, Hashable {
 /// The live events of one runtime (one person's data): whoever subscribes gets every event
 /// published from then on, in order, until it stops listening.
 public final class LiveEvents: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<LiveEvent>.Continuation]>([:])
+    private struct Subscriber: Sendable {
+        var deliver: @Sendable (LiveEvent) -> Void
+        var finish: @Sendable () -> Void
+    }
+
+    private let subscribers = Mutex<[UUID: Subscriber]>([:])
 
     public init() {}
 
     /// Tells every subscriber.
     public func publish(_ event: LiveEvent) {
-        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.yield(event) }
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.deliver(event) }
     }
 
     /// The events from now on, with a heartbeat every `heartbeat`; ends when the caller stops iterating.
     public func subscribe(heartbeat: Duration = .seconds(15)) -> AsyncStream<LiveEvent> {
+        subscribe(also: [], heartbeat: heartbeat)
+    }
+
+    /// The events from now on of this and of `others` (a page follows its person's events and the
+    /// machine's engine installs in one stream), with a heartbeat every `heartbeat`; ends when the
+    /// caller stops iterating, or when this one finishes.
+    public func subscribe(also others: [LiveEvents], heartbeat: Duration = .seconds(15)) -> AsyncStream<LiveEvent> {
         let id = UUID()
         // A slow reader loses the oldest events rather than holding memory without bound; a page
         // that missed some reloads what it shows on the next.
@@ -47,11 +61,16 @@ public final class LiveEvents: Sendable {
                 continuation.yield(.heartbeat)
             }
         }
+        // The others only pass their events on: the stream ends when this one finishes.
+        for other in others {
+            other.subscribers.withLock { $0[id] = Subscriber(deliver: { continuation.yield($0) }, finish: {}) }
+        }
         continuation.onTermination = { [weak self] _ in
             beat.cancel()
             self?.subscribers.withLock { _ = $0.removeValue(forKey: id) }
+            for other in others { other.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
         }
-        subscribers.withLock { $0[id] = continuation }
+        subscribers.withLock { $0[id] = Subscriber(deliver: { continuation.yield($0) }, finish: { continuation.finish() }) }
         return stream
     }
 

@@ -28,12 +28,21 @@ public final class LocalEngineHost: Sendable {
     public let textToSpeech: LocalSpeechSynthesizer
     let logDirectory: URL
     let logger: Logger
+    /// Installs of missing engines under way on first use, one per component (see `ensureInstalled`).
+    let installing = Mutex<[String: Task<Void, any Error>]>([:])
+    /// Progress of the installs this process starts on first use (the same engines serve every
+    /// account, so every open page may show it); see `EngineInstallProgress`.
+    public let installs = LiveEvents()
     private let chatServers = Mutex<[LocalChatModel: LlamaServer]>([:])
     private let speech = Mutex<LocalTranscriber?>(nil)
 
-    public init(layout: EngineLayout, logDirectory: URL, logger: Logger) {
+    /// The package index installs on first use download from.
+    let packageIndex: String
+
+    public init(layout: EngineLayout, packageIndex: String = EngineInstaller.packageIndex(), logDirectory: URL, logger: Logger) {
         self.layout = layout
-        self.installer = EngineInstaller(layout: layout)
+        self.packageIndex = packageIndex
+        self.installer = EngineInstaller(layout: layout, index: packageIndex)
         self.voiceDetector = SileroVoiceDetector(layout: layout)
         self.textToSpeech = LocalSpeechSynthesizer(piper: PiperSynthesizer(layout: layout))
         self.logDirectory = logDirectory
@@ -42,16 +51,15 @@ public final class LocalEngineHost: Sendable {
 
     /// Fails with the install command when a component is not fully installed.
     public func requireInstalled(_ component: String) throws {
-        guard let status = installer.status(of: component) else { return }
-        guard status.installed else {
-            throw LocalEngineError.notInstalled(component: component, missing: status.missing.joined(separator: ", "))
-        }
+        guard let status = installer.status(of: component), !status.installed else { return }
+        throw LocalEngineError.notInstalled(component: component, missing: status.missing.joined(separator: ", "))
     }
 
     /// The local chat server of a model (not yet started: `baseURL()` starts it). Each model
-    /// has one server, started when first asked for.
-    public func chat(_ model: LocalChatModel = .standard) throws -> LlamaServer {
-        try requireInstalled(model.component)
+    /// has one server, started when first asked for. A missing model is installed first when
+    /// `automatically`, else it fails naming the install command.
+    public func chat(_ model: LocalChatModel = .standard, installing automatically: Bool) async throws -> LlamaServer {
+        try await ensureInstalled(model.component, automatically: automatically)
         return chatServers.withLock { servers in
             if let server = servers[model] { return server }
             let created = LlamaServer(

@@ -18,6 +18,8 @@ public enum LogCategory: String, Sendable, Hashable, CaseIterable {
     case glassesEmulator = "glasses.emulator"
     case docsAdd = "docs.add"
     case docsRemove = "docs.remove"
+    case docsRename = "docs.rename"
+    case docsVectorStore = "docs.vector_store"
     case docsReindex = "docs.reindex"
     case conversationsDelete = "conversations.delete"
     case conversationsImport = "conversations.import"

@@ -78,7 +78,7 @@ public final class Providers: Sendable {
         let pickedLocal = override.flatMap { name in LocalChatModel.allCases.first { $0.name == name } }
         if provider.isLocal || pickedLocal != nil {
             let model = try pickedLocal ?? localChatModel(override)
-            let server = try local.chat(model)
+            let server = try await local.chat(model, installing: installsAutomatically)
             var remote = provider
             remote.baseURL = try await server.baseURL()
             remote.apiKey = nil
@@ -110,13 +110,18 @@ public final class Providers: Sendable {
     }
 
     /// Speech-to-text: whisper.cpp locally (kept loaded in whisper-server), or the remote provider.
+    /// A missing local engine is installed by the first transcription (`models.auto_install`).
     public func transcriber() throws -> any Transcriber {
         let provider = try provider(for: .stt)
         if provider.isLocal {
+            if installsAutomatically, local.installer.status(of: "stt")?.installed == false { return InstallingTranscriber(host: local) }
             return try local.speechToText()
         }
         return try remoteClient(for: .stt).0
     }
+
+    /// Whether a missing local engine is installed on first use (`models.auto_install`).
+    var installsAutomatically: Bool { settings.current[.modelsAutoInstall] }
 
     /// Whether answers come from the local chat engine.
     public var chatsLocally: Bool { (try? provider(for: .chat).isLocal) == true }
@@ -126,10 +131,15 @@ public final class Providers: Sendable {
 
     /// Text-to-speech: Piper's voice or espeak-ng locally (espeak-ng also writes Piper's
     /// phonemes), or the remote provider.
-    public func speechSynthesizer() throws -> any SpeechSynthesizer {
+    public func speechSynthesizer() async throws -> any SpeechSynthesizer {
         let provider = try provider(for: .tts)
         if provider.isLocal {
-            guard local.textToSpeech.espeak.isAvailable else { throw LocalEngineError.notInstalled(component: "tts", missing: "espeak-ng") }
+            // Without installing, espeak-ng alone speaks (Piper's voice is the better default).
+            if installsAutomatically {
+                try await local.ensureInstalled("tts", automatically: true)
+            } else if !local.textToSpeech.espeak.isAvailable {
+                throw LocalEngineError.notInstalled(component: "tts", missing: "espeak-ng")
+            }
             return local.textToSpeech
         }
         return try remoteClient(for: .tts).0
@@ -139,15 +149,15 @@ public final class Providers: Sendable {
     public var speaksLocally: Bool { (try? provider(for: .tts).isLocal) ?? true }
 
     /// Embeddings: all-MiniLM-L6-v2 in Swift locally (loaded once), or the remote provider.
-    public func embedder() throws -> any Embedder {
-        try embeddingSetup().embedder
+    public func embedder() async throws -> any Embedder {
+        try await embeddingSetup().embedder
     }
 
     /// The embedder documents and questions are embedded with, its model name and token counter.
-    public func embeddingSetup() throws -> EmbeddingSetup {
+    public func embeddingSetup() async throws -> EmbeddingSetup {
         let provider = try provider(for: .embeddings)
         if provider.isLocal {
-            let embedder = try localMiniLM()
+            let embedder = try await localMiniLM()
             // [CLS] and [SEP] take two of the model's 256 positions.
             return EmbeddingSetup(embedder: embedder, model: MiniLMEmbedder.modelName, counter: embedder.tokenizer, limit: MiniLMEmbedder.maxTokens - 2)
         }
@@ -158,8 +168,8 @@ public final class Providers: Sendable {
         return EmbeddingSetup(embedder: client, model: model, counter: counter, limit: 8191)
     }
 
-    private func localMiniLM() throws -> MiniLMEmbedder {
-        try local.requireInstalled("embeddings")
+    private func localMiniLM() async throws -> MiniLMEmbedder {
+        try await local.ensureInstalled("embeddings", automatically: installsAutomatically)
         if let loaded = caches.miniLM.withLock({ $0 }) { return loaded }
         let loaded = try MiniLMEmbedder(modelDirectory: local.layout.miniLMDirectory)
         return caches.miniLM.withLock { kept in
@@ -246,10 +256,38 @@ struct SettingsChatBackend: ChatBackend {
 }
 
 extension Providers {
-    /// OCR for scanned pages and images: tesseract, when it is installed (without it, documents
-    /// say which pages could not be read, and how to install it).
+    /// OCR for scanned pages and images: tesseract. When the ocr component is missing (or some of
+    /// its languages) and `models.auto_install` is on, the first scan installs it; when it is off,
+    /// documents say which pages could not be read, and how to install it.
     public func textRecognizer() -> (any TextRecognizer)? {
+        if installsAutomatically, local.installer.status(of: "ocr")?.installed == false {
+            return InstallingTextRecognizer(host: local)
+        }
         let tesseract = TesseractRecognizer()
         return tesseract.isAvailable ? tesseract : nil
+    }
+}
+
+/// The local speech-to-text engines, installed the first time they are needed.
+struct InstallingTranscriber: DraftingTranscriber {
+    let host: LocalEngineHost
+
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions) async throws -> Transcription {
+        try await transcribe(audio, options: options, draft: nil)
+    }
+
+    func transcribe(_ audio: AudioFile, options: TranscriptionOptions, draft: Transcription?) async throws -> Transcription {
+        try await host.ensureInstalled("stt", automatically: true)
+        return try await host.speechToText().transcribe(audio, options: options, draft: draft)
+    }
+}
+
+/// Tesseract, installed (with its languages) the first time it is needed.
+struct InstallingTextRecognizer: TextRecognizer {
+    let host: LocalEngineHost
+
+    func recognize(_ image: Data, options: RecognitionOptions) async throws -> RecognizedText {
+        try await host.ensureInstalled("ocr", automatically: true)
+        return try await TesseractRecognizer().recognize(image, options: options)
     }
 }

@@ -19,6 +19,21 @@ extension Settings {
 struct RetrieverKey: Hashable {
     var embeddingModel: String
     var options: RetrievalOptions
+    var placement: VectorPlacement
+}
+
+/// Where the knowledge base's vectors are searched, as the settings say (`docs.vector_store`,
+/// `pinecone.index`, `pinecone.control_url`).
+struct VectorPlacement: Hashable {
+    var store: VectorStoreKind
+    var index: String
+    var controlURL: String
+
+    init(_ settings: Settings) {
+        store = settings[.docsVectorStore]
+        index = store == .pinecone ? settings[.pineconeIndex] : ""
+        controlURL = store == .pinecone ? settings[.pineconeControlURL] : ""
+    }
 }
 
 extension SibylRuntime {
@@ -26,17 +41,17 @@ extension SibylRuntime {
     public var defaultCollection: String { settings[.docsCollection] }
 
     /// The embedder documents and questions are embedded with (a local model is loaded once).
-    func embeddingSetup() throws -> EmbeddingSetup {
-        try providers.embeddingSetup()
+    func embeddingSetup() async throws -> EmbeddingSetup {
+        try await providers.embeddingSetup()
     }
 
     /// Retrieval over the knowledge base with the current embedder and settings. Kept while they
     /// stay the same, so its vector index is loaded once; the index follows every change to the
     /// knowledge base, from this process or another.
     func retriever() async throws -> Retriever {
-        let setup = try embeddingSetup()
+        let setup = try await embeddingSetup()
         let options = settings.retrieval
-        let key = RetrieverKey(embeddingModel: setup.model, options: options)
+        let key = RetrieverKey(embeddingModel: setup.model, options: options, placement: VectorPlacement(settings))
         if let kept = retrievers.withLock({ $0[key] }) { return kept }
         let made = Retriever(store: try await knowledgeBase(), embedder: setup.embedder, options: options)
         return retrievers.withLock { kept in
@@ -70,7 +85,7 @@ extension SibylRuntime {
     /// Ingestion into the knowledge base with the current embedder, OCR and chunk sizes; scans are
     /// read in `ocrLanguages`, else in the settings' languages.
     func ingestor(ocrLanguages: OCRLanguages? = nil) async throws -> Ingestor {
-        let setup = try embeddingSetup()
+        let setup = try await embeddingSetup()
         return Ingestor(
             store: try await knowledgeBase(),
             extractor: DocumentExtractor(
@@ -89,15 +104,14 @@ extension SibylRuntime {
 }
 
 extension SibylRuntime {
-    /// The knowledge base with its vectors in Pinecone when `docs.vector_store` is `pinecone`
-    /// (passages, words and a copy of the vectors stay in `base`); `base` itself otherwise. The
-    /// index is described, or made with the embedder's dimension when it is missing.
-    func withVectorStore(_ base: any KnowledgeBase) async throws -> any KnowledgeBase {
+    /// The knowledge base with its vectors in the Pinecone index `placement` names (passages, words
+    /// and a copy of the vectors stay in `base`). The index is described, or made with the
+    /// embedder's dimension when it is missing, and given the vectors it lacks.
+    func withPinecone(_ base: any KnowledgeBase, _ placement: VectorPlacement) async throws -> any KnowledgeBase {
         let settings = settings
-        guard settings[.docsVectorStore] == .pinecone else { return base }
         let apiKey = try pineconeAPIKey()
-        let control = PineconeControlClient(baseURL: settings[.pineconeControlURL], apiKey: apiKey, logger: logger)
-        let name = settings[.pineconeIndex]
+        let control = PineconeControlClient(baseURL: placement.controlURL, apiKey: apiKey, logger: logger)
+        let name = placement.index
         var index = try await control.indexIfExists(named: name)
         if index == nil {
             // One short text tells the embedder's dimension (384 for MiniLM, 1536 for OpenAI's small model).
@@ -116,7 +130,10 @@ extension SibylRuntime {
         guard let index else { return base }
         // Accounts of a shared server keep their collections apart in one index.
         let prefix = knowledgeOwner.isEmpty ? "" : knowledgeOwner + "/"
-        return PineconeKnowledgeBase(wrapping: base, index: control.indexClient(for: index), namespacePrefix: prefix, logger: logger)
+        let placed = PineconeKnowledgeBase(wrapping: base, index: control.indexClient(for: index), namespacePrefix: prefix, logger: logger)
+        // Documents added while the vectors were searched elsewhere are copied in.
+        try await placed.mirrorMissing()
+        return placed
     }
 
     /// Pinecone's API key: `PINECONE_API_KEY`, else the stored key named `pinecone`.

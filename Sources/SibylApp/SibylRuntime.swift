@@ -30,6 +30,8 @@ public final class SibylRuntime: Sendable {
     public let logger: Logger
     /// The local engines (installed under `SIBYL_ENGINES`).
     let local: LocalEngineHost
+    /// Progress of the local engines this process installs on first use (shared by every account).
+    public var engineInstalls: LiveEvents { local.installs }
     /// Which provider serves each capability, as the settings say now.
     let providers: Providers
     /// The conversation engine every answer of this process goes through.
@@ -37,7 +39,11 @@ public final class SibylRuntime: Sendable {
     /// Answers under way.
     let turns: TurnRegistry
     /// The knowledge base, opened (and migrated) once, by whichever request comes first.
-    private let knowledge = SingleFlight<any KnowledgeBase>()
+    /// The knowledge base as stored (SQLite, or this owner's part of the shared database), opened once.
+    private let storedKnowledge = SingleFlight<any KnowledgeBase>()
+    /// The stored knowledge base with its vectors in Pinecone, for the placement the settings named
+    /// when it was made; a change of placement (another index, say) makes another.
+    let placedKnowledge = Mutex<(placement: VectorPlacement, knowledge: SingleFlight<any KnowledgeBase>)?>(nil)
     /// The PostgreSQL `SIBYL_DATABASE_URL` names, shared with every account's runtime; nil when
     /// everything lives in the data directory.
     public let sharedDatabase: SharedDatabase?
@@ -69,7 +75,9 @@ public final class SibylRuntime: Sendable {
         let (base, lease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
         (store, answerLease) = (ObservedConversationStore(base: base, events: events), lease)
         self.logger = logger
-        local = LocalEngineHost(layout: EngineLayout(environment: environment), logDirectory: paths.logs, logger: logger)
+        local = LocalEngineHost(
+            layout: EngineLayout(environment: environment), packageIndex: EngineInstaller.packageIndex(environment: environment), logDirectory: paths.logs, logger: logger
+        )
         providers = Providers(settings: liveSettings, local: local, logger: logger)
         engine = ConversationEngine(store: store, backend: SettingsChatBackend(providers: providers))
         turns = TurnRegistry()
@@ -111,14 +119,19 @@ public final class SibylRuntime: Sendable {
     /// The knowledge base of this data directory (its part of the shared database, when one is
     /// named), opened once.
     func knowledgeBase() async throws -> any KnowledgeBase {
-        try await knowledge.value { [self] in
-            let stored: any KnowledgeBase = if let sharedDatabase {
-                try await sharedDatabase.knowledgeBase(owner: knowledgeOwner)
-            } else {
-                try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
-            }
-            return try await withVectorStore(stored)
+        let stored = try await storedKnowledge.value { [self] in
+            if let sharedDatabase { return try await sharedDatabase.knowledgeBase(owner: knowledgeOwner) }
+            return try KnowledgeStore(path: dataPaths.knowledgeDatabase.path)
         }
+        let placement = VectorPlacement(settings)
+        guard placement.store == .pinecone else { return stored }
+        let placed = placedKnowledge.withLock { current in
+            if let current, current.placement == placement { return current.knowledge }
+            let made = SingleFlight<any KnowledgeBase>()
+            current = (placement, made)
+            return made
+        }
+        return try await placed.value { [self] in try await withPinecone(stored, placement) }
     }
 
     /// The persona new conversations use.

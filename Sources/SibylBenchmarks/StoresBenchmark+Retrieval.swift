@@ -19,7 +19,7 @@ extension StoresBenchmark {
         environment["SIBYL_HOME"] = home.path
         environment["SIBYL_DATABASE_URL"] = nil
         let runtime = try SibylRuntime(environment: environment)
-        let setup = try runtime.documents.embedder()
+        let setup = try await runtime.documents.embedder()
         let evaluator = RetrievalEvaluator(
             embedder: RememberingEmbedder(wrapping: setup.embedder), embeddingModel: setup.model, options: runtime.documents.retrievalOptions
         )

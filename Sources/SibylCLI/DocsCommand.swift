@@ -10,7 +10,7 @@ struct Docs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Add your documents to the knowledge base, and inspect or remove them.",
         discussion: "Then ask about them: `sibyl ask --docs \"…\"`, `sibyl search \"…\"`, or /docs on in `sibyl chat`.",
-        subcommands: [Add.self, List.self, Show.self, Stats.self, Remove.self, Reindex.self],
+        subcommands: [Add.self, List.self, Show.self, Stats.self, Remove.self, Reindex.self, Collection.self],
         defaultSubcommand: List.self
     )
 
@@ -149,10 +149,15 @@ struct Docs: AsyncParsableCommand {
                 let statistics = try await runtime.documents.statistics()
                 if json { Terminal.print(Format.json(statistics.map(Wire.CollectionStatistics.init))); return }
                 guard !statistics.isEmpty else { Terminal.print("No collections yet. Add documents with `sibyl docs add PATH…`."); return }
-                Terminal.print(Format.table(["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"], statistics.map { row in
+                // With Pinecone, each collection's namespace and the vectors Pinecone counts there.
+                let pinecone = statistics.contains { $0.pinecone != nil }
+                let headers = ["COLLECTION", "MODEL", "DOCS", "PAGES", "TOKENS", "PASSAGES", "FAILED", "EXTRACT / CHUNK / EMBED / INDEX"] + (pinecone ? ["NAMESPACE", "VECTORS"] : [])
+                Terminal.print(Format.table(headers, statistics.map { row in
                     let timings = row.timings
-                    return [row.collection.name, row.collection.embeddingModel ?? "-", String(row.documents), String(row.pages), String(row.tokens), String(row.passages), String(row.failures),
-                            "\(Format.seconds(timings.extract)) / \(Format.seconds(timings.chunk)) / \(Format.seconds(timings.embed)) / \(Format.seconds(timings.index))"]
+                    var cells = [row.collection.name, row.collection.embeddingModel ?? "-", String(row.documents), String(row.pages), String(row.tokens), String(row.passages), String(row.failures),
+                                 "\(Format.seconds(timings.extract)) / \(Format.seconds(timings.chunk)) / \(Format.seconds(timings.embed)) / \(Format.seconds(timings.index))"]
+                    if let place = row.pinecone { cells += [place.namespace, place.vectors.map(String.init) ?? "?"] }
+                    return cells
                 }))
             }
         }
@@ -167,6 +172,47 @@ struct Docs: AsyncParsableCommand {
             try await global.withRuntime { runtime in
                 let removed = try await runtime.documents.remove(document)
                 Terminal.print("Removed \(removed.displayName) (\(removed.chunkCount) passages).")
+            }
+        }
+    }
+
+    struct Collection: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename or remove a collection (with Pinecone, its namespace moves or goes too).",
+            subcommands: [Rename.self, Remove.self]
+        )
+
+        struct Rename: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Give a collection another name; its documents stay.")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The collection.") var name: String
+            @Argument(help: "Its new name (letters, digits, spaces, '-', '_', '.').") var newName: String
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let renamed = try await runtime.documents.renameCollection(name, to: newName)
+                    Terminal.print("Renamed '\(name)' to '\(renamed.name)'.")
+                }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a collection with all its documents.")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The collection.") var name: String
+            @Flag(help: "Do not ask first.") var yes = false
+
+            func run() async throws {
+                try await global.withRuntime { runtime in
+                    let documents = try await runtime.documents.list(in: name).count
+                    if !yes {
+                        guard Terminal.confirm("Remove '\(name)' and its \(documents) document\(documents == 1 ? "" : "s")?") else {
+                            throw CLIError("Nothing removed: confirm at a terminal, or pass --yes.")
+                        }
+                    }
+                    try await runtime.documents.deleteCollection(name)
+                    Terminal.print("Removed '\(name)' (\(documents) document\(documents == 1 ? "" : "s")).")
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LocalEngines
+import SibylApp
 import Synchronization
 
 /// Shows install progress: a bar redrawn in place on a terminal, plain step lines otherwise.
@@ -79,5 +80,37 @@ final class ProgressDisplay: Sendable {
     /// Ends the display (clears a half-drawn bar).
     func finish() {
         state.withLock { _ in clearLine() }
+    }
+}
+
+/// Shows the installs a command starts on first use (a missing engine, `models.auto_install`) with
+/// the same bar as `sibyl models install`, and says how to be asked instead.
+enum AutoInstallDisplay {
+    /// Draws `installs` until it ends.
+    static func follow(_ installs: AsyncStream<LiveEvent>) async {
+        let display = ProgressDisplay()
+        var announced: Set<String> = []
+        var step = ""
+        for await event in installs {
+            guard case .install(let progress) = event else { continue }
+            if announced.insert(progress.component).inserted {
+                Terminal.error("The local \(progress.component) engine is not installed yet: installing it now, as `sibyl models install \(progress.component)` would (`sibyl config set models.auto_install off` asks you to instead).")
+            }
+            switch progress.state {
+            case .running:
+                if progress.step != step {
+                    step = progress.step
+                    display.observer(.step(step))
+                }
+                if let fraction = progress.fraction { display.observer(.progress(fraction, detail: progress.detail)) }
+            case .finished:
+                display.observer(.finished("Installed \(progress.title)"))
+                step = ""
+            case .failed:
+                display.finish()
+                step = ""
+            }
+        }
+        display.finish()
     }
 }

@@ -54,15 +54,23 @@ struct GlobalOptions: ParsableArguments {
     func withRuntime(_ body: (SibylRuntime) async throws -> Void) async throws {
         try await reportingErrors {
             let runtime = try runtime()
+            // A missing engine that the command installs on first use shows its progress.
+            let installs = runtime.engineInstalls.subscribe(heartbeat: .seconds(3600))
+            let display = Task { await AutoInstallDisplay.follow(installs) }
+            func finish() async {
+                runtime.engineInstalls.finishAll()
+                await display.value
+                await runtime.shutdown()
+            }
             do {
                 // The shared settings are read before anything uses them.
                 try await runtime.sharedDatabase?.ready()
                 try await body(runtime)
             } catch {
-                await runtime.shutdown()
+                await finish()
                 throw error
             }
-            await runtime.shutdown()
+            await finish()
         }
     }
 

@@ -62,6 +62,13 @@ enum Terminal {
         String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
     }
 
+    /// Asks a yes/no question on the terminal; no terminal (a script) or no answer means no.
+    static func confirm(_ question: String) -> Bool {
+        guard stdinIsTerminal else { return false }
+        try? FileHandle.standardError.write(contentsOf: Data("\(question) [y/N] ".utf8))
+        return ["y", "yes"].contains(readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+
     /// Reads one line from the terminal without echoing it (for keys); from a pipe, reads one line.
     static func readSecretLine(prompt: String) -> String? {
         guard stdinIsTerminal else { return readLine(strippingNewline: true) }

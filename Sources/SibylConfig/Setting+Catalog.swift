@@ -215,6 +215,12 @@ extension Setting {
             "local chat model: default (Qwen2.5-Coder 1.5B, right more often) or fast (0.5B, quicker and smaller, from the chat-fast component)"
         )
     }
+    public static var modelsAutoInstall: Setting<Bool> {
+        .init(
+            "models.auto_install", env: ["SIBYL_MODELS_AUTO_INSTALL"], default: true, scope: .machine,
+            "install a missing local engine (with progress) the first time something needs it; off: fail, naming the install command"
+        )
+    }
 
     // MARK: Voice (each machine's microphone)
 
@@ -304,7 +310,7 @@ extension ConfigKey {
             Declared.glassesAdapter.key, Declared.serveHost.key, Declared.servePort.key, Declared.serveMaxBodyMB.key,
             Declared.serveMaxUploadMB.key, Declared.serveMaxUploadFiles.key, Declared.serveMaxTurnsPerClient.key, Declared.serveAuth.key,
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,
-            Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.voiceThresholdDB.key,
+            Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.modelsAutoInstall.key, Declared.voiceThresholdDB.key,
             Declared.voiceMarginDB.key, Declared.voiceOnsetMilliseconds.key, Declared.voiceHangoverMilliseconds.key, Declared.voiceDetector.key,
             Declared.voiceWaitSeconds.key, Declared.voiceMaxSeconds.key, Declared.voiceLanguage.key,
         ]

@@ -100,6 +100,32 @@ struct KnowledgeStoreTests {
         }
     }
 
+    @Test(arguments: KnowledgeBackend.available)
+    func renamingACollectionKeepsItsDocumentsAndRefusesATakenName(_ backend: KnowledgeBackend) async throws {
+        try await backend.with { store in
+            let tea = try #require(try await store.collection(named: "tea", create: true))
+            _ = try #require(try await store.collection(named: "coffee", create: true))
+            try await store.setEmbedding(model: "m", dimension: 2, for: tea.id)
+            try await store.save(draft(tea.id, path: "/t.md"), chunks: [chunk("green tea brews cool")], embeddings: [[1, 0]], replacing: nil)
+            // The vector index is loaded under the old name first: the new name finds the same vectors.
+            let vectors = store.vectorStore(policy: IndexPolicy())
+            #expect(try await vectors.query([1, 0], k: 5, namespace: "tea", documentID: nil).count == 1)
+
+            try await store.renameCollection(tea.id, to: "Tea Notes")
+            #expect(try await store.collections().map(\.name).sorted() == ["Tea Notes", "coffee"])
+            #expect(try await store.collection(named: "tea") == nil)
+            #expect(try await store.collection(named: "tea notes")?.id == tea.id, "names compare without case")
+            #expect(try await store.documents(in: tea.id).map(\.path) == ["/t.md"])
+            #expect(try await vectors.query([1, 0], k: 5, namespace: "Tea Notes", documentID: nil).count == 1)
+
+            await #expect(throws: KnowledgeError.collectionExists("COFFEE")) { try await store.renameCollection(tea.id, to: "COFFEE") }
+            // Only its case changes: allowed.
+            try await store.renameCollection(tea.id, to: "tea notes")
+            #expect(try await store.collection(named: "tea notes")?.name == "tea notes")
+            await #expect(throws: KnowledgeError.self) { try await store.renameCollection(9_999, to: "nowhere") }
+        }
+    }
+
     @Test func aFileBasedStoreSurvivesReopening() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-knowledge-\(UUID().uuidString)/knowledge.sqlite").path
         do {

@@ -106,6 +106,61 @@ struct PineconeKnowledgeBaseTests {
         }
     }
 
+    @Test func renamingACollectionMovesItsVectorsToTheNewNamespace() async throws {
+        try await withStore { store in
+            let transport = ScriptedTransport()
+            let base = knowledgeBase(store, transport, prefix: "users/u1/")
+            let docs = try #require(try await base.collection(named: "docs", create: true))
+            _ = try #require(try await base.collection(named: "notes", create: true))
+            let saved = try await base.save(draft(docs.id, "/a.txt"), chunks: chunks(["one", "two"]), embeddings: [[1, 0, 0], [0, 1, 0]], replacing: nil)
+            let ids = try await store.chunks(of: saved.id).map { String($0.id) }
+
+            // A name another collection has (in any case) is refused before anything is sent.
+            let before = transport.requests.count
+            await #expect(throws: KnowledgeError.collectionExists("Notes")) { try await base.renameCollection(docs.id, to: "Notes") }
+            #expect(transport.requests.count == before)
+
+            try await base.renameCollection(docs.id, to: "Handbook")
+            let moved = try #require(transport.bodies("/vectors/upsert").last)
+            #expect(moved["namespace"] as? String == "users/u1/Handbook")
+            #expect((moved["vectors"] as? [[String: Any]])?.map { $0["id"] as? String } == ids)
+            let emptied = try #require(transport.bodies("/vectors/delete").last)
+            #expect(emptied["deleteAll"] as? Bool == true && emptied["namespace"] as? String == "users/u1/docs")
+            #expect(try await store.collections().map(\.name).sorted() == ["Handbook", "notes"])
+            #expect(try await store.documents(in: docs.id).map(\.id) == [saved.id])
+        }
+    }
+
+    @Test func aRenameWhoseVectorsCannotMoveChangesNothing() async throws {
+        try await withStore { store in
+            let docs = try #require(try await store.collection(named: "docs", create: true))
+            _ = try await knowledgeBase(store, ScriptedTransport()).save(draft(docs.id, "/a.txt"), chunks: chunks(["one"]), embeddings: [[1, 0, 0]], replacing: nil)
+            let transport = ScriptedTransport([ScriptedTransport.json(401, #"{"code": 16, "message": "Invalid API Key"}"#)])
+            await #expect(throws: PineconeError.self) { try await knowledgeBase(store, transport).renameCollection(docs.id, to: "handbook") }
+            #expect(try await store.collections().map(\.name) == ["docs"], "still its old name")
+            // The half-made copy is cleared; the old namespace is left alone.
+            #expect(transport.bodies("/vectors/delete").map { $0["namespace"] as? String } == ["handbook"])
+        }
+    }
+
+    @Test func vectorsAddedBeforeTheMoveToPineconeAreCopiedOnce() async throws {
+        try await withStore { store in
+            // Documents embedded in the knowledge base itself, before Pinecone was chosen.
+            let docs = try #require(try await store.collection(named: "docs", create: true))
+            try await store.setEmbedding(model: "m", dimension: 3, for: docs.id)
+            let saved = try await store.save(draft(docs.id, "/a.txt"), chunks: chunks(["one", "two"]), embeddings: [[1, 0, 0], [0, 1, 0]], replacing: nil)
+            let transport = ScriptedTransport()
+            #expect(try await knowledgeBase(store, transport).mirrorMissing() == ["docs"])
+            let copied = try #require(transport.bodies("/vectors/upsert").first)
+            #expect(copied["namespace"] as? String == "docs")
+            #expect((copied["vectors"] as? [[String: Any]])?.count == saved.chunkCount)
+            // An index that holds them already is left alone.
+            let full = ScriptedTransport([ScriptedTransport.json(200, #"{"namespaces": {"docs": {"vectorCount": 2}}, "dimension": 3, "totalVectorCount": 2}"#)])
+            #expect(try await knowledgeBase(store, full).mirrorMissing().isEmpty)
+            #expect(full.bodies("/vectors/upsert").isEmpty)
+        }
+    }
+
     @Test func aFailedVectorDeleteKeepsTheDocument() async throws {
         try await withStore { store in
             let transport = ScriptedTransport()

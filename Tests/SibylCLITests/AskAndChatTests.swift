@@ -63,10 +63,13 @@ struct AskAndChatTests {
     @Test func withNothingConfiguredOrInstalledTheErrorSaysWhatToDo() async throws {
         var cli = try CLIRunner(server: nil)
         cli.environment["SIBYL_ENGINES"] = cli.home.appendingPathComponent("no-engines").path
+        // Without installing on first use, the error names the command that installs it.
+        cli.environment["SIBYL_MODELS_AUTO_INSTALL"] = "off"
         let local = try await cli.run(["ask", "hi"])
         #expect(local.status == 1)
         #expect(local.stderr.contains("The local chat engine is not installed"))
         #expect(local.stderr.contains("sibyl models install chat"))
+        #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("no-engines/downloads").path))
         let remote = try await cli.run(["ask", "hi"], environment: ["SIBYL_CHAT_PROVIDER": "remote"])
         #expect(remote.status == 1)
         #expect(remote.stderr.contains("No API key for chat"))

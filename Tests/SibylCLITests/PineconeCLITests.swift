@@ -41,9 +41,21 @@ struct PineconeCLITests {
         // The vector search goes to Pinecone (the mock answers with a fixture, not a ranking).
         let vector = try await cli.run(["search", "--mode", "vector", "wifi password"])
         #expect(vector.status == 0, "\(vector.stderr)")
+        // A collection's namespace and count show, and follow a rename.
+        let renamed = try await cli.run(["docs", "collection", "rename", "default", "Handbooks"])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        #expect(renamed.stdout.contains("Renamed 'default' to 'Handbooks'."))
+        let stats = try await cli.run(["docs", "stats"])
+        #expect(stats.stdout.contains("NAMESPACE") && stats.stdout.contains("Handbooks"), "\(stats.stdout)")
         let removed = try await cli.run(["docs", "remove", "handbook"])
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect((try await cli.run(["docs", "list", "--json"]).json as? [[String: Any]])?.isEmpty == true)
+        // Removing a whole collection asks first; without a terminal, --yes answers.
+        let unasked = try await cli.run(["docs", "collection", "remove", "Handbooks"])
+        #expect(unasked.status != 0 && unasked.stderr.contains("--yes"))
+        let gone = try await cli.run(["docs", "collection", "remove", "Handbooks", "--yes"])
+        #expect(gone.status == 0, "\(gone.stderr)")
+        #expect(!(try await cli.run(["docs", "stats"])).stdout.contains("Handbooks"))
     }
 
     @Test func withoutAKeyOrWithAWrongOneNothingIsAddedAndTheErrorSaysWhy() async throws {

@@ -148,6 +148,99 @@ struct KnowledgeAndMediaRoutesTests {
         }
     }
 
+    /// Adds the handbook to a collection through the upload route.
+    static func add(_ fixture: ServerFixture, to collection: String, name: String = "handbook.md") async throws {
+        var form = MultipartBody()
+        form.field("collection", collection)
+        form.file("files", filename: name, contentType: "text/markdown", Self.handbook)
+        try await fixture.client.execute(uri: "/api/v1/documents", method: .post, headers: form.headers, body: form.buffer) { response in
+            #expect(events(in: response.text).last?.name == "done")
+        }
+    }
+
+    @Test func collectionsAreRenamedAndRemoved() async throws {
+        try await withServerFixture(environment: Self.local) { fixture in
+            try await Self.add(fixture, to: "office")
+            try await Self.add(fixture, to: "archive", name: "old.md")
+            try await fixture.client.execute(uri: "/api/v1/collections/office", method: .patch, headers: jsonHeaders, body: jsonBody(["name": " Head Office "])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["collection"] as? String == "Head Office")
+                #expect(response.object["documents"] as? Int == 1)
+                #expect(response.object["vectorStore"] as? String == "embedded")
+                #expect(response.object["vectorCount"] as? Int == response.object["passages"] as? Int)
+            }
+            // Its documents are found under the new name.
+            try await fixture.client.execute(uri: "/api/v1/search?q=wifi%20password&collection=Head%20Office", method: .get) { response in
+                #expect((response.array.first?["text"] as? String)?.contains("violet-harbor-42") == true)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections/archive", method: .patch, headers: jsonHeaders, body: jsonBody(["name": "head office"])) { response in
+                #expect(response.status == .conflict)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections/archive", method: .patch, headers: jsonHeaders, body: jsonBody(["name": "a/b"])) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections/nowhere", method: .patch, headers: jsonHeaders, body: jsonBody(["name": "somewhere"])) { response in
+                #expect(response.status == .notFound)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections/archive", method: .delete) { response in
+                #expect(response.status == .noContent)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections", method: .get) { response in
+                #expect(response.array.map { $0["collection"] as? String } == ["Head Office"])
+            }
+            try await fixture.client.execute(uri: "/api/v1/documents", method: .get) { response in
+                #expect(response.array.count == 1, "the archive's document went with it")
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections/archive", method: .delete) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    /// Moving the knowledge base's vectors to a Pinecone index made from the page, against the
+    /// strict mock of Pinecone's specs, and back.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SIBYL_TEST_PINECONE_URL"] != nil, "no Pinecone mock (SIBYL_TEST_PINECONE_URL)"))
+    func vectorsMoveToAPineconeIndexMadeHereAndBack() async throws {
+        let mock = ProcessInfo.processInfo.environment["SIBYL_TEST_PINECONE_URL"] ?? ""
+        var environment = Self.local
+        environment["SIBYL_PINECONE_CONTROL_URL"] = "\(mock)/control"
+        try await withServerFixture(environment: environment) { fixture in
+            try await Self.add(fixture, to: "office")
+            try await fixture.client.execute(uri: "/api/v1/vector-store", method: .get) { response in
+                #expect(response.object["store"] as? String == "embedded")
+                #expect(response.object["keySet"] as? Bool == false)
+            }
+            try await fixture.client.execute(uri: "/api/v1/keys/pinecone?scope=shared", method: .put, headers: jsonHeaders, body: jsonBody(["key": "test-key"])) { response in
+                #expect(response.status == .ok)
+            }
+            let name = "sibyl-routes-\(UInt32.random(in: 0...UInt32.max))"
+            try await fixture.client.execute(uri: "/api/v1/vector-store/indexes", method: .post, headers: jsonHeaders, body: jsonBody(["name": name])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["dimension"] as? Int == 384, "the embedder's size")
+                #expect(response.object["ready"] as? Bool == true)
+            }
+            try await fixture.client.execute(uri: "/api/v1/vector-store", method: .put, headers: jsonHeaders, body: jsonBody(["store": "pinecone", "index": name])) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["store"] as? String == "pinecone")
+                #expect(response.object["index"] as? String == name)
+                #expect((response.object["indexes"] as? [[String: Any]])?.contains { $0["name"] as? String == name } == true)
+            }
+            try await fixture.client.execute(uri: "/api/v1/collections", method: .get) { response in
+                #expect(response.array.first?["vectorStore"] as? String == "pinecone")
+                #expect(response.array.first?["namespace"] as? String == "office")
+            }
+            try await fixture.client.execute(uri: "/api/v1/vector-store", method: .put, headers: jsonHeaders, body: jsonBody(["store": "embedded"])) { response in
+                #expect(response.object["store"] as? String == "embedded")
+            }
+            try await fixture.client.execute(uri: "/api/v1/search?q=wifi%20password&collection=office", method: .get) { response in
+                #expect((response.array.first?["text"] as? String)?.contains("violet-harbor-42") == true)
+            }
+            try await fixture.client.execute(uri: "/api/v1/vector-store", method: .put, headers: jsonHeaders, body: jsonBody(["store": "nowhere"])) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
     @Test func uploadsAreHeldToTheirLimits() async throws {
         try await withServerFixture(environment: Self.local, limits: ServerLimits(uploadBytes: 2_000, filesPerUpload: 2)) { fixture in
             var tooMany = MultipartBody()

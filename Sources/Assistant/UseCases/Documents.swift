@@ -35,6 +35,9 @@ public struct CollectionStatistics: Sendable {
     public var passages: Int
     public var failures: Int
     public var timings: PhaseTimings
+    /// Where its vectors are searched: nil in the knowledge base itself; else the Pinecone
+    /// namespace and how many vectors it holds (Pinecone's count, which may lag a write).
+    public var pinecone: (namespace: String, vectors: Int?)?
 
     package init(collection: KnowledgeCollection, documents: Int, pages: Int, tokens: Int, passages: Int, failures: Int, timings: PhaseTimings) {
         self.collection = collection

@@ -178,6 +178,11 @@ extension Wire {
         public var failures: Int
         public var timingsMs: PhaseTimings
         public var createdAt: Date
+        /// `embedded` (searched in the knowledge base) or `pinecone`.
+        public var vectorStore: String
+        /// With Pinecone: the collection's namespace and how many vectors it holds there.
+        public var namespace: String?
+        public var vectorCount: Int?
 
         public init(_ statistics: Assistant.CollectionStatistics) {
             collection = statistics.collection.name
@@ -190,6 +195,9 @@ extension Wire {
             failures = statistics.failures
             timingsMs = PhaseTimings(statistics.timings)
             createdAt = statistics.collection.createdAt
+            vectorStore = statistics.pinecone == nil ? "embedded" : "pinecone"
+            namespace = statistics.pinecone?.namespace
+            vectorCount = statistics.pinecone == nil ? statistics.passages : statistics.pinecone?.vectors
         }
     }
 

@@ -25,6 +25,11 @@ public struct EngineInstaller: Sendable {
         self.store = ArtefactStore(layout: layout, localSource: localSource, index: index ?? ArtefactStore.defaultIndex(), observer: observer)
     }
 
+    /// The package index downloads come from: `SIBYL_PYPI_INDEX`, else `PIP_INDEX_URL`, else PyPI.
+    public static func packageIndex(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        ArtefactStore.defaultIndex(environment: environment)
+    }
+
     /// Expands `all` and checks names.
     public func componentNames(_ requested: [String]) throws -> [String] {
         let known = EngineManifest.componentOrder.filter { manifest.components[$0] != nil }

@@ -11,7 +11,7 @@ extension SibylRuntime.Documents {
     /// (corpus.jsonl, queries.jsonl, qrels/test.tsv) with the current embedder and search settings.
     public func evaluateRetrieval(directory: URL, progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> RetrievalEvaluation {
         let set = try BEIRSet(directory: directory)
-        let setup = try runtime.embeddingSetup()
+        let setup = try await runtime.embeddingSetup()
         let evaluator = RetrievalEvaluator(embedder: setup.embedder, embeddingModel: setup.model, options: try await runtime.retriever().options)
         let started = ContinuousClock.now
         let metrics = try await evaluator.evaluate(set, progress: progress)
@@ -74,11 +74,9 @@ extension SibylRuntime.Documents {
         }
     }
 
-    /// Removes a collection and its documents (a left-over of an interrupted evaluation, say),
-    /// document by document so that the loaded search index follows.
+    /// Removes a collection left over by an interrupted evaluation.
     private func clearCollection(_ name: String) async throws {
-        guard let found = try await collections().first(where: { $0.name == name }) else { return }
-        for listing in try await list(in: name) { _ = try await remove(id: listing.document.id) }
-        try await runtime.knowledgeBase().deleteCollection(found.id)
+        guard try await collections().contains(where: { $0.name == name }) else { return }
+        try await deleteCollection(name)
     }
 }

@@ -1,6 +1,7 @@
 public import Assistant
 public import Foundation
 public import Knowledge
+import PineconeVectors
 public import SibylCore
 
 extension SibylRuntime.Documents {
@@ -50,6 +51,40 @@ extension SibylRuntime.Documents {
     /// The collections, by name.
     public func collections() async throws -> [KnowledgeCollection] {
         try await runtime.knowledgeBase().collections()
+    }
+
+    /// Removes a collection and its documents, document by document so that the loaded search
+    /// index follows (and, with Pinecone, its namespace).
+    public func deleteCollection(_ name: String) async throws {
+        let store = try await runtime.knowledgeBase()
+        guard let found = try await store.collection(named: name) else { throw KnowledgeError.unknownCollection(name) }
+        for document in try await store.documents(in: found.id) { try await store.removeDocument(document.id) }
+        try await store.deleteCollection(found.id)
+        runtime.events.publish(.documents(collection: found.name))
+        await runtime.log(.info, .docsRemove, "removed the collection \(found.name)")
+    }
+
+    /// Gives a collection another name, keeping its documents (and, with Pinecone, moving its
+    /// vectors to the new name's namespace).
+    @discardableResult
+    public func renameCollection(_ name: String, to newName: String) async throws -> KnowledgeCollection {
+        let newName = try Self.checkedCollectionName(newName)
+        let store = try await runtime.knowledgeBase()
+        guard let found = try await store.collection(named: name) else { throw KnowledgeError.unknownCollection(name) }
+        try await store.renameCollection(found.id, to: newName)
+        runtime.events.publish(.documents(collection: found.name))
+        runtime.events.publish(.documents(collection: newName))
+        await runtime.log(.info, .docsRename, "renamed the collection \(found.name) to \(newName)")
+        return try await store.collection(named: newName) ?? found
+    }
+
+    /// A collection name as people may give one: 1 to 64 letters, digits, spaces, `-`, `_` or `.`,
+    /// trimmed.
+    static func checkedCollectionName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let allowed = trimmed.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || " -_.".unicodeScalars.contains($0) }
+        guard (1...64).contains(trimmed.count), allowed else { throw KnowledgeError.invalidCollectionName(name) }
+        return trimmed
     }
 
     /// Documents, in one collection or all.
@@ -112,10 +147,13 @@ extension SibylRuntime.Documents {
     /// Totals per collection.
     public func statistics() async throws -> [CollectionStatistics] {
         let store = try await runtime.knowledgeBase()
+        let pinecone = store as? PineconeKnowledgeBase
+        // Pinecone's counts are for showing: when they cannot be read, the rest still is.
+        let counts = try? await pinecone?.vectorCounts()
         var statistics: [CollectionStatistics] = []
         for collection in try await store.collections() {
             let documents = try await store.documents(in: collection.id)
-            statistics.append(CollectionStatistics(
+            var entry = CollectionStatistics(
                 collection: collection,
                 documents: documents.count,
                 pages: documents.reduce(0) { $0 + ($1.pageCount ?? 0) },
@@ -123,7 +161,9 @@ extension SibylRuntime.Documents {
                 passages: documents.reduce(0) { $0 + $1.chunkCount },
                 failures: try await store.failures(in: collection.id).count,
                 timings: documents.map(\.timings).reduce(PhaseTimings(), +)
-            ))
+            )
+            if let pinecone { entry.pinecone = (pinecone.vectors.namespace(for: collection.name), counts?[collection.name]) }
+            statistics.append(entry)
         }
         return statistics
     }

@@ -20,7 +20,7 @@ extension SibylRuntime.Voice {
         guard !trimmed.isEmpty else { throw SpeechError.emptyText }
         var options = options
         if options.voice == nil { options.voice = runtime.settings[.ttsVoice] }
-        let synthesizer = try runtime.providers.speechSynthesizer()
+        let synthesizer = try await runtime.providers.speechSynthesizer()
         guard runtime.providers.speaksLocally, options.format != .wav, options.format != .pcm else {
             return try await synthesizer.synthesize(trimmed, options: options)
         }

@@ -60,7 +60,7 @@ struct OpenAICompatibleRoutes: Sendable {
     }
 
     private func embeddings(_ body: OpenAIWire.EmbeddingRequest, runtime: SibylRuntime) async throws -> OpenAIWire.EmbeddingList {
-        let setup = try runtime.documents.embedder()
+        let setup = try await runtime.documents.embedder()
         guard Self.embeddingModels.contains(body.model) || body.model == setup.model else { throw Self.unknownModel(body.model) }
         guard case .texts(let texts) = body.input else {
             throw APIError(.badRequest, code: "invalid_input", "'input' must be a string or an array of strings; token arrays are not supported.", parameter: "input")

@@ -10,6 +10,50 @@ import SibylCore
 struct DocumentRoutes: RouteCollectionAdding {
     let state: ServerState
 
+    /// A collection's (or a new index's) name.
+    struct CollectionChange: Codable, Sendable {
+        var name: String
+    }
+
+    /// Where vectors are to be searched: `embedded` or `pinecone`, in `index` (else `pinecone.index`).
+    struct VectorStoreChoice: Codable, Sendable {
+        var store: String
+        var index: String?
+    }
+
+    /// A Pinecone index: its vector size, metric, whether it is ready, and its vectors (all namespaces).
+    struct IndexBody: Codable, Sendable {
+        var name: String
+        var dimension: Int?
+        var metric: String
+        var ready: Bool
+        var vectorCount: Int?
+
+        init(_ index: PineconeIndexSummary) {
+            (name, dimension, metric, ready, vectorCount) = (index.name, index.dimension, index.metric, index.ready, index.vectors)
+        }
+    }
+
+    /// Where vectors are searched (`embedded` or `pinecone`, in `index`), whether a Pinecone key
+    /// is set, the key's indexes, why they could not be listed, and the embedder's vector size.
+    struct VectorStoreBody: Codable, Sendable {
+        var store: String
+        var index: String
+        var keySet: Bool
+        var indexes: [IndexBody]
+        var problem: String?
+        var dimension: Int?
+
+        init(_ overview: VectorStoreOverview) {
+            store = overview.store.rawValue
+            index = overview.index
+            keySet = overview.keySet
+            indexes = overview.indexes.map(IndexBody.init)
+            problem = overview.problem
+            dimension = overview.dimension
+        }
+    }
+
     /// What re-embedding takes.
     struct ReindexRequest: Codable, Sendable {
         var collection: String?
@@ -42,7 +86,7 @@ struct DocumentRoutes: RouteCollectionAdding {
                 return languages
             }
             // Fail before streaming when nothing could be added at all (no embedder installed, say).
-            _ = try runtime.documents.embedder()
+            _ = try await runtime.documents.embedder()
             let wantsJSON = request.headers[.accept]?.contains("application/json") == true && request.headers[.accept]?.contains("text/event-stream") != true
             if wantsJSON {
                 let addition = try await runtime.documents.addUploads(uploads, collection: collection, ocrLanguages: ocrLanguages)
@@ -85,6 +129,37 @@ struct DocumentRoutes: RouteCollectionAdding {
         group.get("collections") { _, context in
             let runtime = try await state.runtime(for: context)
             return JSONBody(try await runtime.documents.statistics().map(Wire.CollectionStatistics.init))
+        }
+        group.patch("collections/:name") { request, context in
+            let runtime = try await state.runtime(for: context)
+            let body = try await request.json(CollectionChange.self, limit: state.limits.jsonBodyBytes)
+            let renamed = try await runtime.documents.renameCollection(try context.parameters.require("name"), to: body.name)
+            let statistics = try await runtime.documents.statistics().first { $0.collection.id == renamed.id }
+            guard let statistics else { throw APIError(.notFound, code: "not_found", "The collection is gone.") }
+            return JSONBody(Wire.CollectionStatistics(statistics))
+        }
+        group.delete("collections/:name") { _, context in
+            let runtime = try await state.runtime(for: context)
+            try await runtime.documents.deleteCollection(try context.parameters.require("name"))
+            return Response(status: .noContent)
+        }
+        group.get("vector-store") { _, context in
+            let runtime = try await state.runtime(for: context)
+            return JSONBody(VectorStoreBody(await runtime.admin.vectorStore()))
+        }
+        group.put("vector-store") { request, context in
+            let runtime = try await state.runtime(for: context)
+            let body = try await request.json(VectorStoreChoice.self, limit: state.limits.jsonBodyBytes)
+            guard let store = VectorStoreKind(rawValue: body.store) else {
+                throw APIError(.badRequest, code: "invalid_request", "store is 'embedded' or 'pinecone', not '\(body.store)'.")
+            }
+            try await runtime.admin.useVectorStore(store, index: body.index)
+            return JSONBody(VectorStoreBody(await runtime.admin.vectorStore()))
+        }
+        group.post("vector-store/indexes") { request, context in
+            let runtime = try await state.runtime(for: context)
+            let body = try await request.json(CollectionChange.self, limit: state.limits.jsonBodyBytes)
+            return JSONBody(IndexBody(try await runtime.admin.createPineconeIndex(named: body.name)))
         }
     }
 }

@@ -14,13 +14,22 @@ struct EventRoutes: RouteCollectionAdding {
         var conversationId: String?
         var change: String?
         var collection: String?
+        /// A first use's engine install: its component, title, state (running, finished, failed),
+        /// step, progress (0…1, when known) and detail, and why it failed.
+        var component: String?
+        var title: String?
+        var state: String?
+        var step: String?
+        var fraction: Double?
+        var detail: String?
+        var problem: String?
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("events") { _, context in
             let runtime = try await state.runtime(for: context)
             // Subscribed before the response starts, so nothing that happens after the page asked is missed.
-            let events = runtime.events.subscribe()
+            let events = runtime.events.subscribe(also: [runtime.engineInstalls])
             return EventStream.response { writer in
                 guard writer.send("ready", Change()) else { return }
                 for await event in events {
@@ -38,6 +47,14 @@ struct EventRoutes: RouteCollectionAdding {
         case .message(let conversationID, let id, let change): ("message", Change(id: id.wireString, conversationId: conversationID.wireString, change: change.rawValue))
         case .documents(let collection): ("documents", Change(collection: collection))
         case .models: ("models", Change())
+        case .install(let progress):
+            (
+                "install",
+                Change(
+                    component: progress.component, title: progress.title, state: progress.state.rawValue, step: progress.step,
+                    fraction: progress.fraction, detail: progress.detail, problem: progress.problem
+                )
+            )
         case .log: ("log", Change())
         case .heartbeat: ("ping", Change())
         }

@@ -6,6 +6,7 @@ public import Hummingbird
 import Knowledge
 import LocalEngines
 import OpenAIClient
+import PineconeVectors
 import SibylApp
 import SibylConfig
 public import SibylCore
@@ -88,6 +89,8 @@ public struct APIError: Error, Sendable {
             switch error {
             case .unknownCollection, .unknownDocument: return make(.notFound, "not_found")
             case .embeddingMismatch: return make(.conflict, "reindex_needed")
+            case .collectionExists: return make(.conflict, "conflict")
+            case .invalidCollectionName: return make(.badRequest, "invalid_request")
             }
         case let error as ConfigError:
             switch error {
@@ -113,6 +116,13 @@ public struct APIError: Error, Sendable {
             if error.status == 429 { return make(.tooManyRequests, "provider_rate_limited") }
             if error.status == 401 || error.status == 403 { return make(.badGateway, "provider_unauthorized") }
             return make(.badGateway, "provider_error")
+        case let error as PineconeError:
+            switch error {
+            case .invalidRequest: return make(.badRequest, "invalid_request")
+            case .api(status: 409, _, _, _): return make(.conflict, "conflict")
+            case .api(status: 401, _, _, _), .api(status: 403, _, _, _): return make(.badGateway, "pinecone_unauthorized")
+            default: return make(.badGateway, "pinecone_error")
+            }
         case let error as HTTPError:
             return APIError(error.status, code: code(for: error.status), error.body ?? error.status.reasonPhrase, headers: error.headers)
         case let error as DecodingError:

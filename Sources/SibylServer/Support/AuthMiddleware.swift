@@ -82,7 +82,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard path.hasPrefix(api) else { return false }
         let rest = path.dropFirst(api.count)
         if rest == "models/install" || rest == "users" || rest.hasPrefix("users/") { return true }
-        if rest.hasPrefix("settings") { return method != .get }
+        if rest.hasPrefix("settings") || rest.hasPrefix("vector-store") { return method != .get }
         return false
     }
 

@@ -16,6 +16,7 @@ enum WebAssets {
         "view-logs.js": PackageResources.view_logs_js,
         "view-settings.js": PackageResources.view_settings_js,
         "view-settings-noa.js": PackageResources.view_settings_noa_js,
+        "view-settings-pinecone.js": PackageResources.view_settings_pinecone_js,
         "voice.js": PackageResources.voice_js,
         "i18n.js": PackageResources.i18n_js,
         "view-auth.js": PackageResources.view_auth_js,

@@ -37,6 +37,44 @@ export function toast(text) {
   toast.timer = setTimeout(() => { box.textContent = ''; }, 5000);
 }
 
+/**
+ * Shows a missing local engine installing itself on first use (the server's `install` events):
+ * one card per component with its step and a progress bar, which says when it is done or why it
+ * failed, then goes after a while.
+ */
+function followInstalls() {
+  const box = document.getElementById('installs');
+  window.addEventListener('sibyl:live', ({ detail: { type, data } }) => {
+    if (type !== 'install' || !data.component) return;
+    let card = box.querySelector(`[data-component="${CSS.escape(data.component)}"]`);
+    if (!card) {
+      card = document.createElement('section');
+      card.className = 'install-card';
+      card.dataset.component = data.component;
+      card.setAttribute('aria-label', t('install.title', { component: data.component }));
+      card.append(document.createElement('strong'), document.createElement('progress'), Object.assign(document.createElement('p'), { className: 'hint' }));
+      box.append(card);
+    }
+    clearTimeout(card.timer);
+    const [heading, bar, detail] = card.children;
+    heading.textContent = t(`install.${data.state}`, { component: data.component });
+    if (data.state === 'failed') {
+      bar.hidden = true;
+      detail.className = 'error';
+      detail.textContent = data.problem ?? '';
+    } else {
+      bar.hidden = false;
+      detail.className = 'hint';
+      // Without a fraction the step's length is unknown: the bar moves without a value.
+      if (typeof data.fraction === 'number') bar.value = data.fraction;
+      else bar.removeAttribute('value');
+      bar.setAttribute('aria-label', data.step || data.title);
+      detail.textContent = [data.step, data.detail].filter(Boolean).join(' · ');
+    }
+    if (data.state !== 'running') card.timer = setTimeout(() => card.remove(), data.state === 'failed' ? 20000 : 6000);
+  });
+}
+
 /** Puts a view's elements in the page and moves the focus to it, for screen readers and keyboards. */
 function show(...nodes) {
   main.replaceChildren(...nodes);
@@ -152,6 +190,7 @@ async function start() {
   }
 }
 
+followInstalls();
 start();
 // The installable app's service worker keeps the shell for opening without the network; browsers
 // offer it only on HTTPS or this machine. Registered once the page has loaded, so it never delays it.

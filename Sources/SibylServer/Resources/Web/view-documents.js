@@ -49,6 +49,7 @@ export async function renderDocuments({ show, toast }) {
   const query = h('input', { id: 'search-query', type: 'search', i18nPlaceholder: 'docs.searchExample' });
   const results = h('ol', { class: 'passages' });
   const failures = h('ul', { class: 'failures' });
+  const collectionRows = h('tbody');
 
   show(
     h('h1', { i18n: 'docs.title' }),
@@ -68,6 +69,12 @@ export async function renderDocuments({ show, toast }) {
           .map((key) => h('th', { scope: 'col', i18n: key })))),
         table))),
     details,
+    h('section', { class: 'card', 'aria-labelledby': 'collections-title' },
+      h('h2', { id: 'collections-title', i18n: 'docs.collections' }),
+      h('div', { class: 'table-scroll' }, h('table', { class: 'collections' },
+        h('thead', {}, h('tr', {}, ...['docs.collection', 'docs.documentsColumn', 'docs.passages', 'docs.vectors', 'docs.actions']
+          .map((key) => h('th', { scope: 'col', i18n: key })))),
+        collectionRows))),
     h('section', { class: 'card', 'aria-labelledby': 'failures-title' }, h('h2', { id: 'failures-title', i18n: 'docs.failures' }), failures));
 
   collection.addEventListener('change', () => {
@@ -95,7 +102,7 @@ export async function renderDocuments({ show, toast }) {
   }
 
   // Documents added or removed elsewhere (another tab, the command line through this server) show at once.
-  onLiveEvent(table, ({ type, data }) => { if (type === 'documents' && data.collection === name()) refresh(); });
+  onLiveEvent(table, ({ type }) => { if (type === 'documents') refresh(); });
 
   async function refresh() {
     const inCollection = `collection=${encodeURIComponent(name())}`;
@@ -108,6 +115,7 @@ export async function renderDocuments({ show, toast }) {
         ? await Promise.all([api(`/documents?${inCollection}`), api(`/documents/failures?${inCollection}`).catch(() => [])])
         : [[], []];
       collections.replaceChildren(...stats.map((c) => h('option', { value: c.collection })));
+      showCollections(stats);
       const mine = stats.find((c) => c.collection === name());
       summary.textContent = mine?.documents
         ? t('docs.summary', { documents: tn('docs.documentCount', mine.documents), pages: tn('docs.pageCount', mine.pages), tokens: tn('docs.tokenCount', mine.tokens), passages: tn('docs.passageCount', mine.passages) })
@@ -271,6 +279,79 @@ export async function renderDocuments({ show, toast }) {
     } catch (error) {
       toast(error.message);
     }
+  }
+
+  /** The collections, each with where its vectors are searched, and buttons to open, rename or remove it. */
+  function showCollections(stats) {
+    if (!stats.length) {
+      collectionRows.replaceChildren(h('tr', {}, h('td', { colspan: '5', class: 'hint' }, t('docs.noCollections'))));
+      return;
+    }
+    collectionRows.replaceChildren(...stats.map((c) => {
+      const row = h('tr', { 'data-collection': c.collection });
+      const where = c.vectorStore === 'pinecone'
+        ? t('docs.inPinecone', { namespace: c.namespace, vectors: typeof c.vectorCount === 'number' ? tn('docs.vectorCount', c.vectorCount) : '?' })
+        : t('docs.inKnowledgeBase');
+      const actions = h('td', { class: 'actions' },
+        h('button', { type: 'button', class: 'quiet small', 'aria-label': t('docs.openNamed', { name: c.collection }), onclick: () => open(c.collection) }, t('docs.open')),
+        h('button', { type: 'button', class: 'quiet small', 'aria-label': t('docs.renameNamed', { name: c.collection }), onclick: () => startRename(row, c) }, t('docs.rename')),
+        h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('docs.removeCollectionNamed', { name: c.collection }), onclick: () => askRemove(row, c) }, t('docs.remove')));
+      row.append(h('th', { scope: 'row' }, c.collection), h('td', { class: 'number' }, formatNumber(c.documents)), h('td', { class: 'number' }, formatNumber(c.passages)), h('td', {}, where), actions);
+      return row;
+    }));
+  }
+
+  function open(chosen) {
+    collection.value = chosen;
+    collection.dispatchEvent(new Event('change'));
+  }
+
+  /** Turns a collection's name into a field; Enter or Save renames it, Escape or Cancel leaves it. */
+  function startRename(row, c) {
+    const field = h('input', { type: 'text', value: c.collection, maxlength: '64', 'aria-label': t('docs.newName', { name: c.collection }) });
+    const error = h('p', { class: 'error', role: 'alert' });
+    const save = async () => {
+      const wanted = field.value.trim();
+      if (!wanted || wanted === c.collection) return refresh();
+      try {
+        const renamed = await api(`/collections/${encodeURIComponent(c.collection)}`, { method: 'PATCH', body: { name: wanted } });
+        toast(t('docs.renamed', { from: c.collection, to: renamed.collection }));
+        if (name() === c.collection) {
+          collection.value = renamed.collection;
+          localStorage.setItem('sibyl.collection', renamed.collection);
+        }
+        refresh();
+      } catch (failure) {
+        error.textContent = failure.message;
+        field.focus();
+      }
+    };
+    field.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') save();
+      if (event.key === 'Escape') refresh();
+    });
+    row.firstChild.replaceChildren(field, error);
+    row.lastChild.replaceChildren(
+      h('button', { type: 'button', class: 'small', onclick: save }, t('docs.save')),
+      h('button', { type: 'button', class: 'quiet small', onclick: () => refresh() }, t('docs.cancel')));
+    field.focus();
+    field.select();
+  }
+
+  /** Asks in the row itself before a collection and its documents go. */
+  function askRemove(row, c) {
+    const question = h('span', { role: 'alert' }, t('docs.removeCollectionQuestion', { name: c.collection, documents: tn('docs.documentCount', c.documents) }));
+    const confirmButton = h('button', { type: 'button', class: 'small danger', onclick: async () => {
+      try {
+        await api(`/collections/${encodeURIComponent(c.collection)}`, { method: 'DELETE' });
+        toast(t('docs.collectionRemoved', { name: c.collection }));
+        refresh();
+      } catch (failure) {
+        toast(failure.message);
+      }
+    } }, t('docs.removeConfirm'));
+    row.lastChild.replaceChildren(question, ' ', confirmButton, h('button', { type: 'button', class: 'quiet small', onclick: () => refresh() }, t('docs.cancel')));
+    confirmButton.focus();
   }
 
   async function reindex() {

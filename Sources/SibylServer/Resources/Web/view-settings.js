@@ -1,12 +1,13 @@
 // Settings: connect a provider (a key, and for administrators a base URL) and see plainly what
 // works; keys (write-only: only their last characters are ever shown); which engine serves each
 // capability; the local models, installed with progress; personas; setting up Brilliant's Noa
-// phone app (view-settings-noa.js).
+// phone app (view-settings-noa.js); where documents' vectors are searched (view-settings-pinecone.js).
 
 import { api, onLiveEvent, serverEvents } from './api.js';
 import { field, h, OCR_LANGUAGES } from './dom.js';
 import { formatNumber, t, translate } from './i18n.js';
 import { noaCard } from './view-settings-noa.js';
+import { vectorStoreCard } from './view-settings-pinecone.js';
 
 const CAPABILITIES = ['chat', 'embeddings', 'stt', 'tts', 'images'];
 const STATES = ['available', 'present', 'unavailable', 'unauthorized', 'unreachable', 'failed'];
@@ -21,11 +22,15 @@ export async function renderSettings({ show, who, toast }) {
   // Connect: a key (and a base URL) checked with the provider probe.
   const keyInput = h('input', { id: 'api-key', type: 'password', autocomplete: 'off', spellcheck: 'false', i18nPlaceholder: 'settings.keyExample' });
   const baseInput = h('input', { id: 'base-url', type: 'url', i18nPlaceholder: 'settings.baseExample' });
+  // Pinecone's key, for documents' vectors in a Pinecone index (the vector store card).
+  const pineconeInput = h('input', { id: 'pinecone-key', type: 'password', autocomplete: 'off', spellcheck: 'false', i18nPlaceholder: 'settings.pinecone.keyExample' });
+  const vectors = admin ? vectorStoreCard({ toast }) : null;
   const shared = h('input', { id: 'key-shared', type: 'checkbox', checked: admin && !who.local });
   const connectError = h('p', { class: 'error', role: 'alert' });
   const connect = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); save(); } },
     field('settings.key', keyInput, 'settings.keyHint'),
     admin ? field('settings.baseUrl', baseInput, 'settings.baseHint') : null,
+    admin ? field('settings.pinecone.key', pineconeInput, 'settings.pinecone.keyHint') : null,
     admin && !who.local ? h('label', { class: 'switch', htmlFor: 'key-shared' }, shared, h('span', { i18n: 'settings.keyForEveryone' })) : null,
     connectError,
     h('div', { class: 'row' }, h('button', { type: 'submit', i18n: 'settings.saveAndCheck' }), h('button', { type: 'button', class: 'quiet', i18n: 'settings.checkOnly', onclick: check })));
@@ -39,6 +44,17 @@ export async function renderSettings({ show, who, toast }) {
   const providerRows = h('div', { class: 'stack' });
   // Models.
   const modelBody = h('tbody');
+  // Whether a missing engine installs itself the first time it is needed (models.auto_install).
+  const autoInstall = h('input', { id: 'auto-install', type: 'checkbox' });
+  autoInstall.addEventListener('change', async () => {
+    try {
+      await api('/settings/models.auto_install', { method: 'PUT', body: { value: autoInstall.checked ? 'on' : 'off' } });
+      toast(t('settings.saved'));
+    } catch (error) {
+      autoInstall.checked = !autoInstall.checked;
+      toast(error.message);
+    }
+  });
   // Personas.
   const personaList = h('ul', { class: 'plain-list' });
   const personaName = h('input', { id: 'persona-name', type: 'text', required: true, pattern: '[a-z0-9][a-z0-9-]*' });
@@ -78,13 +94,15 @@ export async function renderSettings({ show, who, toast }) {
         checkBody))),
     h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', i18n: 'settings.keys' }), keyList),
     noaCard({ toast, admin }),
+    vectors?.card,
     admin ? h('section', { class: 'card', 'aria-labelledby': 'providers-title' },
       h('h2', { id: 'providers-title', i18n: 'settings.providers' }), h('p', { class: 'hint', i18n: 'settings.providersHint' }), providerRows) : null,
     h('section', { class: 'card', 'aria-labelledby': 'models-title' },
       h('h2', { id: 'models-title', i18n: 'settings.models' }),
       h('div', { class: 'table-scroll' }, h('table', {},
         h('thead', {}, h('tr', {}, ...['settings.component', 'settings.installed', 'settings.onDisk', 'settings.actions'].map((key) => h('th', { scope: 'col', i18n: key })))),
-        modelBody))),
+        modelBody)),
+      admin ? h('label', { class: 'switch', htmlFor: 'auto-install' }, autoInstall, h('span', { i18n: 'settings.autoInstall' })) : null),
     h('section', { class: 'card', 'aria-labelledby': 'personas-title' },
       h('h2', { id: 'personas-title', i18n: 'settings.personas' }), personaList, h('h3', { i18n: 'settings.personaNew' }), personaForm));
 
@@ -99,6 +117,12 @@ export async function renderSettings({ show, who, toast }) {
       }
       const base = baseInput.value.trim();
       if (admin && base) await api('/settings/base_url', { method: 'PUT', body: { value: base } });
+      const pinecone = pineconeInput.value.trim();
+      if (admin && pinecone) {
+        await api(`/keys/pinecone?scope=${shared.checked ? 'shared' : 'own'}`, { method: 'PUT', body: { key: pinecone } });
+        pineconeInput.value = '';
+        vectors.reload();
+      }
       toast(t('settings.saved'));
       await Promise.all([loadKeys(), check()]);
     } catch (error) {
@@ -265,6 +289,11 @@ export async function renderSettings({ show, who, toast }) {
   }
 
   async function loadModels() {
+    if (admin) {
+      api('/settings/models.auto_install').then((setting) => {
+        autoInstall.checked = (setting.value ?? setting.defaultValue ?? 'on') === 'on';
+      }).catch(() => {});
+    }
     try {
       const components = await api('/models');
       modelBody.replaceChildren(...components.map((component) => {
@@ -373,6 +402,7 @@ export async function renderSettings({ show, who, toast }) {
 
   onLiveEvent(personaList, ({ type }) => { if (type === 'models') loadModels(); });
   loadKeys();
+  vectors?.reload();
   loadProviders();
   loadModels();
   loadPersonas();
