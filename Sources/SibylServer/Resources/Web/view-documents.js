@@ -281,8 +281,13 @@ export async function renderDocuments({ show, toast }) {
     }
   }
 
+  // A collection being renamed or asked about: the table is not redrawn under the person's typing
+  // (a refresh meanwhile is shown when they are done).
+  let editing = false;
+
   /** The collections, each with where its vectors are searched, and buttons to open, rename or remove it. */
   function showCollections(stats) {
+    if (editing) return;
     if (!stats.length) {
       collectionRows.replaceChildren(h('tr', {}, h('td', { colspan: '5', class: 'hint' }, t('docs.noCollections'))));
       return;
@@ -301,6 +306,11 @@ export async function renderDocuments({ show, toast }) {
     }));
   }
 
+  function doneEditing() {
+    editing = false;
+    refresh();
+  }
+
   function open(chosen) {
     collection.value = chosen;
     collection.dispatchEvent(new Event('change'));
@@ -310,9 +320,10 @@ export async function renderDocuments({ show, toast }) {
   function startRename(row, c) {
     const field = h('input', { type: 'text', value: c.collection, maxlength: '64', 'aria-label': t('docs.newName', { name: c.collection }) });
     const error = h('p', { class: 'error', role: 'alert' });
+    editing = true;
     const save = async () => {
       const wanted = field.value.trim();
-      if (!wanted || wanted === c.collection) return refresh();
+      if (!wanted || wanted === c.collection) return doneEditing();
       try {
         const renamed = await api(`/collections/${encodeURIComponent(c.collection)}`, { method: 'PATCH', body: { name: wanted } });
         toast(t('docs.renamed', { from: c.collection, to: renamed.collection }));
@@ -320,7 +331,7 @@ export async function renderDocuments({ show, toast }) {
           collection.value = renamed.collection;
           localStorage.setItem('sibyl.collection', renamed.collection);
         }
-        refresh();
+        doneEditing();
       } catch (failure) {
         error.textContent = failure.message;
         field.focus();
@@ -328,29 +339,30 @@ export async function renderDocuments({ show, toast }) {
     };
     field.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') save();
-      if (event.key === 'Escape') refresh();
+      if (event.key === 'Escape') doneEditing();
     });
     row.firstChild.replaceChildren(field, error);
     row.lastChild.replaceChildren(
       h('button', { type: 'button', class: 'small', onclick: save }, t('docs.save')),
-      h('button', { type: 'button', class: 'quiet small', onclick: () => refresh() }, t('docs.cancel')));
+      h('button', { type: 'button', class: 'quiet small', onclick: doneEditing }, t('docs.cancel')));
     field.focus();
     field.select();
   }
 
   /** Asks in the row itself before a collection and its documents go. */
   function askRemove(row, c) {
+    editing = true;
     const question = h('span', { role: 'alert' }, t('docs.removeCollectionQuestion', { name: c.collection, documents: tn('docs.documentCount', c.documents) }));
     const confirmButton = h('button', { type: 'button', class: 'small danger', onclick: async () => {
       try {
         await api(`/collections/${encodeURIComponent(c.collection)}`, { method: 'DELETE' });
         toast(t('docs.collectionRemoved', { name: c.collection }));
-        refresh();
       } catch (failure) {
         toast(failure.message);
       }
+      doneEditing();
     } }, t('docs.removeConfirm'));
-    row.lastChild.replaceChildren(question, ' ', confirmButton, h('button', { type: 'button', class: 'quiet small', onclick: () => refresh() }, t('docs.cancel')));
+    row.lastChild.replaceChildren(question, ' ', confirmButton, h('button', { type: 'button', class: 'quiet small', onclick: doneEditing }, t('docs.cancel')));
     confirmButton.focus();
   }
 
