@@ -22,7 +22,8 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case emptyPersonaPrompt
     case invalidSampling(SamplingError)
     case invalidAnswerLanguage(String)
-    case invalidImageCount(Int)
+    /// More images than one request to the model may ask for (or none).
+    case invalidImageCount(Int, model: String?)
     /// A size the image model does not draw.
     case invalidImageSize(String, model: String, accepted: [String])
     case noSpeech
@@ -72,8 +73,12 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             error.description
         case .invalidAnswerLanguage(let text):
             "'\(text.prefix(40))' is not a language's name (such as Korean): only letters, spaces and hyphens, up to 40 characters."
-        case .invalidImageCount(let count):
-            "Between 1 and 10 images can be drawn at once, not \(count)."
+        case .invalidImageCount(let count, let model):
+            if let model, ImageSizes.mostPerRequest(by: model) == 1 {
+                "\(model) draws one image at a time, not \(count)."
+            } else {
+                "Between 1 and \(model.map(ImageSizes.mostPerRequest(by:)) ?? 10) images can be drawn at once, not \(count)."
+            }
         case .invalidImageSize(let size, let model, let accepted):
             "\(model) does not draw \(size) images: choose \(accepted.joined(separator: ", "))."
         case .noSpeech:

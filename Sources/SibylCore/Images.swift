@@ -31,6 +31,21 @@ public enum ImageSizes {
 
     /// What is offered for a model Sibyl does not know.
     public static let common = ["1024x1024", "1792x1024", "1024x1792", "512x512", "256x256"]
+
+    /// How many images one request may ask `model` for: DALL·E 3 draws one at a time; DALL·E 2,
+    /// the GPT image models and models Sibyl does not know, up to ten.
+    public static func mostPerRequest(by model: String) -> Int {
+        model.lowercased() == "dall-e-3" ? 1 : 10
+    }
+
+    /// The image models Sibyl knows, offered whatever the provider lists.
+    public static let knownModels = ["dall-e-3", "dall-e-2", "gpt-image-1"]
+
+    /// Whether a provider's model draws images (by its name).
+    public static func draws(_ model: String) -> Bool {
+        let lowered = model.lowercased()
+        return lowered.contains("dall-e") || lowered.contains("gpt-image") || lowered.contains("image-gen")
+    }
 }
 
 /// An image a model drew, already downloaded: provider URLs expire, so bytes are kept at once.

@@ -47,7 +47,8 @@ class ModelStub:
                 stub.requests.append(body)
                 if self.path.endswith("/images/generations"):
                     image = base64.b64encode(png()).decode()
-                    return self._json(200, {"created": 0, "data": [{"b64_json": image, "revised_prompt": body.get("prompt")}]})
+                    drawn = [{"b64_json": image, "revised_prompt": body.get("prompt")}] * int(body.get("n", 1))
+                    return self._json(200, {"created": 0, "data": drawn})
                 if not self.path.endswith("/chat/completions"):
                     return self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
                 if stub.fail_next > 0:

@@ -155,6 +155,16 @@ def test_images_are_drawn_kept_and_shown(stub_server, model_stub, context):
     tile.locator("img").evaluate("img => img.decode()")  # loaded and decoded, however busy the machine
     assert tile.locator("img").evaluate("img => img.naturalWidth") == 64, "the image is served from Sibyl's storage"
     assert tile.get_by_role("link", name="Download").get_attribute("download").startswith("sibyl-")
+    # DALL·E 3 draws one at a time; another model offers its own sizes and more at once.
+    expect(page.get_by_label("How many")).to_be_disabled()
+    page.get_by_label("Model", exact=True).select_option("dall-e-2")
+    expect(page.locator("#image-size option")).to_have_text(["256 × 256", "512 × 512", "1024 × 1024"])
+    page.get_by_label("How many").select_option("2")
+    page.get_by_label("What to draw").fill("two boats")
+    page.get_by_role("button", name="Draw").click()
+    expect(page.get_by_role("img", name="two boats")).to_have_count(2)
+    drawn = [r for r in model_stub.requests if r.get("prompt") == "two boats"][-1]
+    assert (drawn["model"], drawn["n"], drawn["size"]) == ("dall-e-2", 2, "1024x1024"), drawn  # the size chosen before still fits
     every_theme(page, "images")
 
 

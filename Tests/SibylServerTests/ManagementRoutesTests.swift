@@ -238,6 +238,15 @@ struct ManagementRoutesTests {
             try await fixture.client.execute(uri: "/api/v1/images/options", method: .get) { response in
                 #expect(response.object["model"] as? String == "dall-e-3")
                 #expect(response.object["sizes"] as? [String] == ["1024x1024", "1792x1024", "1024x1792"])
+                let models = response.object["models"] as? [[String: Any]] ?? []
+                #expect(models.map { $0["id"] as? String } .prefix(3) == ["dall-e-3", "dall-e-2", "gpt-image-1"], "the configured one first")
+                #expect(models.first?["maxCount"] as? Int == 1)
+                #expect(models.dropFirst().first?["sizes"] as? [String] == ["256x256", "512x512", "1024x1024"])
+            }
+            // DALL·E 3 draws one image at a time: two are refused before anything is sent.
+            try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "count": 2])) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("dall-e-3 draws one image at a time"), "\(response.text)")
             }
             let drawn = fixture.model.requests(to: "/v1/images/generations").count
             try await fixture.client.execute(uri: "/api/v1/images", method: .post, headers: jsonHeaders, body: jsonBody(["prompt": "a fox", "size": "512x512"])) { response in

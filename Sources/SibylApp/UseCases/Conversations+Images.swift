@@ -11,9 +11,11 @@ extension SibylRuntime.Conversations {
     public func imagine(_ prompt: String, options: ImageOptions = ImageOptions(), conversation choice: ConversationChoice) async throws -> ImagineResult {
         let text = prompt.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw AssistantError.emptyPrompt }
-        guard (1...10).contains(options.count) else { throw AssistantError.invalidImageCount(options.count) }
-        if let size = options.size, let model = options.model ?? (try? runtime.providers.provider(for: .images).model),
-           let sizes = ImageSizes.accepted(by: model), !sizes.contains(size) {
+        let model = options.model ?? (try? runtime.providers.provider(for: .images).model)
+        guard (1...(model.map(ImageSizes.mostPerRequest(by:)) ?? 10)).contains(options.count) else {
+            throw AssistantError.invalidImageCount(options.count, model: model)
+        }
+        if let size = options.size, let model, let sizes = ImageSizes.accepted(by: model), !sizes.contains(size) {
             throw AssistantError.invalidImageSize(size, model: model, accepted: sizes)
         }
         let images: [GeneratedImage]
@@ -37,6 +39,20 @@ extension SibylRuntime.Conversations {
     public func imageChoices() -> (model: String?, sizes: [String]) {
         let model = try? runtime.providers.provider(for: .images).model
         return (model, model.flatMap(ImageSizes.accepted(by:)) ?? ImageSizes.common)
+    }
+
+    /// The image models one may pick, each with the sizes to offer and how many images one
+    /// request may ask for: the configured one first, the ones Sibyl knows, and those the
+    /// provider lists that draw (when it answers).
+    public func imageModels() async -> [(model: String, sizes: [String], most: Int)] {
+        var names: [String] = []
+        if let configured = try? runtime.providers.provider(for: .images).model { names.append(configured) }
+        names += ImageSizes.knownModels
+        if let (client, _) = try? runtime.providers.remoteClient(for: .images), let listed = try? await client.models() {
+            names += listed.map(\.id).filter(ImageSizes.draws).sorted()
+        }
+        var seen: Set<String> = []
+        return names.filter { seen.insert($0.lowercased()).inserted }.map { ($0, ImageSizes.accepted(by: $0) ?? ImageSizes.common, ImageSizes.mostPerRequest(by: $0)) }
     }
 
     /// Images Sibyl drew, newest first.

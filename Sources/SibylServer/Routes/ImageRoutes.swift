@@ -29,14 +29,25 @@ struct ImageRoutes: RouteCollectionAdding {
 
     /// The image model, and the sizes it draws.
     struct ImageChoices: Codable, Sendable {
+        /// An image model with the sizes it draws and how many images one request may ask for.
+        struct Model: Codable, Sendable {
+            var id: String
+            var sizes: [String]
+            var maxCount: Int
+        }
+
         var model: String?
         var sizes: [String]
+        /// The models one may pick (the configured one first).
+        var models: [Model]
     }
 
     func add(to group: RouterGroup<SibylRequestContext>) {
         group.get("images/options") { _, context in
-            let choices = try await state.runtime(for: context).conversations.imageChoices()
-            return JSONBody(ImageChoices(model: choices.model, sizes: choices.sizes))
+            let conversations = try await state.runtime(for: context).conversations
+            let choices = conversations.imageChoices()
+            let models = await conversations.imageModels().map { ImageChoices.Model(id: $0.model, sizes: $0.sizes, maxCount: $0.most) }
+            return JSONBody(ImageChoices(model: choices.model, sizes: choices.sizes, models: models))
         }
         group.post("images") { request, context in
             let runtime = try await state.runtime(for: context)

@@ -11,14 +11,20 @@ import { formatDate, t } from './i18n.js';
  */
 export async function renderImages({ show }) {
   const prompt = h('textarea', { id: 'image-prompt', rows: '2', required: true, i18nPlaceholder: 'images.example' });
-  // Only the sizes the image model draws (filled once the server says which model that is).
+  // The image model, and only the sizes and counts it draws (filled once the server says).
+  const model = h('select', { id: 'image-model' });
   const size = h('select', { id: 'image-size' });
+  const count = h('select', { id: 'image-count' });
+  let models = [];
   const error = h('p', { class: 'error', role: 'alert' });
   const button = h('button', { type: 'submit', i18n: 'images.draw' });
   const gallery = h('ul', { class: 'gallery' });
   const form = h('form', { class: 'stack', onsubmit: (event) => { event.preventDefault(); draw(); } },
     field('images.prompt', prompt),
-    h('div', { class: 'compact-field' }, h('label', { htmlFor: 'image-size', i18n: 'images.size' }), size),
+    h('div', { class: 'row' },
+      h('div', { class: 'compact-field' }, h('label', { htmlFor: 'image-model', i18n: 'images.model' }), model),
+      h('div', { class: 'compact-field' }, h('label', { htmlFor: 'image-size', i18n: 'images.size' }), size),
+      h('div', { class: 'compact-field' }, h('label', { htmlFor: 'image-count', i18n: 'images.count' }), count)),
     error, h('div', { class: 'row' }, button));
 
   show(h('h1', { i18n: 'images.title' }),
@@ -37,14 +43,33 @@ export async function renderImages({ show }) {
         h('a', { href: `#/chat/${image.conversationId}`, class: 'small-link' }, t('images.conversation'))));
   }
 
+  /** Offers the sizes and counts of the chosen model, keeping what was chosen where it still fits. */
+  function followModel() {
+    const chosen = models.find((candidate) => candidate.id === model.value);
+    if (!chosen) return;
+    const [keptSize, keptCount] = [size.value, Number(count.value) || 1];
+    size.replaceChildren(...chosen.sizes.map((value) => h('option', { value }, value === 'auto' ? t('images.sizeAuto') : value.replace('x', ' × '))));
+    if (chosen.sizes.includes(keptSize)) size.value = keptSize;
+    const counts = Array.from({ length: Math.min(chosen.maxCount, 4) }, (_, index) => index + 1);
+    count.replaceChildren(...counts.map((value) => h('option', { value: String(value) }, String(value))));
+    count.value = String(Math.min(keptCount, counts.length));
+    count.disabled = counts.length === 1;
+    localStorage.setItem('sibyl.imageModel', model.value);
+  }
+
   async function loadSizes() {
     try {
-      const { sizes } = await api('/images/options');
-      size.replaceChildren(...sizes.map((value) => h('option', { value }, value.replace('x', ' × '))));
+      const options = await api('/images/options');
+      models = options.models;
+      model.replaceChildren(...models.map((candidate) => h('option', { value: candidate.id }, candidate.id)));
+      const remembered = localStorage.getItem('sibyl.imageModel');
+      model.value = models.some((candidate) => candidate.id === remembered) ? remembered : (options.model ?? models[0]?.id ?? '');
+      followModel();
     } catch (failure) {
       error.textContent = failure.message;
     }
   }
+  model.addEventListener('change', followModel);
 
   async function load() {
     try {
@@ -60,7 +85,7 @@ export async function renderImages({ show }) {
     button.disabled = true;
     button.textContent = t('images.drawing');
     try {
-      await api('/images', { method: 'POST', body: { prompt: prompt.value.trim(), size: size.value || undefined } });
+      await api('/images', { method: 'POST', body: { prompt: prompt.value.trim(), model: model.value || undefined, size: size.value || undefined, count: Number(count.value) || 1 } });
       prompt.value = '';
       await load();
     } catch (failure) {
