@@ -2,6 +2,7 @@
 by word, slowly when asked (to press Stop), or fails with a 500 (to see the error and Retry)."""
 
 import base64
+import hashlib
 import json
 import struct
 import threading
@@ -45,6 +46,16 @@ class ModelStub:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
                 stub.requests.append(body)
+                if self.path.endswith("/embeddings"):
+                    # A stand-in for OpenAI's embedder: eight numbers from each text's hash.
+                    texts = body.get("input") if isinstance(body.get("input"), list) else [body.get("input", "")]
+                    vectors = []
+                    for text in texts:
+                        digest = hashlib.sha256(str(text).encode()).digest()
+                        vectors.append([(byte - 128) / 128 for byte in digest[:8]])
+                    return self._json(200, {"object": "list", "model": body.get("model", "text-embedding-3-small"),
+                                            "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+                                            "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}})
                 if self.path.endswith("/images/generations"):
                     image = base64.b64encode(png()).decode()
                     drawn = [{"b64_json": image, "revised_prompt": body.get("prompt")}] * int(body.get("n", 1))

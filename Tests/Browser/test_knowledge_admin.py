@@ -171,3 +171,34 @@ def test_pinecone_is_chosen_from_the_settings_page(context):
         page.goto(server.url + "/#/settings")
         card.get_by_role("button", name="Search in the knowledge base instead").click()
         expect(card.get_by_role("status")).to_have_text("Vectors are searched in the knowledge base.")
+
+
+def test_a_new_embedding_model_warns_then_re_embeds_with_progress(model_stub, context):
+    # Embeddings from the provider (the stub) at first: a base URL and no local choice.
+    with fresh_server({"SIBYL_SERVE_AUTH": "none", "OPENAI_BASE_URL": model_stub.url, "OPENAI_API_KEY": "sk-stub-0000"}) as server:
+        page = context.new_page()
+        page.goto(server.url + "/#/documents")
+        expect(page.locator("#drop-zone")).to_be_visible()
+        drop(page, "#drop-zone", "kestrels.md", NOTE, "text/markdown")
+        expect(page.locator(".uploads li[data-file='kestrels.md']")).to_have_attribute("data-state", "done", timeout=120_000)
+        before = page.request.get(server.url + "/api/v1/collections").json()
+        assert before[0]["embeddingModel"] == "text-embedding-3-small", before
+
+        page.goto(server.url + "/#/settings")
+        picker = page.get_by_label("Document search model (embeddings)")
+        expect(picker).to_have_value("text-embedding-3-small")
+        picker.select_option("all-MiniLM-L6-v2")
+        notice = page.locator(".reembed")
+        expect(notice).to_contain_text("Changing the model embeds your 1 document again with all-MiniLM-L6-v2")
+        # Cancelled: nothing changes.
+        notice.get_by_role("button", name="Cancel").click()
+        expect(picker).to_have_value("text-embedding-3-small")
+        picker.select_option("all-MiniLM-L6-v2")
+        screenshot(page, "settings-reembed-warning")
+        notice.get_by_role("button", name="Change and re-embed").click()
+        expect(notice).to_contain_text("Re-embedded 1 document with all-MiniLM-L6-v2.", timeout=120_000)
+        expect(notice.locator("progress")).to_have_attribute("value", "1")
+        after = page.request.get(server.url + "/api/v1/collections").json()
+        assert after[0]["embeddingModel"] == "all-MiniLM-L6-v2", after
+        found = page.request.get(server.url + "/api/v1/search?q=voles").json()
+        assert found and "voles" in found[0]["text"], found

@@ -1,7 +1,9 @@
 public import Assistant
 import Foundation
 public import Knowledge
+import SibylConfig
 import SibylCore
+import TextEmbedding
 
 extension SibylRuntime.Documents {
     /// Embeds texts with the configured embedder.
@@ -18,6 +20,28 @@ extension SibylRuntime.Documents {
     /// counter; fails (with what to install or set) when it cannot be set up.
     public func embedder() async throws -> EmbeddingSetup {
         try await runtime.embeddingSetup()
+    }
+
+    /// The embedding models one may choose: all-MiniLM-L6-v2 on this machine, and, when a remote
+    /// provider is set up for embeddings, OpenAI's and those the provider lists; with the one
+    /// documents are embedded with now.
+    public func embeddingModels() async -> (current: String, models: [(id: String, local: Bool)], problem: String?) {
+        let providers = runtime.providers
+        let localName = MiniLMEmbedder.modelName
+        let provider = try? providers.provider(for: .embeddings)
+        let current = provider.map { $0.isLocal ? localName : ($0.model.isEmpty ? CapabilityKind.embeddings.defaultModel : $0.model) } ?? localName
+        var remote: [String] = []
+        var problem: String?
+        do {
+            let (client, _) = try providers.remoteClient(for: .embeddings)
+            remote = ["text-embedding-3-small", "text-embedding-3-large", "text-embedding-ada-002"]
+            if let listed = try? await client.models() { remote += listed.map(\.id).filter { $0.lowercased().contains("embed") }.sorted() }
+        } catch {
+            problem = ConversationEngine.describe(error)
+        }
+        var seen: Set<String> = [localName]
+        let models = [(id: localName, local: true)] + remote.filter { seen.insert($0).inserted }.map { (id: $0, local: false) }
+        return (current, models, problem)
     }
 
     /// How passages are ranked for a question now (`docs.*` settings).

@@ -189,6 +189,7 @@ extension SibylRuntime.Documents {
         let name = collection ?? runtime.defaultCollection
         let ingestor = try await runtime.ingestor()
         let (documents, passages) = try await ingestor.reindex(collection: name, progress: progress)
+        runtime.events.publish(.documents(collection: name))
         await runtime.log(.info, .docsReindex, "re-embedded \(documents) documents (\(passages) passages) of '\(name)' with \(ingestor.embeddingModel)")
         return (name, ingestor.embeddingModel, documents, passages)
     }

@@ -54,9 +54,30 @@ struct DocumentRoutes: RouteCollectionAdding {
         }
     }
 
-    /// What re-embedding takes.
+    /// What re-embedding takes: the collection (else `docs.collection`), and whether to stream
+    /// its progress as server-sent events.
     struct ReindexRequest: Codable, Sendable {
         var collection: String?
+        var stream: Bool?
+    }
+
+    /// Re-embedding's progress: documents done of all.
+    struct ReindexProgress: Codable, Sendable {
+        var done: Int
+        var total: Int
+    }
+
+    /// The embedding models one may choose, and the one documents are embedded with now.
+    struct EmbeddingModels: Codable, Sendable {
+        struct Model: Codable, Sendable {
+            var id: String
+            var local: Bool
+        }
+
+        var current: String
+        var models: [Model]
+        /// Why the provider's models are not offered (no remote provider set up, say).
+        var problem: String?
     }
 
     /// What re-embedding did.
@@ -111,8 +132,21 @@ struct DocumentRoutes: RouteCollectionAdding {
         group.post("documents/reindex") { request, context in
             let runtime = try await state.runtime(for: context)
             let body = try await request.json(ReindexRequest.self, limit: state.limits.jsonBodyBytes)
-            let done = try await runtime.documents.reindex(collection: body.collection)
-            return JSONBody(ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
+            guard body.stream == true else {
+                let done = try await runtime.documents.reindex(collection: body.collection)
+                return try JSONBody(ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages)).response(status: .ok)
+            }
+            return EventStream.response { writer in
+                do {
+                    let done = try await runtime.documents.reindex(collection: body.collection) { done, total in
+                        writer.send("progress", ReindexProgress(done: done, total: total))
+                    }
+                    writer.send("done", ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
+                } catch {
+                    let apiError = APIError.from(error)
+                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                }
+            }
         }
         group.get("documents/:documentId") { request, context in
             let runtime = try await state.runtime(for: context)
@@ -125,6 +159,10 @@ struct DocumentRoutes: RouteCollectionAdding {
             let id = try context.parameters.require("documentId", as: Int64.self)
             try await runtime.documents.remove(id: id)
             return Response(status: .noContent)
+        }
+        group.get("embeddings/models") { _, context in
+            let choices = await (try await state.runtime(for: context)).documents.embeddingModels()
+            return JSONBody(EmbeddingModels(current: choices.current, models: choices.models.map { .init(id: $0.id, local: $0.local) }, problem: choices.problem))
         }
         group.get("collections") { _, context in
             let runtime = try await state.runtime(for: context)

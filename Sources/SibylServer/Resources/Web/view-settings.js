@@ -5,7 +5,7 @@
 
 import { api, onLiveEvent, serverEvents } from './api.js';
 import { field, h, OCR_LANGUAGES } from './dom.js';
-import { formatNumber, t, translate } from './i18n.js';
+import { formatNumber, t, tn, translate } from './i18n.js';
 import { noaCard } from './view-settings-noa.js';
 import { vectorStoreCard } from './view-settings-pinecone.js';
 
@@ -197,7 +197,7 @@ export async function renderSettings({ show, who, toast }) {
           }
         });
         return h('div', { class: 'compact-field' }, h('label', { htmlFor: `provider-${capability}` }, t(`settings.capability.${capability}`)), select);
-      }), await chatModelPicker(byKey), await voicePicker(byKey['tts.voice']), ocrPicker(byKey[`docs.ocr_languages`]));
+      }), await chatModelPicker(byKey), await embeddingPicker(), await voicePicker(byKey['tts.voice']), ocrPicker(byKey[`docs.ocr_languages`]));
     } catch (error) {
       providerRows.replaceChildren(h('p', { class: 'error' }, error.message));
     }
@@ -229,6 +229,85 @@ export async function renderSettings({ show, who, toast }) {
       }
     });
     return h('div', { class: 'compact-field' }, h('label', { htmlFor: 'chat-model-default' }, t('settings.chatModel')), select);
+  }
+
+  /**
+   * The model documents are embedded with. A change means every document is embedded again: the
+   * page says how many first, and once confirmed re-embeds each collection with a progress bar.
+   */
+  async function embeddingPicker() {
+    let choices;
+    try {
+      choices = await api('/embeddings/models');
+    } catch {
+      return '';
+    }
+    const select = h('select', { id: 'embedding-model' }, ...choices.models.map((choice) =>
+      h('option', { value: choice.id }, choice.local ? t('settings.embeddingLocal', { model: choice.id }) : choice.id)));
+    select.value = choices.current;
+    let current = choices.current;
+    const notice = h('div', { class: 'stack reembed', hidden: true, role: 'status' });
+    select.addEventListener('change', async () => {
+      const wanted = choices.models.find((choice) => choice.id === select.value);
+      if (!wanted) return;
+      let collections = [];
+      try {
+        collections = (await api('/collections')).filter((c) => c.documents > 0);
+      } catch (error) {
+        toast(error.message);
+      }
+      const documents = collections.reduce((sum, c) => sum + c.documents, 0);
+      const cancel = () => {
+        select.value = current;
+        notice.hidden = true;
+      };
+      const apply = async () => {
+        notice.replaceChildren(h('p', {}, t('settings.reembedding')));
+        try {
+          if (wanted.local) {
+            await api('/settings/embeddings.provider', { method: 'PUT', body: { value: 'local' } });
+          } else {
+            await api('/settings/embeddings.provider', { method: 'PUT', body: { value: 'remote' } });
+            await api('/settings/embeddings.model', { method: 'PUT', body: { value: wanted.id } });
+          }
+          current = wanted.id;
+          for (const c of collections) await reembed(c);
+          notice.append(h('p', {}, documents ? t('settings.reembedded', { documents: tn('docs.documentCount', documents), model: wanted.id }) : t('settings.saved')));
+        } catch (error) {
+          notice.append(h('p', { class: 'error', role: 'alert' }, error.message));
+        }
+      };
+      notice.hidden = false;
+      if (!documents) {
+        await apply();
+        return;
+      }
+      notice.replaceChildren(
+        h('p', { class: 'warning' }, t('settings.reembedWarning', { documents: tn('docs.documentCount', documents), model: wanted.id })),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', onclick: apply }, t('settings.reembedConfirm')),
+          h('button', { type: 'button', class: 'quiet', onclick: cancel }, t('docs.cancel'))));
+    });
+
+    /** Re-embeds one collection, its documents counted on a bar as they are done. */
+    async function reembed(collection) {
+      const bar = h('progress', { max: '1', value: '0', 'aria-label': t('settings.reembedCollection', { name: collection.collection }) });
+      const line = h('p', { class: 'hint' }, t('settings.reembedCollection', { name: collection.collection }));
+      notice.append(line, bar);
+      const response = await api('/documents/reindex', { method: 'POST', body: { collection: collection.collection, stream: true }, raw: true });
+      for await (const { type, data } of serverEvents(response)) {
+        if (type === 'progress' && data.total) {
+          bar.value = data.done / data.total;
+          line.textContent = `${t('settings.reembedCollection', { name: collection.collection })} · ${data.done} / ${data.total}`;
+        } else if (type === 'error') {
+          throw new Error(data.message ?? data.error?.message ?? '');
+        } else if (type === 'done') {
+          bar.value = 1;
+        }
+      }
+    }
+
+    return h('div', { class: 'stack' }, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'embedding-model' }, t('settings.embeddingModel')), select), notice);
   }
 
   /** The languages scans and images are read in when an upload names none (docs.ocr_languages). */
