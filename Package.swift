@@ -470,7 +470,7 @@ let package = Package(
             name: "SibylServerTests",
             dependencies: [
                 "SibylServer", "Accounts", "Assistant", "SibylApp", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
-                "SibylTestSupport", "TestPDFs",
+                "SibylTestSupport", "TestEvents", "TestPDFs",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -13,6 +13,9 @@ public enum LiveEvent: Sendable, Hashable {
     case documents(collection: String)
     /// Local models were installed or removed.
     case models
+    /// A pair of glasses was linked, changed (its state, what it heard or answered, its captions,
+    /// what the virtual Monocle's screen shows), or went.
+    case glasses(id: UUID)
     /// A missing local engine is being installed on first use (see `LocalEngineHost.installs`).
     case install(EngineInstallProgress)
     /// The operations log has new entries.

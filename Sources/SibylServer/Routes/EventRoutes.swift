@@ -47,6 +47,7 @@ struct EventRoutes: RouteCollectionAdding {
         case .message(let conversationID, let id, let change): ("message", Change(id: id.wireString, conversationId: conversationID.wireString, change: change.rawValue))
         case .documents(let collection): ("documents", Change(collection: collection))
         case .models: ("models", Change())
+        case .glasses(let id): ("glasses", Change(id: id.wireString))
         case .install(let progress):
             (
                 "install",

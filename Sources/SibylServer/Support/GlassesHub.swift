@@ -36,6 +36,8 @@ final class GlassesHub: Sendable {
         var captionLines: [String] = []
         var forming = ""
         var paused = false
+        /// The owner's live events: their open pages learn of every change to the link.
+        var events: LiveEvents?
 
         /// The connection's new state, and what the glasses reported once the app ran.
         mutating func observe(_ state: GlassesState) {
@@ -83,9 +85,10 @@ final class GlassesHub: Sendable {
         let id = UUID()
         var link = Link(id: id, kind: "relay", owner: owner, state: GlassesState(kind: transport.kind, phase: .connecting))
         if captions != nil { link.mode = "captions" }
-        links.withLock { [link] in $0[id] = link }
+        link.events = runtime.events
+        add(link)
         defer {
-            _ = links.withLock { $0.removeValue(forKey: id) }
+            remove(id)
             _ = relayed.withLock { $0.removeValue(forKey: id) }
         }
         do {
@@ -128,14 +131,21 @@ final class GlassesHub: Sendable {
             let id = UUID()
             var link = Link(id: id, kind: "emulator", owner: owner)
             if captions != nil { link.mode = "captions" }
-            links.withLock { [link] in $0[id] = link }
+            link.events = runtime.events
+            add(link)
             let session: (run: @Sendable () async -> Void, stop: @Sendable () async -> Void)
             do {
                 session = try self.session(for: id, transport: transport, kind: .monocle, runtime: runtime, options: options, captions: captions)
             } catch {
-                _ = links.withLock { $0.removeValue(forKey: id) }
+                remove(id)
                 await emulator.powerOff()
                 throw error
+            }
+            // What its screen shows is told as it changes (the stream ends at power-off).
+            Task { [events = runtime.events] in
+                for await event in emulator.events {
+                    if case .display = event { events.publish(.glasses(id: id)) }
+                }
             }
             let task = Task { await session.run() }
             emulated.withLock { $0[owner] = Emulated(id: id, emulator: emulator, stopSession: session.stop, task: task) }
@@ -200,16 +210,28 @@ final class GlassesHub: Sendable {
         running.task.cancel()
         _ = await running.task.value
         await running.emulator.powerOff()
-        _ = links.withLock { $0.removeValue(forKey: running.id) }
+        remove(running.id)
     }
 
-    /// Changes what is known of a link that is still there.
+    private func add(_ link: Link) {
+        links.withLock { $0[link.id] = link }
+        link.events?.publish(.glasses(id: link.id))
+    }
+
+    private func remove(_ id: UUID) {
+        let gone = links.withLock { $0.removeValue(forKey: id) }
+        gone?.events?.publish(.glasses(id: id))
+    }
+
+    /// Changes what is known of a link that is still there, and tells its owner's pages.
     private func update(_ id: UUID, _ change: (inout Link) -> Void) {
-        links.withLock { links in
-            guard var link = links[id] else { return }
+        let events = links.withLock { links -> LiveEvents? in
+            guard var link = links[id] else { return nil }
             change(&link)
             links[id] = link
+            return link.events
         }
+        events?.publish(.glasses(id: id))
     }
 
     private func record(_ event: GlassesEvent, for id: UUID) {

@@ -116,7 +116,7 @@ export function followLiveEvents(open) {
   }
   if (liveSource || typeof EventSource === 'undefined') return;
   liveSource = new EventSource('/api/v1/events');
-  for (const type of ['conversation', 'message', 'documents', 'models', 'log', 'install']) {
+  for (const type of ['conversation', 'message', 'documents', 'models', 'log', 'install', 'glasses']) {
     liveSource.addEventListener(type, (event) => {
       let data = {};
       try { data = JSON.parse(event.data); } catch { /* an event without data */ }

@@ -3,7 +3,7 @@
 // data, 3 = Frame; text frames: JSON control messages, the first saying which glasses), and see what the server reports (state, firmware and FPGA versions, update
 // progress, the last question and answer, or the live captions); or start the virtual Monocle and see its display here.
 
-import { api } from './api.js';
+import { api, onLiveEvent } from './api.js';
 import { h } from './dom.js';
 import { formatDate, language, t, translate } from './i18n.js';
 
@@ -248,14 +248,13 @@ export async function renderGlasses({ show, toast }) {
         h('dt', { i18n: 'glasses.since' }), h('dd', {}, formatDate(link.startedAt))));
   }
 
-  let timer = null;
+  // Only the newest refresh may fill the page: an older one may have read the glasses before a change.
+  let refreshes = 0;
   async function refresh() {
-    if (!document.body.contains(links)) {
-      clearInterval(timer);
-      return;
-    }
+    const mine = ++refreshes;
     try {
       const all = await api('/glasses');
+      if (mine !== refreshes) return;
       links.replaceChildren(...(all.length ? all.map(describe) : [h('p', { class: 'hint', i18n: 'glasses.none' })]));
       translate(links);
       const emulator = all.find((link) => link.kind === 'emulator');
@@ -267,6 +266,7 @@ export async function renderGlasses({ show, toast }) {
       screen.hidden = !emulator;
       if (emulator) {
         const frame = await api('/glasses/emulator/screen');
+        if (mine !== refreshes) return;
         const key = JSON.stringify(frame);
         if (key !== shownScreen) {
           // Drawn again only when what it shows has changed.
@@ -281,7 +281,7 @@ export async function renderGlasses({ show, toast }) {
         screen.setAttribute('aria-label', t('glasses.screenEmpty'));
       }
     } catch {
-      // The next tick tries again.
+      // The next change tries again.
     }
   }
 
@@ -292,6 +292,8 @@ export async function renderGlasses({ show, toast }) {
   } catch {
     persona.replaceChildren(h('option', { value: 'concise' }, 'concise'));
   }
+  // The server tells every change to the glasses (their state, what they heard and answered, the
+  // captions, the virtual Monocle's screen): the page follows without asking again and again.
+  onLiveEvent(links, ({ type }) => { if (type === 'glasses') refresh(); }, 50);
   refresh();
-  timer = setInterval(refresh, 1000);
 }
