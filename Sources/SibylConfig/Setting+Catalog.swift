@@ -126,7 +126,7 @@ extension Setting {
     // MARK: Glasses
 
     public static var glassesPersona: Setting<String> {
-        .init("glasses.persona", env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through Monocle glasses")
+        .init("glasses.persona", env: ["SIBYL_GLASSES_PERSONA"], default: "concise", "persona for questions asked through the glasses (Monocle, Frame, the Noa app)")
     }
     public static var glassesLanguage: Setting<String?> {
         .init("glasses.language", env: ["SIBYL_GLASSES_LANGUAGE"], default: nil, "language the wearer speaks (ISO 639-1), when known")
@@ -142,6 +142,9 @@ extension Setting {
     }
     public static var glassesSpokenAnswers: Setting<Bool> {
         .init("glasses.spoken_answers", env: ["SIBYL_GLASSES_SPOKEN_ANSWERS"], default: false, "send the Noa app each answer as speech too (the app plays it when its speech setting is on)")
+    }
+    public static var glassesVoice: Setting<String?> {
+        .init("glasses.voice", env: ["SIBYL_GLASSES_VOICE"], default: nil, "voice the glasses' spoken answers use (the Noa app plays them); unset: tts.voice")
     }
     public static var glassesDevice: Setting<String?> {
         .init("glasses.device", env: ["SIBYL_GLASSES_DEVICE"], default: nil, scope: .machine, "Bluetooth address of the paired glasses (set by pairing)")
@@ -306,7 +309,7 @@ extension ConfigKey {
             Declared.docsVectorWeight.key, Declared.docsLexicalWeight.key, Declared.docsVectorStore.key, Declared.pineconeIndex.key,
             Declared.pineconeCloud.key, Declared.pineconeRegion.key, Declared.pineconeControlURL.key, Declared.glassesPersona.key,
             Declared.glassesLanguage.key, Declared.glassesVisionModel.key, Declared.glassesDocuments.key, Declared.glassesTranslateTo.key,
-            Declared.glassesSpokenAnswers.key, Declared.glassesDevice.key, Declared.glassesKind.key,
+            Declared.glassesSpokenAnswers.key, Declared.glassesVoice.key, Declared.glassesDevice.key, Declared.glassesKind.key,
             Declared.glassesAdapter.key, Declared.serveHost.key, Declared.servePort.key, Declared.serveMaxBodyMB.key,
             Declared.serveMaxUploadMB.key, Declared.serveMaxUploadFiles.key, Declared.serveMaxTurnsPerClient.key, Declared.serveAuth.key,
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,

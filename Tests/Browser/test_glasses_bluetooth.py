@@ -96,11 +96,21 @@ def services_of(glasses: VirtualGlasses):
     return ((1, SERIAL), (2, DATA)) if glasses.kind == "monocle" else ((FRAME_CHANNEL, FRAME),)
 
 
-def emulate_monocle(browser, page, glasses: VirtualGlasses):
+class Reach:
+    """Whether emulated glasses are in range: while `away`, connecting to them fails; `come_back()`
+    offers their GATT services again (Chromium's emulation drops them when the link drops)."""
+
+    def __init__(self):
+        self.away = False
+        self.come_back = lambda: None
+
+
+def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None = None):
     """Makes Chromium's emulated adapter hold a Monocle (or a Frame, for the virtual Frame) whose
     GATT operations go to `glasses`: writes on an RX characteristic become the glasses' input, reads
     of a TX characteristic take the next piece the glasses sent on that channel. The device chooser
-    picks it."""
+    picks it. `reach` takes them out of range and back."""
+    reach = reach or Reach()
     adapter = browser.new_browser_cdp_session()  # BluetoothEmulation exists only at the browser level
     prompts = page.context.new_cdp_session(page)
     adapter.send("BluetoothEmulation.enable", {"state": "powered-on", "leSupported": True})
@@ -110,14 +120,19 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses):
                   "knownServiceUuids": [uuids[0] for _, uuids in services]})
     receiving, sending = {}, {}
     glasses.write_types = collections.Counter()
-    for channel, (service, rx, tx) in services:
-        service_id = adapter.send("BluetoothEmulation.addService", {"address": ADDRESS, "serviceUuid": service})["serviceId"]
-        rx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": rx,
-                                                                      "properties": {"write": True, "writeWithoutResponse": True}})["characteristicId"]
-        tx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": tx,
-                                                                      "properties": {"notify": True, "read": True}})["characteristicId"]
-        adapter.send("BluetoothEmulation.addDescriptor", {"characteristicId": tx_id, "descriptorUuid": CCCD})
-        receiving[rx_id], sending[tx_id] = channel, channel
+
+    def add_services():
+        for channel, (service, rx, tx) in services:
+            service_id = adapter.send("BluetoothEmulation.addService", {"address": ADDRESS, "serviceUuid": service})["serviceId"]
+            rx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": rx,
+                                                                          "properties": {"write": True, "writeWithoutResponse": True}})["characteristicId"]
+            tx_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": tx,
+                                                                          "properties": {"notify": True, "read": True}})["characteristicId"]
+            adapter.send("BluetoothEmulation.addDescriptor", {"characteristicId": tx_id, "descriptorUuid": CCCD})
+            receiving[rx_id], sending[tx_id] = channel, channel
+
+    add_services()
+    reach.come_back = add_services
 
     def on_characteristic(event):
         characteristic, kind = event["characteristicId"], event["type"]
@@ -140,8 +155,12 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses):
         chosen.add(event["id"])
         prompts.send("DeviceAccess.selectPrompt", {"id": event["id"], "deviceId": event["devices"][0]["id"]})
 
-    adapter.on("BluetoothEmulation.gattOperationReceived",
-               lambda event: adapter.send("BluetoothEmulation.simulateGATTOperationResponse", {"address": event["address"], "type": event["type"], "code": 0}))
+    def on_gatt(event):
+        # HCI status 0x04 (page timeout): nothing answered, as when the glasses are out of range.
+        code = 0x04 if reach.away and event["type"] == "connection" else 0
+        adapter.send("BluetoothEmulation.simulateGATTOperationResponse", {"address": event["address"], "type": event["type"], "code": code})
+
+    adapter.on("BluetoothEmulation.gattOperationReceived", on_gatt)
     adapter.on("BluetoothEmulation.characteristicOperationReceived", on_characteristic)
     adapter.on("BluetoothEmulation.descriptorOperationReceived",
                lambda event: adapter.send("BluetoothEmulation.simulateDescriptorOperationResponse",
@@ -153,10 +172,16 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses):
 
 # Reads a TX characteristic `count` times through the page's own device object, so the relay's
 # listener sees each value as it would see a notification.
+# While the page is still connecting (its services not yet found), nothing is read: the next round tries.
 READ = """async ([service, tx, count]) => {
   const device = (await navigator.bluetooth.getDevices()).find((d) => d.gatt.connected);
   if (!device) return false;
-  const characteristic = await (await device.gatt.getPrimaryService(service)).getCharacteristic(tx);
+  let characteristic;
+  try {
+    characteristic = await (await device.gatt.getPrimaryService(service)).getCharacteristic(tx);
+  } catch {
+    return false;
+  }
   for (let i = 0; i < count; i++) await characteristic.readValue();
   return true;
 }"""
@@ -288,6 +313,50 @@ def test_the_page_relays_a_frame_app_upload_and_answer(browser, stub_server, mod
 
         page.get_by_role("button", name="Disconnect").click()
         expect(relay_state).to_have_text("Disconnected.")
+        expect(card).to_have_count(0, timeout=30_000)
+    finally:
+        adapter.send("BluetoothEmulation.disable")
+
+
+def test_remembered_glasses_reconnect_when_they_come_back(browser, stub_server, model_stub, context, glasses):
+    """Glasses the browser was allowed to use are listed (getDevices); when they go out of range the
+    page says so and reconnects by itself once they are back, and Sibyl talks to them again."""
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/glasses")
+    expect(page.get_by_role("heading", name="Monocle or Frame over Bluetooth")).to_be_visible()
+    reach = Reach()
+    adapter = emulate_monocle(browser, page, glasses, reach)
+    try:
+        expect(page.get_by_label("Reconnect by themselves when they come back in range")).to_be_checked()
+        page.get_by_role("button", name="Connect glasses").click()
+        relay_state = page.locator("section[aria-labelledby=relay-title] [role=status]")
+        card = page.locator(".link-card[data-kind=relay][data-glasses=monocle]")
+        running = lambda: card.count() > 0 and "running" in (card.locator(".link-state").text_content() or "")
+        carry_until(page, glasses, lambda: "tap" in glasses.output.lower() and running(), 300, "installing the app")
+        remembered = page.locator("ul.remembered li")
+        expect(remembered).to_have_count(1)
+        expect(remembered).to_contain_text("monocle")
+        expect(remembered.get_by_role("button", name="Forget monocle")).to_be_visible()
+
+        # Out of range: the link drops, and connecting fails while they are away.
+        reach.away = True
+        adapter.send("BluetoothEmulation.simulateGATTDisconnection", {"address": ADDRESS})
+        expect(relay_state).to_have_text("monocle went out of reach: Sibyl reconnects as soon as they are back.")
+        expect(card).to_have_count(0, timeout=30_000)
+        screenshot(page, "glasses-awaiting-return")
+
+        # Back in range, offering their services again: the page's next attempt finds them (real
+        # glasses are also heard advertising; a simulated advertisement stalls Chromium's emulation).
+        reach.away = False
+        reach.come_back()
+        carry_until(page, glasses, running, 300, "reconnecting by itself")
+        expect(relay_state).to_have_text("Connected: Sibyl is talking to your glasses.")
+
+        # Let go on purpose: not reconnected; forgotten: no longer listed.
+        page.get_by_role("button", name="Disconnect").click()
+        expect(relay_state).to_have_text("Disconnected.")
+        remembered.get_by_role("button", name="Forget monocle").click()
+        expect(page.locator("ul.remembered")).to_contain_text("None yet")
         expect(card).to_have_count(0, timeout=30_000)
     finally:
         adapter.send("BluetoothEmulation.disable")

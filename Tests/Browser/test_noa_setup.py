@@ -122,6 +122,11 @@ def test_the_card_makes_a_token_the_app_can_use(reachable_server, context, tmp_p
     language.fill("Korean")
     language.press("Tab")
     expect(page.locator("#toast")).to_have_text("Saved.")
+    # The persona and the voice the glasses' answers use (relayed Monocle and Frame follow them too).
+    page.evaluate("document.getElementById('toast').textContent = ''")
+    expect(card.get_by_label("Persona")).to_have_value("concise")
+    card.get_by_label("Persona").select_option("assistant")
+    expect(page.locator("#toast")).to_have_text("Saved.")
     expect(card.locator("p.error")).to_have_text("")
     every_theme(page, "settings-noa")
     page.evaluate("document.getElementById('toast').textContent = ''")
@@ -137,6 +142,8 @@ def test_the_card_makes_a_token_the_app_can_use(reachable_server, context, tmp_p
     expect(card.get_by_label("Send the answer as speech too", exact=False)).not_to_be_checked()
     expect(card.get_by_label("Translate what I say into")).to_have_value("Korean")
     expect(card.get_by_label("The language I speak")).to_have_value("en")
+    expect(card.get_by_label("Persona")).to_have_value("assistant")
+    assert page.request.get(url + "/api/v1/settings/glasses.persona").json()["value"] == "assistant"
     expect(card.locator("#noa-header-value")).to_have_count(0)  # the secret is never shown again
     # Emptying the language turns translation off (the setting goes back to its default).
     card.get_by_label("Translate what I say into").fill("")

@@ -157,7 +157,7 @@ extension SibylRuntime.Glasses {
         if settings[.glassesSpokenAnswers] {
             mark = clock.now
             do {
-                reply.speech = try await runtime.voice.speak(reply.message, options: SpeechOptions(voice: settings[.ttsVoice], format: .mp3))
+                reply.speech = try await runtime.voice.speak(reply.message, options: SpeechOptions(voice: settings[.glassesVoice] ?? settings[.ttsVoice], format: .mp3))
             } catch {
                 await runtime.log(.warning, .noa, "the answer could not be spoken: \(error.localizedDescription)")
             }

@@ -27,16 +27,24 @@ class BluetoothRelay {
     this.translateTo = translateTo;
   }
 
-  async connect() {
+  /** Connects to `device` (glasses this browser remembers), or to the glasses the person chooses. */
+  async connect(device = null) {
     if (!navigator.bluetooth) throw new Error(t('glasses.noBluetooth'));
-    this.onState(t('glasses.choosing'));
-    this.device = await navigator.bluetooth.requestDevice({
-      filters: [{ services: [SERIAL.service] }, { namePrefix: 'monocle' }, { services: [FRAME.service] }, { namePrefix: 'Frame' }],
-      optionalServices: [SERIAL.service, DATA.service, FRAME.service],
-    });
-    this.device.addEventListener('gattserverdisconnected', () => this.lost(t('glasses.bluetoothLost')));
+    if (device) {
+      this.device = device;
+    } else {
+      this.onState(t('glasses.choosing'));
+      this.device = await navigator.bluetooth.requestDevice({
+        filters: [{ services: [SERIAL.service] }, { namePrefix: 'monocle' }, { services: [FRAME.service] }, { namePrefix: 'Frame' }],
+        optionalServices: [SERIAL.service, DATA.service, FRAME.service],
+      });
+    }
+    this.onGone = () => this.lost(t('glasses.bluetoothLost'));
+    this.device.addEventListener('gattserverdisconnected', this.onGone);
     this.onState(t('glasses.connectingBluetooth'));
     const server = await this.device.gatt.connect();
+    // Reached once: losing them from now on is worth reconnecting.
+    this.reached = true;
     const notify = async (service, uuid, channel) => {
       const characteristic = await service.getCharacteristic(uuid);
       characteristic.addEventListener('characteristicvaluechanged', (event) => {
@@ -108,6 +116,7 @@ class BluetoothRelay {
   lost(reason) {
     if (this.closed) return;
     this.closed = true;
+    this.device?.removeEventListener('gattserverdisconnected', this.onGone);
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'disconnected', reason }));
     this.socket?.close();
     if (this.device?.gatt?.connected) this.device.gatt.disconnect();
@@ -126,8 +135,26 @@ class BluetoothRelay {
  */
 export async function renderGlasses({ show, toast }) {
   const relayState = h('p', { class: 'status-line', role: 'status' }, t('glasses.notConnected'));
-  const connectButton = h('button', { type: 'button', i18n: 'glasses.connect', onclick: connect });
-  const disconnectButton = h('button', { type: 'button', class: 'quiet', i18n: 'glasses.disconnect', hidden: true, onclick: () => relay?.disconnect() });
+  const connectButton = h('button', { type: 'button', i18n: 'glasses.connect', onclick: () => connect() });
+  const disconnectButton = h('button', { type: 'button', class: 'quiet', i18n: 'glasses.disconnect', hidden: true, onclick: () => {
+    // Let go on purpose: not reconnected until asked again.
+    leftOnPurpose = true;
+    clearTimeout(retryTimer);
+    relay?.disconnect();
+  } });
+  // Glasses this browser was allowed to use before (Web Bluetooth's getDevices), which it
+  // reconnects to by itself when they come back in range, unless this is off.
+  const remembered = h('ul', { class: 'plain-list remembered', 'aria-label': t('glasses.remembered') });
+  const autoReconnect = h('input', { id: 'glasses-auto-reconnect', type: 'checkbox', checked: localStorage.getItem('sibyl.glassesAutoReconnect') !== 'off' });
+  autoReconnect.addEventListener('change', () => {
+    localStorage.setItem('sibyl.glassesAutoReconnect', autoReconnect.checked ? 'on' : 'off');
+    if (!autoReconnect.checked) clearTimeout(retryTimer);
+    loadRemembered();
+  });
+  let leftOnPurpose = false;
+  let retryTimer = null;
+  let retryDelay = 2000;
+  const watching = new Map();
   // What real glasses do once connected: answer questions, or caption what is said around the wearer.
   const relayMode = h('select', { id: 'relay-mode' }, h('option', { value: 'assistant', i18n: 'glasses.modeAssistant' }), h('option', { value: 'captions', i18n: 'glasses.modeCaptions' }));
   const relayTarget = h('input', { id: 'relay-target', type: 'text', placeholder: t('glasses.asHeard') });
@@ -163,7 +190,9 @@ export async function renderGlasses({ show, toast }) {
     h('section', { class: 'card', 'aria-labelledby': 'relay-title' },
       h('h2', { id: 'relay-title', i18n: 'glasses.real' }), h('p', { class: 'hint', i18n: 'glasses.realHint' }),
       h('div', { class: 'row' }, h('div', { class: 'compact-field' }, h('label', { htmlFor: 'relay-mode', i18n: 'glasses.relayMode' }), relayMode), relayTargetField),
-      relayState, h('div', { class: 'row' }, connectButton, disconnectButton)),
+      relayState, h('div', { class: 'row' }, connectButton, disconnectButton),
+      h('h3', { i18n: 'glasses.remembered' }), remembered,
+      h('label', { class: 'switch', htmlFor: 'glasses-auto-reconnect' }, autoReconnect, h('span', { i18n: 'glasses.autoReconnect' }))),
     h('section', { class: 'card', 'aria-labelledby': 'virtual-title' },
       h('h2', { id: 'virtual-title', i18n: 'glasses.virtual' }), h('p', { class: 'hint', i18n: 'glasses.virtualHint' }),
       h('div', { class: 'row' },
@@ -173,26 +202,97 @@ export async function renderGlasses({ show, toast }) {
       h('div', { class: 'row' }, startButton, stopButton), screen, wearer),
     h('section', { class: 'card', 'aria-labelledby': 'links-title', 'aria-live': 'polite' }, h('h2', { id: 'links-title', i18n: 'glasses.linked' }), links));
 
-  async function connect() {
+  /** Connects to `device` (remembered glasses), or to the glasses the person chooses. */
+  async function connect(device = null) {
+    if (relay) return;
+    clearTimeout(retryTimer);
+    leftOnPurpose = false;
     connectButton.disabled = true;
     const link = new BluetoothRelay((text) => { relayState.textContent = text; }, () => {
       if (relay === link) relay = null;
       connectButton.hidden = false;
       disconnectButton.hidden = true;
       relayMode.disabled = false;
+      loadRemembered();
+      // Lost, not let go: back as soon as they are in range again.
+      if (link.reached && !leftOnPurpose && autoReconnect.checked && document.body.contains(remembered)) awaitReturn(link.device);
     }, { captions: relayMode.value === 'captions', translateTo: relayTarget.value.trim() });
     relayMode.disabled = true;
     try {
       relay = link;
-      await link.connect();
+      await link.connect(device);
       connectButton.hidden = Boolean(relay);
       disconnectButton.hidden = !relay;
+      retryDelay = 2000;
+      loadRemembered();
     } catch (error) {
       // Let go of the glasses if they were reached before the step that failed.
       link.lost(error.name === 'NotFoundError' ? t('glasses.noneChosen') : error.message);
+      if (device && !link.reached && !leftOnPurpose && autoReconnect.checked) awaitReturn(device);
     } finally {
       connectButton.disabled = false;
     }
+  }
+
+  /**
+   * Waits for lost glasses to come back: their advertisements (when the browser can watch them),
+   * and a new attempt now and then (2 s, doubling up to 20 s) for browsers that cannot.
+   */
+  function awaitReturn(device) {
+    if (!device) return;
+    relayState.textContent = t('glasses.awaitingReturn', { name: device.name || t('glasses.yourGlasses') });
+    watch(device);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      if (!relay && !leftOnPurpose && autoReconnect.checked && document.body.contains(remembered)) connect(device);
+    }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 20000);
+  }
+
+  /** Listens for remembered glasses' advertisements: one heard while none is connected connects them. */
+  function watch(device) {
+    if (watching.has(device.id) || typeof device.watchAdvertisements !== 'function') return;
+    const heard = () => {
+      if (!relay && !leftOnPurpose && autoReconnect.checked && document.body.contains(remembered)) connect(device);
+    };
+    device.addEventListener('advertisementreceived', heard);
+    watching.set(device.id, heard);
+    device.watchAdvertisements().catch(() => watching.delete(device.id));
+  }
+
+  /** The glasses this browser remembers, each with a button to connect and one to forget them. */
+  async function loadRemembered() {
+    let devices = [];
+    try {
+      devices = (await navigator.bluetooth?.getDevices?.()) ?? [];
+    } catch {
+      // No permission to list them: the list stays empty.
+    }
+    devices = devices.filter((device) => /^(monocle|frame)/i.test(device.name ?? ''));
+    remembered.replaceChildren(...(devices.length ? devices.map((device) => {
+      const name = device.name || t('glasses.yourGlasses');
+      return h('li', { class: 'row', 'data-device': device.id },
+        h('strong', {}, name),
+        device.gatt?.connected ? h('span', { class: 'hint' }, t('glasses.connectedNow'))
+          : h('button', { type: 'button', class: 'small', 'aria-label': t('glasses.connectNamed', { name }), onclick: () => connect(device) }, t('glasses.connectShort')),
+        h('button', { type: 'button', class: 'quiet small danger', 'aria-label': t('glasses.forgetNamed', { name }), onclick: () => forget(device) }, t('glasses.forget')));
+    }) : [h('li', { class: 'hint' }, t('glasses.noneRemembered'))]));
+    if (autoReconnect.checked) devices.forEach(watch);
+  }
+
+  async function forget(device) {
+    if (relay?.device?.id === device.id) {
+      leftOnPurpose = true;
+      relay.disconnect();
+    }
+    clearTimeout(retryTimer);
+    try {
+      await device.forget?.();
+    } catch (error) {
+      toast(error.message);
+    }
+    watching.delete(device.id);
+    loadRemembered();
   }
 
   async function startEmulator() {
@@ -296,4 +396,5 @@ export async function renderGlasses({ show, toast }) {
   // captions, the virtual Monocle's screen): the page follows without asking again and again.
   onLiveEvent(links, ({ type }) => { if (type === 'glasses') refresh(); }, 50);
   refresh();
+  loadRemembered();
 }

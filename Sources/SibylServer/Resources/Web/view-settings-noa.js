@@ -9,7 +9,10 @@ import { formatDate, t, translate } from './i18n.js';
 const NOA_FIELDS = { endpoint: 'API Endpoint', headerKey: 'API Header Key', headerValue: 'API Header Value' };
 const NOA_TOKEN_LABEL = 'Noa app';
 /** The server's settings behind the card's controls, by their API path. */
-const NOA_SETTINGS = { documents: '/settings/glasses.documents', speech: '/settings/glasses.spoken_answers', translateTo: '/settings/glasses.translate_to', language: '/settings/glasses.language' };
+const NOA_SETTINGS = {
+  documents: '/settings/glasses.documents', speech: '/settings/glasses.spoken_answers', translateTo: '/settings/glasses.translate_to', language: '/settings/glasses.language',
+  persona: '/settings/glasses.persona', voice: '/settings/glasses.voice',
+};
 
 /** Loads Debian's qrcode-generator once, when a QR code is first drawn; resolves false without it. */
 let qrLibrary = null;
@@ -61,6 +64,17 @@ export function noaCard({ toast, admin }) {
   const speech = h('input', { id: 'noa-speech', type: 'checkbox', disabled: !admin });
   const language = h('input', { id: 'noa-language', type: 'text', autocomplete: 'off', disabled: !admin, maxlength: '8', size: '8', i18nPlaceholder: 'settings.noa.languageExample' });
   const translateTo = h('input', { id: 'noa-translate', type: 'text', autocomplete: 'off', disabled: !admin, i18nPlaceholder: 'settings.noa.translateExample' });
+  // The persona the glasses' questions are answered with, and the voice their spoken answers use.
+  const persona = h('select', { id: 'noa-persona', disabled: !admin });
+  const voice = h('select', { id: 'noa-voice', disabled: !admin }, h('option', { value: '' }, t('settings.noa.voiceDefault')));
+  let savedPersona = '';
+  let savedVoice = '';
+  persona.addEventListener('change', async () => {
+    if (await store(NOA_SETTINGS.persona, persona.value, () => { persona.value = savedPersona; })) savedPersona = persona.value;
+  });
+  voice.addEventListener('change', async () => {
+    if (await store(NOA_SETTINGS.voice, voice.value, () => { voice.value = savedVoice; })) savedVoice = voice.value;
+  });
   const tokenList = h('ul', { class: 'plain-list' });
   const tokenBox = h('div', { class: 'stack', hidden: true }, h('h3', { i18n: 'settings.noa.tokens' }), tokenList);
 
@@ -202,6 +216,13 @@ export function noaCard({ toast, admin }) {
       translateTo.value = savedLanguage;
       savedSpoken = settings[NOA_SETTINGS.language]?.value ?? '';
       language.value = savedSpoken;
+      const [personas, voices] = await Promise.all([api('/personas'), api('/voices').catch(() => [])]);
+      persona.replaceChildren(...personas.map((p) => h('option', { value: p.name }, p.summary ? `${p.name} · ${p.summary}` : p.name)));
+      savedPersona = settings[NOA_SETTINGS.persona]?.value ?? settings[NOA_SETTINGS.persona]?.defaultValue ?? 'concise';
+      persona.value = savedPersona;
+      voice.append(...voices.map((v) => h('option', { value: v.id }, v.name)));
+      savedVoice = settings[NOA_SETTINGS.voice]?.value ?? '';
+      voice.value = voices.some((v) => v.id === savedVoice) ? savedVoice : '';
     } catch (failure) {
       error.textContent = failure.message;
     }
@@ -218,6 +239,8 @@ export function noaCard({ toast, admin }) {
     h('div', { class: 'stack' },
       h('label', { class: 'switch', htmlFor: 'noa-documents' }, documents, h('span', { i18n: 'settings.noa.documents' })),
       h('label', { class: 'switch', htmlFor: 'noa-speech' }, speech, h('span', { i18n: 'settings.noa.speech' })),
+      field('settings.noa.persona', persona, 'settings.noa.personaHint'),
+      field('settings.noa.voice', voice),
       field('settings.noa.language', language, 'settings.noa.languageHint'),
       field('settings.noa.translate', translateTo, 'settings.noa.translateHint')),
     error);
