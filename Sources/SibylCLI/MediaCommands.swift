@@ -80,7 +80,7 @@ struct Imagine: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "The image file to write (with several images: name-1.png, name-2.png …).") var output: String
     @Option(help: "Size, as the model draws it: dall-e-3 1024x1024, 1792x1024 or 1024x1792; dall-e-2 256x256, 512x512 or 1024x1024.") var size: String?
     @Option(help: "Quality, e.g. standard, hd, low, medium, high (depends on the model).") var quality: String?
-    @Option(name: [.customShort("n"), .long], help: "How many images.") var count = 1
+    @Option(name: [.customShort("n"), .long], help: "How many images (dall-e-3 draws one at a time; others up to 10).") var count = 1
     @Option(help: "Image model instead of the configured one.") var model: String?
 
     func run() async throws {

@@ -115,6 +115,36 @@ def test_every_page_opens_without_a_failed_request_or_console_error(stub_server,
     assert failed == [], failed
     assert console == [], console
 
+def test_a_walk_from_an_empty_data_directory_at_desktop_and_phone_size(browser):
+    """A new user's first visit: a server on an empty data directory with nothing configured (the
+    local engines, no key), every page at a desktop's and a phone's size, without one failed
+    request or console error."""
+    from conftest import fresh_server, new_context
+    with fresh_server({"SIBYL_SERVE_AUTH": "none"}) as server:
+        for size in ({"width": 1100, "height": 760}, {"width": 390, "height": 844}):
+            context = new_context(browser)
+            context.set_default_timeout(30_000)
+            page = context.new_page()
+            page.set_viewport_size(size)
+            failed, console = [], []
+            page.on("response", lambda response: failed.append(f"{response.status} {response.request.method} {response.url}") if response.status >= 400 else None)
+            page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
+            page.on("pageerror", lambda error: console.append(str(error)))
+            for view, heading in [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]:
+                page.goto(f"{server.url}/#/{view}")
+                if heading:
+                    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+                else:
+                    expect(page.get_by_label("Your question")).to_be_visible()
+                page.wait_for_load_state("networkidle")
+                if size["width"] < 400:
+                    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], f"{view} scrolls sideways on a phone"
+            expect(page.locator("section").filter(has=page.get_by_role("heading", name="Where documents' vectors are searched"))).to_contain_text("Vectors are searched in the knowledge base.")
+            context.close()
+            assert failed == [], failed
+            assert console == [], console
+
+
 def test_the_log_filters_exports_and_follows(stub_server, model_stub, context):
     page = context.new_page()
     page.goto(stub_server.url + "/#/logs")

@@ -50,7 +50,11 @@ struct MediaAndProviderCommandsTests {
             let cli = try CLIRunner(server: server)
             try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
             let out = cli.home.appendingPathComponent("fox.png").path
-            let result = try await cli.run(["imagine", "a", "red", "fox", "-o", out, "-n", "2"])
+            // DALL·E 3, the default, draws one at a time: two are refused before anything is sent.
+            let refused = try await cli.run(["imagine", "a", "red", "fox", "-o", out, "-n", "2"])
+            #expect(refused.status == 1 && refused.stderr.contains("dall-e-3 draws one image at a time"), "\(refused.stderr)")
+            #expect(server.requests(to: "/v1/images/generations").isEmpty)
+            let result = try await cli.run(["imagine", "a", "red", "fox", "-o", out, "-n", "2", "--model", "dall-e-2"])
             #expect(result.status == 0)
             #expect(FileManager.default.contents(atPath: cli.home.appendingPathComponent("fox-1.png").path) == png)
             #expect(FileManager.default.contents(atPath: cli.home.appendingPathComponent("fox-2.png").path) == png)

@@ -75,7 +75,8 @@ struct AccessControlTests {
                 #expect(!uri.contains("{"), "\(operation): a path parameter this test does not fill")
                 let method = HTTPRequest.Method(operation.method.uppercased())!
                 if method == .put { continue }  // PUT personas/{name} makes Bo's own persona: checked below
-                let body = method == .get || method == .delete ? nil : jsonBody(["text": "hi", "stream": false])
+                // A body every route reads: a turn's text, a new name (collections).
+                let body = method == .get || method == .delete ? nil : jsonBody(["text": "hi", "stream": false, "name": "taken-by-bo"])
                 try await client.execute(uri: uri, method: method, headers: asBo, body: body) { response in
                     #expect(response.status == .notFound, "\(method) \(uri) as another account answered \(response.status): \(response.text.prefix(200))")
                     #expect(!response.text.contains("Ada") && !response.text.contains("violet-harbor"), "\(method) \(uri) leaked data")
