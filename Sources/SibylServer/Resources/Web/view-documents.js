@@ -45,7 +45,8 @@ export async function renderDocuments({ show, toast }) {
   const uploads = h('ul', { class: 'uploads', 'aria-live': 'polite' });
   const table = h('tbody');
   const summary = h('p', { class: 'hint' });
-  const details = h('section', { class: 'card document-details', hidden: true, 'aria-labelledby': 'details-title', tabindex: '-1' });
+  // Named by its heading once a document is shown (an empty section points at nothing).
+  const details = h('section', { class: 'card document-details', hidden: true, tabindex: '-1' });
   const query = h('input', { id: 'search-query', type: 'search', i18nPlaceholder: 'docs.searchExample' });
   const results = h('ol', { class: 'passages' });
   const failures = h('ul', { class: 'failures' });
@@ -194,6 +195,7 @@ export async function renderDocuments({ show, toast }) {
         h('caption', { i18n: 'docs.sizesTable' }),
         h('thead', {}, h('tr', {}, h('th', { scope: 'col', i18n: 'docs.sizeRange' }), h('th', { scope: 'col', i18n: 'docs.passages' }))),
         h('tbody', {}, passageSizes.map((bin) => h('tr', {}, h('td', {}, `${bin.from}–${bin.to}`), h('td', { class: 'number' }, formatNumber(bin.count))))));
+      details.setAttribute('aria-labelledby', 'details-title');
       details.replaceChildren(
         h('div', { class: 'row' }, h('h2', { id: 'details-title' }, document.title || document.path),
           h('button', { type: 'button', class: 'quiet small', i18n: 'dialog.close', onclick: () => { details.hidden = true; } })),
