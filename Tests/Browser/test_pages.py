@@ -101,19 +101,30 @@ def test_a_persona_keeps_its_sampling_through_the_form_and_a_built_in_is_copied(
 def test_every_page_opens_without_a_failed_request_or_console_error(stub_server, context):
     # The first thing a page asks (accounts and who is calling) is answered 200 on a server without
     # accounts too: no 404 in the console (it was GET /api/v1/auth/session).
-    page = context.new_page()
+    failed, console = walk_every_page(context.new_page(), stub_server.url)
+    assert failed == [], failed
+    assert console == [], console
+
+
+PAGES = [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]
+
+
+def walk_every_page(page, url: str, after_each=lambda view: None):
+    """Opens every page in turn, each until it has loaded (`after_each(view)` then looks at it);
+    returns the requests that failed and the errors the console and the page's scripts reported."""
     failed, console = [], []
     page.on("response", lambda response: failed.append(f"{response.status} {response.request.method} {response.url}") if response.status >= 400 else None)
     page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
-    for view, heading in [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]:
-        page.goto(f"{stub_server.url}/#/{view}")
+    page.on("pageerror", lambda error: console.append(str(error)))
+    for view, heading in PAGES:
+        page.goto(f"{url}/#/{view}")
         if heading:
             expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
         else:
             expect(page.get_by_label("Your question")).to_be_visible()
         page.wait_for_load_state("networkidle")
-    assert failed == [], failed
-    assert console == [], console
+        after_each(view)
+    return failed, console
 
 def test_a_walk_from_an_empty_data_directory_at_desktop_and_phone_size(browser):
     """A new user's first visit: a server on an empty data directory with nothing configured (the
@@ -126,19 +137,12 @@ def test_a_walk_from_an_empty_data_directory_at_desktop_and_phone_size(browser):
             context.set_default_timeout(30_000)
             page = context.new_page()
             page.set_viewport_size(size)
-            failed, console = [], []
-            page.on("response", lambda response: failed.append(f"{response.status} {response.request.method} {response.url}") if response.status >= 400 else None)
-            page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
-            page.on("pageerror", lambda error: console.append(str(error)))
-            for view, heading in [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]:
-                page.goto(f"{server.url}/#/{view}")
-                if heading:
-                    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
-                else:
-                    expect(page.get_by_label("Your question")).to_be_visible()
-                page.wait_for_load_state("networkidle")
-                if size["width"] < 400:
-                    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"], f"{view} scrolls sideways on a phone"
+
+            def fits(view, width=size["width"]):
+                if width < 400:
+                    assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{view} scrolls sideways on a phone"
+
+            failed, console = walk_every_page(page, server.url, fits)
             expect(page.locator("section").filter(has=page.get_by_role("heading", name="Where documents' vectors are searched"))).to_contain_text("Vectors are searched in the knowledge base.")
             context.close()
             assert failed == [], failed
