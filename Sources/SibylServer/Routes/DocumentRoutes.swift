@@ -120,8 +120,7 @@ struct DocumentRoutes: RouteCollectionAdding {
                     }
                     writer.send("done", Wire.IngestReport(addition))
                 } catch {
-                    let apiError = APIError.from(error)
-                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                    writer.sendError(error)
                 }
             }
         }
@@ -143,8 +142,7 @@ struct DocumentRoutes: RouteCollectionAdding {
                     }
                     writer.send("done", ReindexReport(collection: done.collection, embeddingModel: done.model, documents: done.documents, passages: done.passages))
                 } catch {
-                    let apiError = APIError.from(error)
-                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                    writer.sendError(error)
                 }
             }
         }

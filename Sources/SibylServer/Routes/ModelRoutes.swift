@@ -51,8 +51,7 @@ struct ModelRoutes: RouteCollectionAdding {
                     }
                     writer.send("done", Wire.InstallReport(summary))
                 } catch {
-                    let apiError = APIError.from(error)
-                    writer.send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+                    writer.sendError(error)
                 }
             }
         }

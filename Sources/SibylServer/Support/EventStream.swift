@@ -21,6 +21,13 @@ struct EventStream: Sendable {
             return deliver("event: \(event)\ndata: \(json)\n\n")
         }
 
+        /// Sends an `error` event: the failure as the API reports it (code, message, remedy).
+        @discardableResult
+        func sendError(_ error: any Error) -> Bool {
+            let apiError = APIError.from(error)
+            return send("error", Wire.ErrorBody(code: apiError.code, message: apiError.message, remedy: apiError.remedy))
+        }
+
         /// Sends a `data:` line as it is (OpenAI's framing has no event names); false once the client has gone.
         @discardableResult
         func sendData(_ text: String) -> Bool {
