@@ -249,6 +249,7 @@ let package = Package(
             name: "GlassesRelay",
             dependencies: [
                 "Glasses",
+                "SecureDFU",
                 "FrameProtocol",
                 "SibylCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -489,7 +490,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: modernSettings
         ),
-        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SibylCore"], swiftSettings: modernSettings),
+        .testTarget(name: "GlassesRelayTests", dependencies: ["GlassesRelay", "Glasses", "FrameProtocol", "SecureDFU", "SibylCore"], swiftSettings: modernSettings),
         .testTarget(name: "GlassesBluetoothTests", dependencies: ["GlassesBluetooth", "Glasses", "SecureDFU"], swiftSettings: modernSettings),
         .testTarget(name: "MonocleTests", dependencies: ["Monocle", "Glasses"]),
         .testTarget(name: "FrameGlassesTests", dependencies: ["FrameGlasses", "FrameProtocol", "Glasses"], swiftSettings: modernSettings),

@@ -18,6 +18,14 @@ public import Foundation
 /// also accepted). The first `connected` on a socket decides which glasses it carries. The browser
 /// also reports `{"type":"disconnected","reason":"…"}`; Sibyl asks for `{"type":"connect"}` and
 /// `{"type":"disconnect"}`.
+///
+/// A firmware install goes over the same socket: Sibyl asks for `{"type":"connectBootloader"}` once
+/// the glasses restarted into their bootloader (Monocle's `DfuTarg`, Frame's "Frame Update", a
+/// Bluetooth device of its own), and the page answers `{"type":"bootloaderConnected","maxWriteLength":100}`
+/// (or `{"type":"bootloaderDisconnected","reason":"…"}` when it cannot reach it, or loses it).
+/// Binary frames 4 carry the DFU control point (Sibyl's writes go with response; the page relays
+/// its notifications) and 5 the DFU packet characteristic (writes without response).
+/// `{"type":"disconnectBootloader"}` lets it go.
 public enum RelayMessage: Sendable, Equatable {
     /// Bytes on a channel (Monocle's serial or data, Frame's): a notification (browser → Sibyl) or a
     /// write (Sibyl → browser; a Frame write is one whole packet).
@@ -32,6 +40,25 @@ public enum RelayMessage: Sendable, Equatable {
     case connectRequest
     /// Sibyl → browser: please disconnect.
     case disconnectRequest
+    /// Bytes on a bootloader characteristic: a control-point notification (browser → Sibyl), or a
+    /// write (Sibyl → browser).
+    case bootloaderBytes(BootloaderChannel, Data)
+    /// Browser → Sibyl: the glasses' bootloader is connected, its DFU notifications on.
+    case bootloaderConnected(maximumWriteLength: Int)
+    /// Browser → Sibyl: the bootloader could not be reached, or its link dropped.
+    case bootloaderDisconnected(reason: String)
+    /// Sibyl → browser: please connect to the glasses' bootloader (the page may need the user's click first).
+    case bootloaderConnectRequest
+    /// Sibyl → browser: please let the bootloader go.
+    case bootloaderDisconnectRequest
+
+    /// The bootloader's two characteristics, by the first byte of their binary frames.
+    public enum BootloaderChannel: UInt8, Sendable {
+        /// The DFU control point: requests written with response, answers as notifications.
+        case control = 4
+        /// The DFU packet characteristic: an object's bytes, written without response.
+        case packet = 5
+    }
 
     /// The channel byte of Frame's bytes.
     public static let frameChannel: UInt8 = 3
@@ -50,6 +77,7 @@ public enum RelayMessage: Sendable, Equatable {
     public var binary: Data? {
         switch self {
         case .bytes(let channel, let payload): Data([Self.channelByte(channel)]) + payload
+        case .bootloaderBytes(let channel, let payload): Data([channel.rawValue]) + payload
         default: nil
         }
     }
@@ -58,7 +86,7 @@ public enum RelayMessage: Sendable, Equatable {
     public var text: String? {
         let object: [String: Any]
         switch self {
-        case .bytes: return nil
+        case .bytes, .bootloaderBytes: return nil
         case .connected(let length): object = ["type": "connected", "maxWriteLength": length]
         case .frameConnected(let mtu):
             var connected: [String: Any] = ["type": "connected", "kind": "frame"]
@@ -67,6 +95,10 @@ public enum RelayMessage: Sendable, Equatable {
         case .disconnected(let reason): object = ["type": "disconnected", "reason": reason]
         case .connectRequest: object = ["type": "connect"]
         case .disconnectRequest: object = ["type": "disconnect"]
+        case .bootloaderConnected(let length): object = ["type": "bootloaderConnected", "maxWriteLength": length]
+        case .bootloaderDisconnected(let reason): object = ["type": "bootloaderDisconnected", "reason": reason]
+        case .bootloaderConnectRequest: object = ["type": "connectBootloader"]
+        case .bootloaderDisconnectRequest: object = ["type": "disconnectBootloader"]
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -78,7 +110,9 @@ public enum RelayMessage: Sendable, Equatable {
         case 1: self = .bytes(.serial, Data(binary.dropFirst()))
         case 2: self = .bytes(.data, Data(binary.dropFirst()))
         case Self.frameChannel: self = .bytes(.frame, Data(binary.dropFirst()))
-        default: throw RelayError.badFrame("a binary frame must start with 1 (serial), 2 (data) or 3 (Frame)")
+        case let first? where BootloaderChannel(rawValue: first) != nil:
+            self = .bootloaderBytes(BootloaderChannel(rawValue: first) ?? .control, Data(binary.dropFirst()))
+        default: throw RelayError.badFrame("a binary frame must start with 1 (serial), 2 (data), 3 (Frame), 4 (DFU control) or 5 (DFU packet)")
         }
     }
 
@@ -113,6 +147,17 @@ public enum RelayMessage: Sendable, Equatable {
             self = .connectRequest
         case "disconnect":
             self = .disconnectRequest
+        case "bootloaderConnected":
+            guard let length = (object["maxWriteLength"] as? NSNumber)?.intValue, (20...512).contains(length) else {
+                throw RelayError.badFrame("\"bootloaderConnected\" needs maxWriteLength between 20 and 512")
+            }
+            self = .bootloaderConnected(maximumWriteLength: length)
+        case "bootloaderDisconnected":
+            self = .bootloaderDisconnected(reason: object["reason"] as? String ?? "the browser lost the bootloader")
+        case "connectBootloader":
+            self = .bootloaderConnectRequest
+        case "disconnectBootloader":
+            self = .bootloaderDisconnectRequest
         default:
             throw RelayError.badFrame("unknown message type \"\(type)\"")
         }

@@ -13,7 +13,8 @@ public import SibylCore
 /// `print(frame.bluetooth.max_length())`, which answers the MTU − 4) before it reports the link
 /// connected; if Frame does not answer, it reports the smallest MTU (23), whose writes fit any
 /// link. A `connected` repeated while connected is reported again (with its MTU) or, without one,
-/// taken as news already known.
+/// taken as news already known. The same page also carries the glasses' bootloader while a
+/// firmware install runs: ``bootloader`` is that link, fed the bootloader's messages.
 public actor RelayTransport: GlassesTransport {
     /// How a Frame's MTU is asked for.
     public struct Options: Sendable {
@@ -33,6 +34,8 @@ public actor RelayTransport: GlassesTransport {
     /// Which glasses the page carries.
     public nonisolated let kind: GlassesKind
     public nonisolated let events: AsyncStream<GlassesTransportEvent>
+    /// The glasses' bootloader, reached through the same page (for a firmware install).
+    public nonisolated let bootloader: RelayBootloader
     private nonisolated let continuation: AsyncStream<GlassesTransportEvent>.Continuation
     private let send: @Sendable (RelayMessage) async throws -> Void
     private let options: Options
@@ -48,6 +51,7 @@ public actor RelayTransport: GlassesTransport {
         self.kind = kind
         self.options = options
         self.send = send
+        bootloader = RelayBootloader(send: send)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -79,15 +83,19 @@ public actor RelayTransport: GlassesTransport {
             await askForMTU(generation)
         case .disconnected(let reason):
             lost(reason)
-        case .connected, .frameConnected, .connectRequest, .disconnectRequest:
+        case .bootloaderConnected, .bootloaderDisconnected, .bootloaderBytes:
+            await bootloader.receive(message)
+        case .connected, .frameConnected, .connectRequest, .disconnectRequest,
+             .bootloaderConnectRequest, .bootloaderDisconnectRequest:
             break // the other kind's, or Sibyl's requests: not what this browser sends
         }
     }
 
     /// The browser's connection closed: the glasses are out of reach.
-    public func browserLeft() {
+    public func browserLeft() async {
         lost("the browser closed the relay")
         continuation.finish()
+        await bootloader.browserLeft()
     }
 
     public func connect() async throws {
