@@ -26,6 +26,8 @@ public actor FrameDriver: GlassesDriver {
         public var attempts = 3
         /// Pause after connecting and after each break or reset (the firmware needs a moment).
         public var signalPause: Duration = .milliseconds(200)
+        /// The app's own words (statuses, its errors), sent when it starts unless English, which it has.
+        public var prompts = GlassesPrompts.english
 
         public init() {}
     }
@@ -114,6 +116,9 @@ public actor FrameDriver: GlassesDriver {
         try Task.checkCancellation()
         runningLink = link
         wearer?.reset()
+        if options.prompts != .english, app.readyLine == SibylFrameApp.readyLine {
+            try await send(SibylFrameApp.prompts(options.prompts))
+        }
         return GlassesDeviceInfo(
             firmware: firmware, app: app.version, uploaded: uploaded, maximumWriteLength: link.maximumWriteLength,
             uploadTime: uploadTime, uploadWrites: writes
@@ -195,7 +200,7 @@ public actor FrameDriver: GlassesDriver {
     public func startCaptions(_ link: GlassesLink) async throws {
         guard wearer != nil else { throw GlassesError.captionsUnsupported }
         await perform(wearer?.startCaptions() ?? [], link: link)
-        try await send(SibylFrameApp.text("Captions: tap to pause", colour: .grey))
+        try await send(SibylFrameApp.text(options.prompts.captions, colour: .grey))
     }
 
     /// Ends live captions: the microphone stops and the idle status shows.
@@ -216,7 +221,7 @@ public actor FrameDriver: GlassesDriver {
             let shown = pending.lines, paused = pending.paused
             do {
                 try await send(paused
-                    ? SibylFrameApp.text((shown + ["Paused: tap to resume"]).joined(separator: "\n"), colour: .grey)
+                    ? SibylFrameApp.text((shown + [options.prompts.captionsPaused]).joined(separator: "\n"), colour: .grey)
                     : SibylFrameApp.text(shown.joined(separator: "\n")))
             } catch {
                 await link.notice("could not show the captions: \(error.localizedDescription)")

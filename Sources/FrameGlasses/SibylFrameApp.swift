@@ -1,5 +1,6 @@
 import Foundation
 public import FrameProtocol
+public import Glasses
 
 /// The messages Sibyl's Frame app (`sibyl_frame.lua`) and the host exchange.
 public enum SibylFrameApp {
@@ -22,6 +23,9 @@ public enum SibylFrameApp {
         case photo = 0x24
         /// Clear the screen.
         case clear = 0x25
+        /// The app's own words in the wearer's language: its five status lines, then its error's
+        /// two lines, separated by "\n" (the idle one shows again at once).
+        case prompts = 0x26
     }
 
     /// Frame → host data flags.
@@ -65,6 +69,15 @@ public enum SibylFrameApp {
 
     public static func photo(_ settings: FrameCaptureSettings = FrameCaptureSettings(resolution: 720, quality: .high)) throws(FrameProtocolError) -> FrameMessage {
         try FrameMessage(code: Code.photo.rawValue, settings)
+    }
+
+    /// The app's own words, in ``Status`` order, then its error's two lines.
+    public static func prompts(_ prompts: GlassesPrompts) throws(FrameProtocolError) -> FrameMessage {
+        let lines = [
+            prompts.tapToAsk, prompts.listening + "...", prompts.thinking + "...", prompts.takingPhoto + "...", prompts.listeningForPhoto + "...",
+            prompts.somethingWentWrong, prompts.tapToTryAgain,
+        ]
+        return try FrameMessage(code: Code.prompts.rawValue, payload: Data(lines.joined(separator: "\n").utf8))
     }
 
     public static func clear() throws(FrameProtocolError) -> FrameMessage {

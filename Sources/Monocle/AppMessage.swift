@@ -1,4 +1,5 @@
 public import Foundation
+public import Glasses
 
 /// One message on the data channel: four ASCII bytes naming the command (colon included), then a payload.
 ///
@@ -51,6 +52,8 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
         case captionText = "cpt:"
         /// Monocle → host: the wearer paused ("1") or resumed ("0") live captions (Sibyl's addition).
         case captionsPaused = "cpp:"
+        /// Host → Monocle: the app's own words in the wearer's language, `key=text` lines (Sibyl's addition).
+        case prompts = "lng:"
     }
 
     public init(_ command: Command, _ payload: Data = Data()) {
@@ -106,6 +109,29 @@ public struct AppMessage: Sendable, Hashable, CustomStringConvertible {
             }
         }
         if !current.isEmpty || messages.isEmpty { flush() }
+        return messages
+    }
+
+    /// The app's own words as `lng:` messages, whole `key=text` lines in each, every message within
+    /// `maximumLength` (a line too long for any message is left out: the app keeps its English one).
+    public static func prompts(_ prompts: GlassesPrompts, maximumLength: Int) -> [AppMessage] {
+        let lines = [
+            ("tap", prompts.tapToSpeak), ("hold", prompts.holdForPhoto), ("photo", prompts.sendingPhoto), ("listen", prompts.listening),
+            ("think", prompts.thinking), ("cancel", prompts.cancelled), ("none", prompts.noAnswer), ("cap", prompts.captions),
+            ("paused", prompts.captionsPaused), ("open", prompts.openSibyl), ("welcome", prompts.welcome),
+        ].map { Data("\($0.0)=\($0.1)".utf8) }
+        let room = maximumLength - 4
+        var messages: [AppMessage] = []
+        var current = Data()
+        for line in lines where line.count <= room {
+            if !current.isEmpty, current.count + 1 + line.count > room {
+                messages.append(AppMessage(.prompts, current))
+                current = Data()
+            }
+            if !current.isEmpty { current.append(0x0A) }
+            current.append(line)
+        }
+        if !current.isEmpty { messages.append(AppMessage(.prompts, current)) }
         return messages
     }
 }

@@ -38,7 +38,7 @@ public struct GlassesRequestAssembler: Sendable {
             audio = Data()
             image = nil
             return .cancel
-        case .ready, .pong, .ping, .response, .error, .clear, .imageAck, .heard, .stopListening, .captions, .captionText, .captionsPaused:
+        case .ready, .pong, .ping, .response, .error, .clear, .imageAck, .heard, .stopListening, .captions, .captionText, .captionsPaused, .prompts:
             break
         }
         return nil

@@ -27,6 +27,8 @@ public actor MonocleDriver: GlassesDriver {
         public var connectDelay: Duration = .milliseconds(100)
         /// Quiet time that ends the raw-REPL greeting (a second banner may follow the first).
         public var settle: Duration = .milliseconds(150)
+        /// The app's own words (prompts, its errors), sent when it starts unless English, which it has.
+        public var prompts = GlassesPrompts.english
 
         public init() {}
     }
@@ -130,6 +132,11 @@ public actor MonocleDriver: GlassesDriver {
             }
             if message.command == .ready {
                 defer { appReady = true }
+                if !appReady, options.prompts != .english {
+                    for prompts in AppMessage.prompts(options.prompts, maximumLength: link.maximumWriteLength) {
+                        try? await send(prompts, link: link)
+                    }
+                }
                 if captioning, !appReady {
                     try? await send(AppMessage(.captions, Data("1".utf8)), link: link)
                     return

@@ -63,7 +63,7 @@ struct GlassesCommand: AsyncParsableCommand {
         @Option(name: .customLong("emulated-fpga"), help: "Monocle: FPGA version the virtual glasses report (an older one exercises `update --fpga`).")
         var emulatedFPGA = "v23.230.0808"
 
-        /// The FPGA version the virtual glasses report after a complete update (set by `update`).
+        @Option(name: .customLong("emulated-fpga-after-update"), help: "Monocle: FPGA version the virtual glasses report once an FPGA image was written to them (`update` sets it to --fpga-version).")
         var emulatedFPGAAfterUpdate: String?
 
         func validate() throws {

@@ -65,6 +65,8 @@ final class GlassesConsole: Sendable {
             Terminal.print(Terminal.dim("[\(state.kind): \(state)]"))
         case .notice(let text):
             Terminal.print(Terminal.yellow("[glasses] \(text)"))
+        case .updateFailed(let reason):
+            Terminal.print(Terminal.red("[glasses] the firmware update failed: \(reason)"))
         case .heard(let text):
             Terminal.print(Terminal.bold("heard: ") + text)
         case .answered(_, let answer, let timings):

@@ -6,6 +6,7 @@ import FrameProtocol
 import Glasses
 import GlassesRelay
 import MonocleEmulator
+import SecureDFU
 import SibylApp
 import SibylCore
 
@@ -31,8 +32,10 @@ extension GlassesCommand {
             would offer real ones: one at a time connects a WebSocket to ws://127.0.0.1:PORT/monocle (Monocle: \
             binary frames 1 = serial, 2 = data) or ws://127.0.0.1:PORT/frame (Frame: channel 3), speaking the \
             relay's messages (text frames: JSON connected/disconnected, and connect/disconnect from the peer). The \
-            connecting program is the phone: it installs its own app, as Sibyl does. PORT 0 picks a free port; the \
-            console still takes the commands above.
+            connecting program is the phone: it installs its own app, as Sibyl does. The glasses' bootloader (where \
+            they restart to have new firmware installed) waits beside them at .../monocle/bootloader or \
+            .../frame/bootloader: connect, then binary frames 4 = DFU control point, 5 = DFU packet. PORT 0 picks a \
+            free port; the console still takes the commands above.
             """
         )
 
@@ -89,7 +92,7 @@ extension GlassesCommand {
             }
             try await glasses.powerOn()
             let console = GlassesConsole(emulator: glasses)
-            let server = try await offer(phone, kind: .monocle, what: "virtual glasses") { await glasses.powerOff() }
+            let server = try await offer(phone, kind: .monocle, bootloader: EmulatorDFUTransport(emulator: glasses), what: "virtual glasses") { await glasses.powerOff() }
             if server == nil { try await phone.connect() }
             let watching = Task { await console.watchDisplay(showMessages: true, showSerial: true) }
             await console.readCommands(phone: server == nil ? phone : nil)
@@ -121,7 +124,7 @@ extension GlassesCommand {
             }
             try await glasses.powerOn()
             let link = EmulatorFrameTransport(emulator: glasses, mtu: mtu)
-            let server = try await offer(link, kind: .frame, what: "virtual Frame") { await glasses.powerOff() }
+            let server = try await offer(link, kind: .frame, bootloader: EmulatorFrameDFUTransport(emulator: glasses), what: "virtual Frame") { await glasses.powerOff() }
             console.transport.withLock { $0 = link }
             let watching = Task { await console.watch(from: glasses.display.frames.count) }
             await console.readCommands()
@@ -132,12 +135,13 @@ extension GlassesCommand {
 
         /// With `--listen`, offers the glasses on their relay path (nil without it); `powerOff` runs when that fails.
         private func offer(
-            _ glasses: any GlassesTransport, kind: GlassesKind, what: String, powerOff: () async -> Void
+            _ glasses: any GlassesTransport, kind: GlassesKind, bootloader: any DFUTransport, what: String, powerOff: () async -> Void
         ) async throws -> RelayGlassesServer? {
             guard let listen else { return nil }
             do {
-                let server = try await RelayGlassesServer.start(glasses: glasses, kind: kind, port: listen)
+                let server = try await RelayGlassesServer.start(glasses: glasses, kind: kind, bootloader: bootloader, port: listen)
                 Terminal.print("The \(what) wait\(what.hasSuffix("glasses") ? "" : "s") at \(server.url)")
+                if let bootloader = server.bootloaderURL { Terminal.print("Their bootloader, once they restart into it, waits at \(bootloader)") }
                 return server
             } catch {
                 await powerOff()

@@ -78,14 +78,9 @@ extension GlassesCommand {
             let address = emulator ? nil : try GlassesLinking.paired(runtime, kind: kind)
             let kind = kind ?? GlassesLinking.pairedKind(runtime)
             if kind == .frame && fpga != nil { throw CLIError("Frame has no FPGA image to write: --fpga is for Monocle.") }
-            let package = try firmware.map { try Self.loadPackage($0, version: firmwareVersion) }
-            var image: FPGAImage?
-            if let fpga, let fpgaVersion {
-                guard let data = FileManager.default.contents(atPath: fpga), !data.isEmpty else {
-                    throw CLIError("Cannot read the FPGA image \(fpga).")
-                }
-                image = FPGAImage(data: data, version: fpgaVersion)
-            }
+            let update = try loadUpdate(kind: kind)
+            let package = update.firmware
+            let image = update.fpga
             let links = try await connectLinks(runtime, kind: kind, address: address)
             defer { links.close() }
             var options = GlassesConnection.Options()
@@ -120,20 +115,27 @@ extension GlassesCommand {
             }
         }
 
-        /// Reads and checks a package before anything is sent; `version` overrides the one found in the image.
-        static func loadPackage(_ path: String, version firmwareVersion: String?) throws -> DFUPackage {
-            let package: DFUPackage
+        /// Reads the files and checks them (as the server checks an upload) before anything is sent.
+        func loadUpdate(kind: GlassesKind) throws -> GlassesUpdate {
+            func read(_ path: String, _ what: String) throws -> Data {
+                guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("Cannot read the \(what) \(path).") }
+                return data
+            }
+            let update: GlassesUpdate
             do {
-                package = try DFUPackage(contentsOf: URL(fileURLWithPath: path), version: firmwareVersion)
-            } catch {
-                throw CLIError(error.localizedDescription)
+                update = try GlassesUpdate(
+                    kind: kind, firmwareZip: try firmware.map { try read($0, "firmware package") }, firmwareVersion: firmwareVersion,
+                    fpgaImage: try fpga.map { try read($0, "FPGA image") }, fpgaVersion: fpgaVersion
+                )
+            } catch let invalid as GlassesUpdate.Invalid {
+                let option: [GlassesUpdate.Invalid.Field: String] = [.firmware: "--firmware", .firmwareVersion: "--firmware-version", .fpga: "--fpga", .fpgaVersion: "--fpga-version"]
+                throw CLIError(invalid.reason, hint: invalid.field.flatMap { option[$0] }.map { "Check \($0)." })
             }
-            guard let version = package.version else {
-                throw CLIError("Cannot tell which firmware version \(path) holds.", hint: "Give it with --firmware-version (such as v23.248.0754).")
+            if let package = update.firmware {
+                let signed = package.info.signature == nil ? "unsigned" : "signed"
+                Terminal.print("Firmware package: \(package.version ?? "?"), \(package.firmware.count) bytes, hardware \(package.info.hardwareVersion), \(signed)")
             }
-            let signed = package.info.signature == nil ? "unsigned" : "signed"
-            Terminal.print("Firmware package: \(version), \(package.firmware.count) bytes, hardware \(package.info.hardwareVersion), \(signed)")
-            return package
+            return update
         }
 
         /// What `update` talks to: the glasses' link and their bootloader's.

@@ -33,6 +33,11 @@ FRAME = ("7a230001-5475-a6a4-654c-8431f6ad49c4", "7a230002-5475-a6a4-654c-8431f6
 FRAME_CHANNEL = 3
 CCCD = "00002902-0000-1000-8000-00805f9b34fb"
 ADDRESS = "0C:0C:0C:0C:0C:0C"
+# The glasses' bootloader, a Bluetooth device of its own (Nordic's Secure DFU service: control point, packet).
+DFU = ("0000fe59-0000-1000-8000-00805f9b34fb", "8ec90001-f315-4f60-9fb8-838830daea50", "8ec90002-f315-4f60-9fb8-838830daea50")
+DFU_ADDRESS = "0C:0C:0C:0C:0C:0D"
+DFU_CONTROL, DFU_PACKET = 4, 5
+DFU_FIXTURES = Path(__file__).resolve().parent.parent / "SecureDFUTests" / "Fixtures" / "dfu"
 ANSWER = "Paris is the capital of France."
 
 
@@ -42,10 +47,12 @@ class VirtualGlasses(Watched):
     With `kind="frame"`, `sibyl glasses emulate --kind frame --listen 0`: the virtual Frame, whose
     bytes travel on channel 3."""
 
-    def __init__(self, env: dict[str, str], kind: str = "monocle"):
+    def __init__(self, env: dict[str, str], kind: str = "monocle", extra: tuple[str, ...] = ()):
         self.home = Path(tempfile.mkdtemp(prefix="sibyl-glasses-"))
         self.kind = kind
-        command = ["glasses", "emulate", "--kind", kind, "--listen", "0"]
+        # Whether the virtual glasses hold a link to the phone (their app running, not restarting).
+        self.link_up = False
+        command = ["glasses", "emulate", "--kind", kind, "--listen", "0", *extra]
         process = subprocess.Popen([sibyl_binary(), *command], env={**env, "SIBYL_HOME": str(self.home)},
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         super().__init__(f"sibyl {' '.join(command[:2])}", process, process.stdout)
@@ -67,7 +74,9 @@ class VirtualGlasses(Watched):
                 if isinstance(message, bytes):
                     self.pending[message[0]].append(message[1:])
                 else:
-                    self.control.append(json.loads(message))
+                    control = json.loads(message)
+                    self.control.append(control)
+                    self.link_up = {"connected": True, "disconnected": False}.get(control.get("type"), self.link_up)
         except Exception:
             pass  # closed at the end of the test
 
@@ -91,6 +100,48 @@ class VirtualGlasses(Watched):
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+class VirtualBootloader:
+    """The virtual glasses' bootloader as `sibyl glasses emulate --listen` offers it (at
+    .../monocle/bootloader): connected when the page connects to the emulated DfuTarg, its control
+    point's notifications waiting until the page reads them."""
+
+    def __init__(self, glasses: VirtualGlasses):
+        self.socket = connect(glasses.wait_for(r"(ws://127\.0\.0\.1:\d+/monocle/bootloader)", 60), max_size=None)
+        self.pending = {DFU_CONTROL: collections.deque()}
+        self.link_up = False
+        self.connections = 0
+        self.written = {DFU_CONTROL: 0, DFU_PACKET: 0}
+        threading.Thread(target=self._read_socket, daemon=True).start()
+
+    def _read_socket(self):
+        try:
+            for message in self.socket:
+                if isinstance(message, bytes):
+                    self.pending[message[0]].append(message[1:])
+                else:
+                    kind = json.loads(message).get("type")
+                    if kind == "bootloaderConnected":
+                        self.link_up = True
+                        self.connections += 1
+                    elif kind == "bootloaderDisconnected":
+                        self.link_up = False
+        except Exception:
+            pass  # closed at the end of the test
+
+    def write(self, channel: int, data: bytes):
+        self.written[channel] += len(data)
+        self.socket.send(bytes([channel]) + data)
+
+    def connect(self):
+        """Reaches the virtual glasses' bootloader (they must be in it), as the radio would."""
+        connected = self.connections
+        self.socket.send(json.dumps({"type": "connect"}))
+        deadline = time.monotonic() + 30
+        while self.connections == connected:
+            assert time.monotonic() < deadline, "the virtual glasses' bootloader did not answer"
+            time.sleep(0.01)
+
+
 def services_of(glasses: VirtualGlasses):
     """The GATT services the glasses offer, by relay channel."""
     return ((1, SERIAL), (2, DATA)) if glasses.kind == "monocle" else ((FRAME_CHANNEL, FRAME),)
@@ -105,11 +156,12 @@ class Reach:
         self.come_back = lambda: None
 
 
-def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None = None):
+def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None = None, bootloader: VirtualBootloader | None = None):
     """Makes Chromium's emulated adapter hold a Monocle (or a Frame, for the virtual Frame) whose
     GATT operations go to `glasses`: writes on an RX characteristic become the glasses' input, reads
     of a TX characteristic take the next piece the glasses sent on that channel. The device chooser
-    picks it. `reach` takes them out of range and back."""
+    picks it. `reach` takes them out of range and back (the bootloader stays in reach). With
+    `bootloader`, a second device, DfuTarg, carries Secure DFU to it the same way."""
     reach = reach or Reach()
     adapter = browser.new_browser_cdp_session()  # BluetoothEmulation exists only at the browser level
     prompts = page.context.new_cdp_session(page)
@@ -133,17 +185,33 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None 
 
     add_services()
     reach.come_back = add_services
+    bootloader_writes, bootloader_reads = {}, {}
+    if bootloader:
+        service, control, packet = DFU
+        adapter.send("BluetoothEmulation.simulatePreconnectedPeripheral",
+                     {"address": DFU_ADDRESS, "name": "DfuTarg", "manufacturerData": [], "knownServiceUuids": [service]})
+        service_id = adapter.send("BluetoothEmulation.addService", {"address": DFU_ADDRESS, "serviceUuid": service})["serviceId"]
+        control_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": control,
+                                                                           "properties": {"write": True, "notify": True, "read": True}})["characteristicId"]
+        adapter.send("BluetoothEmulation.addDescriptor", {"characteristicId": control_id, "descriptorUuid": CCCD})
+        packet_id = adapter.send("BluetoothEmulation.addCharacteristic", {"serviceId": service_id, "characteristicUuid": packet,
+                                                                          "properties": {"writeWithoutResponse": True}})["characteristicId"]
+        bootloader_writes.update({control_id: DFU_CONTROL, packet_id: DFU_PACKET})
+        bootloader_reads[control_id] = DFU_CONTROL
+        bootloader.write_types = collections.Counter()
 
     def on_characteristic(event):
         characteristic, kind = event["characteristicId"], event["type"]
         respond = {"characteristicId": characteristic, "type": kind, "code": 0}
+        peer, writes, reads = (bootloader, bootloader_writes, bootloader_reads) if characteristic in bootloader_writes else (glasses, receiving, sending)
         if kind == "write":
-            glasses.write_types[event.get("writeType")] += 1
-            glasses.write(receiving[characteristic], base64.b64decode(event.get("data", "")))
+            # The glasses' writes counted by type; the bootloader's by characteristic and type.
+            peer.write_types[event.get("writeType") if peer is glasses else (writes[characteristic], event.get("writeType"))] += 1
+            peer.write(writes[characteristic], base64.b64decode(event.get("data", "")))
             if event.get("writeType") == "write-without-response":
                 return
         elif kind == "read":
-            respond["data"] = base64.b64encode(glasses.pending[sending[characteristic]].popleft()).decode()
+            respond["data"] = base64.b64encode(peer.pending[reads[characteristic]].popleft()).decode()
         adapter.send("BluetoothEmulation.simulateCharacteristicOperationResponse", respond)
 
     chosen = set()
@@ -156,8 +224,11 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None 
         prompts.send("DeviceAccess.selectPrompt", {"id": event["id"], "deviceId": event["devices"][0]["id"]})
 
     def on_gatt(event):
+        # The page reaches DfuTarg: so does the radio, the virtual glasses' bootloader.
+        if bootloader and event["address"] == DFU_ADDRESS and event["type"] == "connection":
+            bootloader.connect()
         # HCI status 0x04 (page timeout): nothing answered, as when the glasses are out of range.
-        code = 0x04 if reach.away and event["type"] == "connection" else 0
+        code = 0x04 if reach.away and event["type"] == "connection" and event["address"] == ADDRESS else 0
         adapter.send("BluetoothEmulation.simulateGATTOperationResponse", {"address": event["address"], "type": event["type"], "code": code})
 
     adapter.on("BluetoothEmulation.gattOperationReceived", on_gatt)
@@ -173,8 +244,9 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None 
 # Reads a TX characteristic `count` times through the page's own device object, so the relay's
 # listener sees each value as it would see a notification.
 # While the page is still connecting (its services not yet found), nothing is read: the next round tries.
-READ = """async ([service, tx, count]) => {
-  const device = (await navigator.bluetooth.getDevices()).find((d) => d.gatt.connected);
+# `name` picks the device (DfuTarg, the bootloader); without it, the glasses.
+READ = """async ([service, tx, count, name]) => {
+  const device = (await navigator.bluetooth.getDevices()).find((d) => d.gatt.connected && (name ? d.name === name : d.name !== 'DfuTarg'));
   if (!device) return false;
   let characteristic;
   try {
@@ -360,3 +432,111 @@ def test_remembered_glasses_reconnect_when_they_come_back(browser, stub_server, 
         expect(card).to_have_count(0, timeout=30_000)
     finally:
         adapter.send("BluetoothEmulation.disable")
+
+
+def carry_update(page, adapter, glasses: VirtualGlasses, bootloader: VirtualBootloader, reach: Reach, done, seconds: float, what: str):
+    """Delivers what the glasses and their bootloader send until `done()` holds, and plays the radio
+    while they restart: when the virtual glasses drop their link (into the bootloader, into new
+    firmware, after an FPGA image) the emulated Monocle disconnects and is out of reach until they
+    run their app again; when the bootloader drops its link (it restarted them) so does DfuTarg."""
+    deadline = time.monotonic() + seconds
+    asked = 0.0
+    bootloader_held = False
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds:.0f} s; the virtual glasses printed:\n{glasses.output[-3000:]}")
+        if not glasses.link_up and not reach.away:
+            reach.away = True
+            adapter.send("BluetoothEmulation.simulateGATTDisconnection", {"address": ADDRESS})
+        if reach.away and time.monotonic() - asked > 1:
+            # Back once they run their app: the emulator connects them to their phone again.
+            asked = time.monotonic()
+            glasses.socket.send(json.dumps({"type": "connect"}))
+        if reach.away and glasses.link_up:
+            reach.away = False
+            reach.come_back()
+        if bootloader.link_up:
+            bootloader_held = True
+        elif bootloader_held:
+            bootloader_held = False
+            try:
+                adapter.send("BluetoothEmulation.simulateGATTDisconnection", {"address": DFU_ADDRESS})
+            except Exception:
+                pass  # the page let it go first (Sibyl asked it to, once the image was in)
+        waiting = [(channel, len(queue)) for channel, queue in glasses.pending.items() if queue and not reach.away]
+        notifications = len(bootloader.pending[DFU_CONTROL])
+        if not waiting and not notifications:
+            page.wait_for_timeout(10)
+        for channel, count in waiting:
+            service, _, tx = dict(services_of(glasses))[channel]
+            page.evaluate(READ, [service, tx, count, None])
+        if notifications:
+            page.evaluate(READ, [DFU[0], DFU[1], notifications, "DfuTarg"])
+
+
+def test_firmware_and_fpga_install_from_the_page(browser, stub_server, model_stub, context, tmp_path):
+    """A firmware package and an FPGA image installed from the glasses page, as Brilliant's apps do:
+    the files are checked by the server, the glasses restart into their bootloader, which the person
+    chooses in the browser's chooser, the firmware goes over Secure DFU through the page (the
+    bootloader checks its signature), the glasses come back on it, and the FPGA image follows. One
+    progress bar covers both steps."""
+    glasses = VirtualGlasses(stub_server.env, extra=(
+        "--emulated-bootloader-key", str(DFU_FIXTURES / "test-key-public.pem"), "--emulated-fpga-after-update", "v23.300.0001"))
+    bootloader = VirtualBootloader(glasses)
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/glasses")
+    reach = Reach()
+    adapter = emulate_monocle(browser, page, glasses, reach, bootloader)
+    try:
+        page.get_by_role("button", name="Connect glasses").click()
+        card = page.locator(".link-card[data-kind=relay][data-glasses=monocle]")
+        running = lambda: card.count() > 0 and "running" in (card.locator(".link-state").text_content() or "")
+        carry_until(page, glasses, lambda: "tap" in glasses.output.lower() and running(), 300, "installing the app")
+        expect(card).to_contain_text("v23.248.0754")
+
+        # The files, chosen as downloaded: the versions come from their names (the firmware's also from its image).
+        form = page.locator("fieldset.update-form")
+        expect(form).to_be_visible()
+        image = tmp_path / "monocle-fpga-v23.300.0001.bin"
+        image.write_bytes(bytes(range(256)) * 16)
+        page.get_by_label("Firmware package (.zip)").set_input_files(str(DFU_FIXTURES / "monocle-firmware-test.zip"))
+        page.get_by_label("FPGA image (.bin)").set_input_files(str(image))
+        expect(page.get_by_label("Its version", exact=True)).to_have_value("v23.300.0001")
+        page.get_by_role("button", name="Install").click()
+
+        # The glasses restart into their bootloader: the browser needs the person to choose it.
+        choose = page.get_by_role("button", name="Choose the bootloader")
+        carry_update(page, adapter, glasses, bootloader, reach, lambda: choose.is_visible(), 120, "the bootloader asked for")
+        expect(page.locator("section[aria-labelledby=relay-title] [role=status]")).to_have_text(
+            "The glasses wait in their bootloader: choose it to go on.")
+        screenshot(page, "glasses-update-bootloader")
+        choose.click()
+
+        progress = page.locator(".update-progress progress")
+        seen: list[tuple[float, str]] = []
+
+        def installed():
+            if progress.count():
+                seen.append((float(progress.get_attribute("value") or 0), card.locator(".update-words").text_content() or ""))
+            return card.locator(".update-words[data-outcome=done]").count() > 0 and running()
+
+        started = time.monotonic()
+        carry_update(page, adapter, glasses, bootloader, reach, installed, 420, "the firmware and FPGA install")
+        took = time.monotonic() - started
+        expect(card.locator(".update-words")).to_have_text("Installed (firmware v23.300.1200 · FPGA v23.300.0001)")
+        assert progress.get_attribute("value") == "1"
+        expect(card).to_contain_text("v23.300.1200")
+        expect(card).to_contain_text("v23.300.0001")
+        firmware_steps = [value for value, words in seen if words.startswith("Installing the firmware")]
+        fpga_steps = [value for value, words in seen if words.startswith("Writing the FPGA image")]
+        assert firmware_steps and max(firmware_steps) <= 0.5, f"the firmware fills the first half of the bar: {seen}"
+        assert fpga_steps and min(fpga_steps) >= 0.5, f"the FPGA image fills the second half: {seen}"
+        assert bootloader.written[DFU_PACKET] >= 18_000, "the whole image went through the page"
+        assert bootloader.write_types[(DFU_PACKET, "write-with-response")] == 0, f"DFU packets go without response: {dict(bootloader.write_types)}"
+        assert bootloader.write_types[(DFU_CONTROL, "write-without-response")] == 0, f"the control point is written with response: {dict(bootloader.write_types)}"
+        print(f"\n[glasses] firmware ({bootloader.written[DFU_PACKET]} bytes over Secure DFU) and FPGA image installed through the page in {took:.1f} s")
+        screenshot(page, "glasses-update-done")
+    finally:
+        adapter.send("BluetoothEmulation.disable")
+        bootloader.socket.close()
+        glasses.stop()

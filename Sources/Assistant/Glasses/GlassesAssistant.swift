@@ -6,8 +6,10 @@ public import SibylCore
 public enum GlassesEvent: Sendable {
     /// The glasses' connection changed state.
     case state(GlassesState)
-    /// A notice from the connection (a retry, a version mismatch, a failed firmware update).
+    /// A notice from the connection (a retry, a version mismatch).
     case notice(String)
+    /// A firmware update failed, in words; the glasses may wait in their bootloader until updated or restarted.
+    case updateFailed(String)
     /// The wearer asked something; `transcript` is what was heard.
     case heard(String)
     /// An answer was shown.
@@ -35,6 +37,8 @@ public actor GlassesAssistant {
         public var documents: DocumentScope?
         /// The vision-capable chat model photo questions go to; without one, photos are declined.
         public var visionModel: String?
+        /// The glasses' own words (what Sibyl shows when it heard nothing) in the wearer's language.
+        public var prompts = GlassesPrompts.english
 
         public init() {}
     }
@@ -86,7 +90,7 @@ public actor GlassesAssistant {
             case .notice(let text):
                 observer(.notice(text))
             case .updateFailed(let reason):
-                observer(.notice("the firmware update failed: \(reason)"))
+                observer(.updateFailed(reason))
             case .transferStarted:
                 transferStarted = .now
             case .recording(let forPhoto):
@@ -307,7 +311,7 @@ public actor GlassesAssistant {
         do {
             try checkVision(photo: photo)
             guard Self.hasWords(heard) else {
-                throw GlassesFailure(shown: "I didn't catch that. Tap and speak again.", detail: "speech-to-text heard nothing (\(heard.debugDescription))")
+                throw GlassesFailure(shown: options.prompts.didNotCatch, detail: "speech-to-text heard nothing (\(heard.debugDescription))")
             }
             observer(.heard(heard))
             await connection.showThinking()

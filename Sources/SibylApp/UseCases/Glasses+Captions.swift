@@ -114,15 +114,14 @@ extension SibylRuntime.Glasses {
     /// microphone, the lines show as they are said (translated when asked), a tap pauses and
     /// resumes, and the transcript is kept in a conversation with source `captions`.
     public func captions(transport: any GlassesTransport, kind: GlassesKind, options: CaptionOptions = CaptionOptions(), session: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesCaptionsSession {
+        let session = speaking(wearerLanguage(options.language, hint: options.languageHint), session)
         let connection = try GlassesConnection.sibyl(kind: kind, transport: transport, options: session)
         return try captions(connection: connection, options: options)
     }
 
     /// Live captions over a connection of any kind.
     public func captions(connection: GlassesConnection, options: CaptionOptions = CaptionOptions()) throws -> GlassesCaptionsSession {
-        let settings = runtime.settings
-        let language = options.language ?? settings[.glassesLanguage]
-            ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: options.languageHint)
+        let language = wearerLanguage(options.language, hint: options.languageHint)
         let target = options.translateTo.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
         // English comes straight from Whisper's own translation; other targets line by line from
         // the chat model, in a translator conversation that keeps both.

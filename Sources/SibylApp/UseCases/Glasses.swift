@@ -12,7 +12,24 @@ extension SibylRuntime.Glasses {
     /// question), and questions are answered with vision and grounding as everywhere else, every
     /// exchange saved in one conversation with source `glasses`.
     public func session(transport: any GlassesTransport, kind: GlassesKind, options: GlassesSessionOptions = GlassesSessionOptions()) throws -> GlassesSession {
-        try session(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
+        let options = speaking(wearerLanguage(options.language, hint: options.languageHint), options)
+        return try session(connection: GlassesConnection.sibyl(kind: kind, transport: transport, options: options), options: options)
+    }
+
+    /// The language the wearer speaks: the one given, else `glasses.language`, else the voice's
+    /// language or the surroundings' (`hint`: the page's, the terminal's).
+    func wearerLanguage(_ language: String?, hint: String?) -> String? {
+        let settings = runtime.settings
+        return language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: hint)
+    }
+
+    /// `options` with the apps' own words on the glasses in `language` (English where the glasses cannot write it).
+    func speaking(_ language: String?, _ options: GlassesSessionOptions) -> GlassesSessionOptions {
+        var options = options
+        let prompts = GlassesPrompts.forLanguage(language)
+        options.monocle.prompts = prompts
+        options.frame.prompts = prompts
+        return options
     }
 
     /// A session over a connection of any kind.
@@ -21,9 +38,10 @@ extension SibylRuntime.Glasses {
         var assistantOptions = GlassesAssistant.Options()
         assistantOptions.persona = options.persona ?? settings[.glassesPersona]
         assistantOptions.mode = (options.translateTo ?? settings[.glassesTranslateTo]).map { .translator(target: $0) } ?? .chat
-        assistantOptions.language = options.language ?? settings[.glassesLanguage] ?? SibylRuntime.Voice.spokenLanguage(setting: settings[.voiceLanguage], hint: options.languageHint)
+        assistantOptions.language = wearerLanguage(options.language, hint: options.languageHint)
         assistantOptions.documents = options.documents ?? (settings[.glassesDocuments] ? DocumentScope() : nil)
         assistantOptions.visionModel = options.visionModel ?? settings[.glassesVisionModel]
+        assistantOptions.prompts = GlassesPrompts.forLanguage(assistantOptions.language)
         // The recording is heard as it arrives: the words show as they form, and Sibyl ends the
         // question when it hears its end (the voice detector, and whether the words end a sentence).
         let voice = runtime.voice

@@ -36,6 +36,8 @@ struct GlassesRoutes: RouteCollectionAdding {
         /// Live captions: the last lines shown, the one being spoken last; and whether paused.
         var captions: [String]?
         var paused: Bool?
+        /// A firmware and FPGA install on this link, when one was asked for.
+        var update: UpdateBody?
 
         init(_ link: GlassesHub.Link) {
             id = link.id.wireString
@@ -55,6 +57,58 @@ struct GlassesRoutes: RouteCollectionAdding {
                 captions = link.forming.isEmpty ? link.captionLines : link.captionLines + [link.forming]
                 paused = link.paused
             }
+            update = link.update.map(UpdateBody.init)
+        }
+    }
+
+    /// How an install goes: one progress (0…1) across the firmware and the FPGA image.
+    struct UpdateBody: Codable, Sendable {
+        var firmware: String?
+        var fpga: String?
+        /// `firmware` or `fpga` while one is written.
+        var step: String?
+        var progress: Double
+        /// `running`, `done`, `upToDate` or `failed`.
+        var outcome: String
+        var error: String?
+
+        init(_ update: GlassesHub.UpdateProgress) {
+            firmware = update.firmware
+            fpga = update.fpga
+            step = update.step
+            progress = update.progress
+            outcome = update.outcome.rawValue
+            error = update.error
+        }
+    }
+
+    /// An uploaded update, checked and waiting for the relay that installs it.
+    struct StagedUpdateBody: Codable, Sendable {
+        struct Firmware: Codable, Sendable {
+            var version: String?
+            var bytes: Int
+            var signed: Bool
+            var hardware: Int
+        }
+
+        struct FPGA: Codable, Sendable {
+            var version: String
+            var bytes: Int
+        }
+
+        /// What the page names when it opens the relay that installs it (`?update=`).
+        var id: String
+        var kind: String
+        var firmware: Firmware?
+        var fpga: FPGA?
+
+        init(id: UUID, update: GlassesUpdate) {
+            self.id = id.wireString
+            kind = update.kind.rawValue
+            firmware = update.firmware.map {
+                Firmware(version: $0.version, bytes: $0.firmware.count, signed: $0.info.signature != nil, hardware: Int($0.info.hardwareVersion))
+            }
+            fpga = update.fpga.map { FPGA(version: $0.version, bytes: $0.data.count) }
         }
     }
 
@@ -131,6 +185,26 @@ struct GlassesRoutes: RouteCollectionAdding {
             try await emulator.speak(wav: audio.data)
             return Response(status: .accepted)
         }
+        // A firmware package (and, for Monocle, an FPGA image) to install on the glasses the page
+        // relays: checked here, then installed by the relay opened with `?update=ID`.
+        group.post("glasses/updates") { request, context in
+            _ = try await state.workspace(for: context)
+            let form = try await MultipartForm.read(request, limit: state.limits.uploadBytes, maxFiles: 2)
+            guard let kind = GlassesKind(rawValue: form.field("kind") ?? "monocle") else {
+                throw APIError.badRequest("kind is monocle or frame.", code: "invalid_kind")
+            }
+            let update: GlassesUpdate
+            do {
+                update = try GlassesUpdate(
+                    kind: kind, firmwareZip: form.file("firmware")?.data, firmwareVersion: form.field("firmwareVersion"),
+                    fpgaImage: form.file("fpga")?.data, fpgaVersion: form.field("fpgaVersion")
+                )
+            } catch let invalid as GlassesUpdate.Invalid {
+                throw APIError(.unprocessableContent, code: "invalid_update", invalid.reason, parameter: invalid.field?.rawValue)
+            }
+            let id = hub.stage(update, owner: context.dataOwner)
+            return JSONBody(StagedUpdateBody(id: id, update: update), status: .created)
+        }
         group.addGlassesRelay(at: "glasses/relay", shouldUpgrade: { request, context in
             try Self.checkOrigin(request)
             _ = try await state.workspace(for: context)
@@ -143,7 +217,12 @@ struct GlassesRoutes: RouteCollectionAdding {
             // ?mode=captions: live captions (translated with translateTo) instead of questions.
             let captions = query.get("mode") == "captions"
                 ? CaptionOptions(translateTo: query.get("translateTo").flatMap { $0.isEmpty ? nil : $0 }, languageHint: options.languageHint) : nil
-            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options, captions: captions)
+            // ?update=ID: install the update staged with that id through this page first.
+            let update = query.get("update").flatMap(UUID.init(uuidString:)).flatMap { hub.takeUpdate($0, owner: context.dataOwner) }
+            if query.get("update") != nil && update == nil {
+                await runtime.log(.warning, .glassesRelay, "the relay named an update that is not staged (already installed, or replaced); serving the glasses without it")
+            }
+            await hub.serveRelay(transport, runtime: runtime, owner: context.dataOwner, options: options, captions: captions, update: update)
         }
     }
 

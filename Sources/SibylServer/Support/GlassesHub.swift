@@ -38,11 +38,82 @@ final class GlassesHub: Sendable {
         var paused = false
         /// The owner's live events: their open pages learn of every change to the link.
         var events: LiveEvents?
+        /// A firmware (and FPGA) install on this link, when one was asked for.
+        var update: UpdateProgress?
 
         /// The connection's new state, and what the glasses reported once the app ran.
         mutating func observe(_ state: GlassesState) {
             self.state = state
             if let device = state.deviceInfo { self.device = device }
+            update?.observe(state)
+        }
+    }
+
+    /// How a firmware and FPGA install goes, as one progress across both steps: the firmware
+    /// fills the first half and the FPGA image the second when both are installed, else the one
+    /// step fills it all. It ends when the app runs again: done (the glasses report the versions
+    /// asked for), up to date (they already did, nothing was written) or failed.
+    struct UpdateProgress: Sendable, Equatable {
+        enum Outcome: String, Sendable { case running, done, upToDate, failed }
+
+        /// The versions being installed.
+        var firmware: String?
+        var fpga: String?
+        /// `firmware` or `fpga` while one is written.
+        var step: String?
+        /// 0…1 across both steps.
+        var progress = 0.0
+        var outcome = Outcome.running
+        var error: String?
+        /// Whether anything was written on this link.
+        private var wrote = false
+
+        init(firmware: String?, fpga: String?) {
+            self.firmware = firmware
+            self.fpga = fpga
+        }
+
+        mutating func observe(_ state: GlassesState) {
+            switch state.phase {
+            case .updatingFirmware(let fraction):
+                begin("firmware")
+                progress = fpga == nil ? fraction : fraction / 2
+            case .updatingFPGA(let fraction):
+                begin("fpga")
+                progress = firmware == nil ? fraction : 0.5 + fraction / 2
+            case .running(let info):
+                guard outcome == .running || outcome == .failed else { return }
+                step = nil
+                var behind: [String] = []
+                if let firmware, info.firmware != firmware { behind.append("firmware \(info.firmware ?? "of no version") instead of \(firmware)") }
+                if let fpga, info.fpga != fpga { behind.append("FPGA \(info.fpga ?? "of no version") instead of \(fpga)") }
+                if behind.isEmpty {
+                    outcome = wrote ? .done : .upToDate
+                    progress = 1
+                    error = nil
+                } else {
+                    outcome = .failed
+                    error = error ?? "The glasses report \(behind.joined(separator: " and "))."
+                }
+            case .disconnected, .connecting, .preparing, .uploadingApp, .starting:
+                break
+            }
+        }
+
+        /// The firmware install failed; the connection may still try again.
+        mutating func failed(_ reason: String) {
+            outcome = .failed
+            error = reason
+        }
+
+        private mutating func begin(_ step: String) {
+            self.step = step
+            wrote = true
+            if outcome == .failed {
+                // Tried again: the earlier failure is history.
+                outcome = .running
+                error = nil
+            }
         }
     }
 
@@ -63,6 +134,8 @@ final class GlassesHub: Sendable {
     private let emulated = Mutex<[String: Emulated?]>([:])
     /// How to end each relayed session, by link, to end an owner's when the account goes.
     private let relayed = Mutex<[UUID: @Sendable () async -> Void]>([:])
+    /// Each owner's uploaded update, waiting for the relay that installs it (one at a time).
+    private let stagedUpdates = Mutex<[String: (id: UUID, update: GlassesUpdate)]>([:])
 
     init(runtime: SibylRuntime, maxEmulators: Int = 4) {
         self.runtime = runtime
@@ -81,10 +154,19 @@ final class GlassesHub: Sendable {
 
     /// Serves one browser relaying real glasses, Monocle or Frame as the page reported, until it
     /// leaves; the wearer's conversations (or, with `captions`, the captions' transcript) go to `runtime`.
-    func serveRelay(_ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions, captions: CaptionOptions? = nil) async {
+    /// With `update`, the session installs it through the page (the bootloader on the same socket) first.
+    func serveRelay(
+        _ transport: RelayTransport, runtime: SibylRuntime, owner: String, options: GlassesSessionOptions,
+        captions: CaptionOptions? = nil, update: GlassesUpdate? = nil
+    ) async {
         let id = UUID()
         var link = Link(id: id, kind: "relay", owner: owner, state: GlassesState(kind: transport.kind, phase: .connecting))
         if captions != nil { link.mode = "captions" }
+        var options = options
+        if let update {
+            update.apply(to: &options, bootloader: transport.bootloader)
+            link.update = UpdateProgress(firmware: update.firmware?.version, fpga: update.fpga?.version)
+        }
         link.events = runtime.events
         add(link)
         defer {
@@ -97,6 +179,23 @@ final class GlassesHub: Sendable {
             await session.run()
         } catch {
             await runtime.log(.error, .glassesRelay, ConversationEngine.describe(error))
+        }
+    }
+
+    /// Keeps an owner's uploaded update for the relay that will install it (replacing one kept
+    /// before); its id is what the page names when it opens that relay.
+    func stage(_ update: GlassesUpdate, owner: String) -> UUID {
+        let id = UUID()
+        stagedUpdates.withLock { $0[owner] = (id, update) }
+        return id
+    }
+
+    /// The owner's staged update with `id`, taken for a relay to install (once).
+    func takeUpdate(_ id: UUID, owner: String) -> GlassesUpdate? {
+        stagedUpdates.withLock { staged in
+            guard let kept = staged[owner], kept.id == id else { return nil }
+            staged[owner] = nil
+            return kept.update
         }
     }
 
@@ -192,6 +291,7 @@ final class GlassesHub: Sendable {
     /// Ends an owner's sessions (the account was removed): their virtual Monocle stops and the
     /// glasses their browsers relay are let go.
     func stopAll(of owner: String) async {
+        stagedUpdates.withLock { $0[owner] = nil }
         await stopEmulator(of: owner)
         let ids = Set(links(of: owner).map(\.id))
         let sessions = relayed.withLock { $0.filter { ids.contains($0.key) }.map(\.value) }
@@ -239,6 +339,9 @@ final class GlassesHub: Sendable {
             switch event {
             case .state(let state): link.observe(state)
             case .notice(let text): link.notice = text
+            case .updateFailed(let reason):
+                link.notice = "the firmware update failed: \(reason)"
+                link.update?.failed(reason)
             case .heard(let text): link.lastQuestion = text
             case .answered(let question, let answer, _):
                 link.lastQuestion = question

@@ -5,7 +5,7 @@
 -- be taken), so the host sends the next one only when this one is in. The app sends taps, the
 -- microphone's samples and photos back as data notifications, each starting with a flag byte.
 
-local TEXT, STATUS, LISTEN, STOP, PHOTO, CLEAR = 0x20, 0x21, 0x22, 0x23, 0x24, 0x25
+local TEXT, STATUS, LISTEN, STOP, PHOTO, CLEAR, PROMPTS = 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26
 local TAP, AUDIO, AUDIO_END, JPEG, JPEG_END = 0x09, 0x05, 0x06, 0x07, 0x08
 
 local LINE_HEIGHT = 58
@@ -21,6 +21,8 @@ local STATUSES = {
     [3] = { 'Taking a photo...', 'YELLOW' },
     [4] = { 'Listening (photo)...', 'GREEN' },
 }
+-- What the app shows when something fails on the glasses (the host may send the wearer's words).
+local TROUBLE = { 'Something went wrong on the glasses.', 'Tap to try again.' }
 
 local inbox = {}
 local partial = {}
@@ -170,6 +172,15 @@ local function handle(message)
         take_photo(body)
     elseif code == CLEAR then
         show({}, 'WHITE')
+    elseif code == PROMPTS then
+        -- The wearer's words: the five status lines, then the two of an error.
+        local words = split_lines(body)
+        for i = 0, 4 do
+            if words[i + 1] and #words[i + 1] > 0 then STATUSES[i][1] = words[i + 1] end
+        end
+        if words[6] and #words[6] > 0 then TROUBLE[1] = words[6] end
+        if words[7] and #words[7] > 0 then TROUBLE[2] = words[7] end
+        show({ STATUSES[0][1] }, STATUSES[0][2])
     end
 end
 
@@ -187,7 +198,7 @@ local function run()
                 if string.find(tostring(err), 'break signal', 1, true) then error(err, 0) end
                 print('sibyl:error ' .. tostring(err))
                 listening = false
-                show({ 'Something went wrong on the glasses.', 'Tap to try again.' }, 'RED')
+                show({ TROUBLE[1], TROUBLE[2] }, 'RED')
             end
         end
         pump_microphone()

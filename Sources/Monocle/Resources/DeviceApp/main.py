@@ -1,8 +1,9 @@
 # Sibyl for Monocle: tap to ask, hold to ask about a photo. The host shows the words heard
 # (hrd:), may end the question (stp:), and sends the answer as it is written (clr:, res:).
 # Live captions (cap:1/cap:0): record on and on; the host sends the lines (cpt:); a tap
-# pauses/resumes (cpp:1/cpp:0). For firmware v23.248.0754. Uploaded inside a triple-quoted
-# string: no backslashes, no triple quotes.
+# pauses/resumes (cpp:1/cpp:0). The host may send the app's own words in the wearer's language
+# (lng:, key=text lines). For firmware v23.248.0754. Uploaded inside a triple-quoted string: no
+# backslashes, no triple quotes.
 import bluetooth
 import display
 import microphone
@@ -23,6 +24,21 @@ STOP_GRACE_MS = 1500  # taps this soon after stp: do not cancel
 WAIT_MS = 90000  # no answer by then: the question was lost
 AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
 NL = chr(10)
+
+# The app's own words, in English until the host sends the wearer's (lng:).
+T = {
+    "tap": "Tap to speak",
+    "hold": "Hold for a photo",
+    "photo": "Sending photo",
+    "listen": "Listening",
+    "think": "Thinking",
+    "cancel": "Cancelled",
+    "none": "No answer came. Tap to ask again.",
+    "cap": "Captions: tap to pause",
+    "paused": "Paused: tap to resume",
+    "open": "Open Sibyl to connect",
+    "welcome": "Welcome to Sibyl.",
+}
 
 state = ""
 since = 0  # ticks_ms when the state began
@@ -142,7 +158,7 @@ def welcome():
     global rows
     rows = ROWS
     go("Welcome")
-    show_text(b"Welcome to Sibyl.", False)
+    show_text(T["welcome"].encode(), False)
     global shown
     shown = 9
 
@@ -226,6 +242,11 @@ def handle(msg):
     elif cmd == b"cpt:":
         if cap:
             show_all(body)
+    elif cmd == b"lng:":
+        for line in body.decode().split(NL):
+            pair = line.split("=", 1)
+            if len(pair) == 2 and pair[0] in T and pair[1]:
+                T[pair[0]] = pair[1]
     elif cmd == b"pin:":
         send(b"pon:" + body)
     elif cmd == b"hrd:":
@@ -261,7 +282,7 @@ while True:
     if not bluetooth.connected():
         if state != "Welcome":
             welcome()
-        prompt = "Open Sibyl to connect"
+        prompt = T["open"]
     elif state == "Welcome":
         clear_text()
         go("Ready")
@@ -270,11 +291,11 @@ while True:
     while inbox:
         handle(inbox.pop(0))
     if state == "Ready":
-        prompt = "Tap to speak"
+        prompt = T["tap"]
         if tap:
             go("Press")
     elif state == "Press":
-        prompt = "Hold for a photo" if held > 250 and camera else "Tap to speak"
+        prompt = T["hold"] if held > 250 and camera else T["tap"]
         if touch.state() is None:
             clear_text()
             start_listening(False)
@@ -296,7 +317,7 @@ while True:
                 break
             send(b"idt:" + c)
             sent += len(c)
-        prompt = "Sending photo " + str(sent // 1024) + "K"
+        prompt = T["photo"] + " " + str(sent // 1024) + "K"
     elif state == "Listen":
         cap = bluetooth.max_length() - 4
         for _ in range(2):
@@ -310,23 +331,23 @@ while True:
                 break
             if not c:
                 break
-        prompt = "Listening " + bar(sent, AUDIO_BYTES)
+        prompt = T["listen"] + " " + bar(sent, AUDIO_BYTES)
     elif state == "Thinking":
-        prompt = "Thinking" + "." * (held // 400 % 4)
-        prompt += " " * (11 - len(prompt))
+        prompt = T["think"] + "." * (held // 400 % 4)
+        prompt += " " * (len(T["think"]) + 3 - len(prompt))
         # A tap just after stp: meant to end the question too.
         if tap and not (stop_asked and held < STOP_GRACE_MS):
             send(b"can:")
-            note, note_until = "Cancelled", time.ticks_add(now, 1500)
+            note, note_until = T["cancel"], time.ticks_add(now, 1500)
             go("Ready")
             send(b"rdy:")
         elif held > WAIT_MS:
             clear_text()
             go("Answer")
-            show_text(b"No answer came. Tap to ask again.", True)
+            show_text(T["none"].encode(), True)
             last_chunk = now
     elif state == "Captions":
-        prompt = "Captions: tap to pause"
+        prompt = T["cap"]
         cap = bluetooth.max_length() - 4
         for _ in range(8):  # catch up
             c = mic_chunk(cap)
@@ -340,7 +361,7 @@ while True:
             go("CapPaused")
             send(b"cpp:1")
     elif state == "CapPaused":
-        prompt = "Paused: tap to resume"
+        prompt = T["paused"]
         if tap:
             start_captions()
             send(b"cpp:0")
