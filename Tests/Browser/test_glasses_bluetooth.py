@@ -110,6 +110,7 @@ class VirtualBootloader:
         self.pending = {DFU_CONTROL: collections.deque()}
         self.link_up = False
         self.connections = 0
+        self.control: list[dict] = []
         self.written = {DFU_CONTROL: 0, DFU_PACKET: 0}
         threading.Thread(target=self._read_socket, daemon=True).start()
 
@@ -119,7 +120,8 @@ class VirtualBootloader:
                 if isinstance(message, bytes):
                     self.pending[message[0]].append(message[1:])
                 else:
-                    kind = json.loads(message).get("type")
+                    self.control.append(json.loads(message))
+                    kind = self.control[-1].get("type")
                     if kind == "bootloaderConnected":
                         self.link_up = True
                         self.connections += 1
@@ -132,14 +134,17 @@ class VirtualBootloader:
         self.written[channel] += len(data)
         self.socket.send(bytes([channel]) + data)
 
-    def connect(self):
-        """Reaches the virtual glasses' bootloader (they must be in it), as the radio would."""
-        connected = self.connections
+    def connect(self) -> bool:
+        """Reaches the virtual glasses' bootloader, as the radio would; false when they are not in it."""
+        connected, answers = self.connections, len(self.control)
         self.socket.send(json.dumps({"type": "connect"}))
         deadline = time.monotonic() + 30
         while self.connections == connected:
-            assert time.monotonic() < deadline, "the virtual glasses' bootloader did not answer"
+            assert time.monotonic() < deadline, f"the virtual glasses' bootloader did not answer: {self.control}"
+            if any(message.get("type") == "bootloaderDisconnected" for message in self.control[answers:]):
+                return False
             time.sleep(0.01)
+        return True
 
 
 def services_of(glasses: VirtualGlasses):
@@ -224,11 +229,11 @@ def emulate_monocle(browser, page, glasses: VirtualGlasses, reach: Reach | None 
         prompts.send("DeviceAccess.selectPrompt", {"id": event["id"], "deviceId": event["devices"][0]["id"]})
 
     def on_gatt(event):
-        # The page reaches DfuTarg: so does the radio, the virtual glasses' bootloader.
-        if bootloader and event["address"] == DFU_ADDRESS and event["type"] == "connection":
-            bootloader.connect()
-        # HCI status 0x04 (page timeout): nothing answered, as when the glasses are out of range.
+        # HCI status 0x04 (page timeout): nothing answered, as when the glasses are out of range, or
+        # not in their bootloader when the page looks for DfuTarg (which the radio reaches with it).
         code = 0x04 if reach.away and event["type"] == "connection" and event["address"] == ADDRESS else 0
+        if bootloader and event["address"] == DFU_ADDRESS and event["type"] == "connection" and not bootloader.connect():
+            code = 0x04
         adapter.send("BluetoothEmulation.simulateGATTOperationResponse", {"address": event["address"], "type": event["type"], "code": code})
 
     adapter.on("BluetoothEmulation.gattOperationReceived", on_gatt)
@@ -457,7 +462,8 @@ def carry_update(page, adapter, glasses: VirtualGlasses, bootloader: VirtualBoot
             reach.come_back()
         if bootloader.link_up:
             bootloader_held = True
-        elif bootloader_held:
+        elif bootloader_held and not bootloader.pending[DFU_CONTROL]:
+            # Its last answers first: the bootloader sends them before it restarts the glasses.
             bootloader_held = False
             try:
                 adapter.send("BluetoothEmulation.simulateGATTDisconnection", {"address": DFU_ADDRESS})
@@ -494,9 +500,18 @@ def test_firmware_and_fpga_install_from_the_page(browser, stub_server, model_stu
         carry_until(page, glasses, lambda: "tap" in glasses.output.lower() and running(), 300, "installing the app")
         expect(card).to_contain_text("v23.248.0754")
 
-        # The files, chosen as downloaded: the versions come from their names (the firmware's also from its image).
+        # A file that is not a firmware package is refused before the glasses are touched.
         form = page.locator("fieldset.update-form")
         expect(form).to_be_visible()
+        bogus = tmp_path / "notes.zip"
+        bogus.write_text("not a package")
+        page.get_by_label("Firmware package (.zip)").set_input_files(str(bogus))
+        page.get_by_role("button", name="Install").click()
+        expect(page.locator("#toast")).to_have_text(
+            "This is not a Nordic DFU package (a zip from `nrfutil pkg generate`): it is not a zip file.")
+        assert card.locator(".update-progress").count() == 0
+
+        # The files, chosen as downloaded: the versions come from their names (the firmware's also from its image).
         image = tmp_path / "monocle-fpga-v23.300.0001.bin"
         image.write_bytes(bytes(range(256)) * 16)
         page.get_by_label("Firmware package (.zip)").set_input_files(str(DFU_FIXTURES / "monocle-firmware-test.zip"))
@@ -523,7 +538,9 @@ def test_firmware_and_fpga_install_from_the_page(browser, stub_server, model_stu
         started = time.monotonic()
         carry_update(page, adapter, glasses, bootloader, reach, installed, 420, "the firmware and FPGA install")
         took = time.monotonic() - started
-        expect(card.locator(".update-words")).to_have_text("Installed (firmware v23.300.1200 · FPGA v23.300.0001)")
+        expect(card.locator(".update-words")).to_have_text("Installed")
+        expect(card.locator(".update-what")).to_have_text("firmware v23.300.1200 · FPGA v23.300.0001")
+        expect(page.get_by_label("Firmware package (.zip)")).to_have_value("")
         assert progress.get_attribute("value") == "1"
         expect(card).to_contain_text("v23.300.1200")
         expect(card).to_contain_text("v23.300.0001")

@@ -402,6 +402,7 @@ export async function renderGlasses({ show, toast }) {
       // Updates go with questions and answers, not with captions.
       updateForm.hidden = !relay || link.captions;
       fpgaFields.hidden = link.kind !== 'monocle';
+      firmwareVersion.placeholder = link.kind === 'frame' ? 'v25.080.0838' : 'v23.248.0754';
       retryDelay = 2000;
       loadRemembered();
     } catch (error) {
@@ -562,8 +563,9 @@ export async function renderGlasses({ show, toast }) {
     const percent = new Intl.NumberFormat(language(), { style: 'percent' }).format(update.progress);
     return [
       h('progress', { max: '1', value: String(update.progress), 'aria-label': `${what}: ${percent}` }),
-      h('span', { class: `update-words ${update.outcome === 'failed' ? 'error' : ''}`, 'data-outcome': update.outcome },
-        `${t(words)} (${what}) ${update.outcome === 'running' ? percent : ''}`.trim()),
+      h('span', { class: `update-words${update.outcome === 'failed' ? ' error' : ''}`, 'data-outcome': update.outcome },
+        update.outcome === 'running' ? `${t(words)} · ${percent}` : t(words)),
+      h('span', { class: 'hint update-what' }, what),
       update.error ? h('span', { class: 'error' }, update.error) : null,
     ];
   }
