@@ -85,6 +85,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         // Value types and capability protocols; no I/O. Optimised in debug builds too: its audio
@@ -278,13 +279,24 @@ let package = Package(
             swiftSettings: modernSettings
         ),
 
+        // Sibyl's knowledge as tools for other agents: a Model Context Protocol server over SibylApp.
+        .target(
+            name: "SibylMCP",
+            dependencies: [
+                "Assistant", "Knowledge", "SibylApp", "SibylCore",
+                .product(name: "MCP", package: "swift-sdk"),
+            ],
+            swiftSettings: modernSettings
+        ),
+
         // Shells.
         // `sibyl serve`: the HTTP API, the OpenAI-compatible endpoints and the glasses relay, over Assistant.
         .target(
             name: "SibylServer",
             dependencies: [
                 "Accounts", "Assistant", "SibylApp", "SibylCore", "Knowledge", "LocalEngines", "OpenAIClient", "PineconeVectors", "SibylConfig", "Storage",
-                "Glasses", "MonocleEmulator", "GlassesRelay",
+                "Glasses", "MonocleEmulator", "GlassesRelay", "SibylMCP",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -305,7 +317,8 @@ let package = Package(
             dependencies: [
                 "Accounts", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "Assistant", "SibylApp", "LocalEngines", "Knowledge", "DocumentExtraction",
                 "Glasses", "SecureDFU", "Monocle", "MonocleEmulator", "GlassesRelay", "GlassesBluetooth", "SibylServer", "PostgresStorage",
-                "FrameProtocol", "FrameGlasses", "FrameEmulator",
+                "FrameProtocol", "FrameGlasses", "FrameEmulator", "SibylMCP",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -15,6 +15,9 @@ start_virtual_microphone
 say "Preparing the official OpenAI Python SDK (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-openai-sdk)"
 SIBYL_OPENAI_SDK_PYTHON="$("$ROOT/scripts/openai-sdk/setup.sh")"
 export SIBYL_OPENAI_SDK_PYTHON
+say "Preparing the official MCP Python SDK (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-mcp)"
+SIBYL_MCP_PYTHON="$("$ROOT/scripts/mcp/setup.sh")"
+export SIBYL_MCP_PYTHON
 say "Preparing Brilliant Labs' Frame host libraries, the Frame tests' oracles (pinned, in ${SIBYL_CACHE:-$HOME/.cache/sibyl}/venv-frame)"
 SIBYL_FRAME_PYTHON="$("$ROOT/scripts/frame/setup.sh")"
 export SIBYL_FRAME_PYTHON

@@ -19,6 +19,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "The address to listen on (default: serve.host, 127.0.0.1).") var host: String?
     @Option(help: "The port to listen on; 0 picks a free one (default: serve.port, 8080).") var port: Int?
+    @Option(name: .customLong("mcp-allow-folder"), help: ArgumentHelp("A folder whose files the MCP tool add_document (at /mcp) may read (repeat for more); without one it takes text only.", valueName: "DIR"))
+    var mcpFolders: [String] = []
 
     func run() async throws {
         // The last lines (shutdown, a failure) are written before the process ends.
@@ -35,6 +37,7 @@ struct Serve: AsyncParsableCommand {
             var configuration = SibylServer.Configuration(settingsOf: runtime)
             if let host { configuration.host = host }
             if let port { configuration.port = port }
+            configuration.mcpFolders = mcpFolders.map { URL(fileURLWithPath: $0, isDirectory: true) }
             let server = try await SibylServer.prepare(runtime: runtime, configuration: configuration)
             let (shownHost, configuredPort) = (configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host, configuration.port)
             try await server.run(onServerRunning: { channel in

@@ -3,8 +3,8 @@ import Foundation
 /// Where a conversation was started.
 public enum ConversationSource: String, Sendable, Hashable, Codable, CaseIterable {
     /// `noa`: asked through Brilliant's Noa phone app (its Custom Server setting); `captions`: the
-    /// transcript of live captions on glasses.
-    case cli, web, glasses, noa, captions
+    /// transcript of live captions on glasses; `mcp`: asked by another agent through Sibyl's MCP server.
+    case cli, web, glasses, noa, captions, mcp
 }
 
 /// How the assistant treats what the user says.

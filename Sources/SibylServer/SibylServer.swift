@@ -1,6 +1,6 @@
 public import Accounts
 import Assistant
-import Foundation
+public import Foundation
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -35,6 +35,8 @@ public struct SibylServer: Sendable {
         /// when it sends nothing for this long between requests (`serve.idle_timeout`): slow or
         /// silent clients cannot hold connections open for ever. Answers being written are not idle.
         public var idleTimeout: Duration
+        /// Folders whose files the MCP tool `add_document` may read; none: it takes text only.
+        public var mcpFolders: [URL] = []
 
         public init(
             host: String = Setting<String>.serveHost.defaultValue, port: Int = Setting<Int>.servePort.defaultValue, limits: ServerLimits = ServerLimits(),
@@ -78,7 +80,7 @@ public struct SibylServer: Sendable {
         self.configuration = configuration
         state = ServerState(
             runtime: runtime, limits: configuration.limits, accounts: accounts, secureCookies: configuration.secureCookies || configuration.tls != nil,
-            listenHost: configuration.host
+            listenHost: configuration.host, mcpFolders: configuration.mcpFolders
         )
     }
 
@@ -130,6 +132,10 @@ public struct SibylServer: Sendable {
         }
         for routes in apiRoutes { routes.add(to: api) }
         OpenAICompatibleRoutes(state: state).add(to: openAI)
+        // Sibyl's MCP server (streamable HTTP), behind the same sign-in as the API.
+        let mcp = router.group("mcp").add(middleware: APIErrorMiddleware())
+        if let accounts = state.accounts { mcp.add(middleware: AuthMiddleware(accounts: accounts)) }
+        MCPRoutes(state: state).add(to: mcp)
         return router
     }
 

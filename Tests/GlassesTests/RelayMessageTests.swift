@@ -22,7 +22,7 @@ struct RelayMessageTests {
         #expect(packet.text == nil)
         #expect(try RelayMessage(binary: Data([3, 0x03])) == .bytes(.frame, Data([0x03])))
         #expect(try RelayMessage(binary: Data([3])) == .bytes(.frame, Data()))
-        #expect(throws: RelayError.self) { try RelayMessage(binary: Data([4, 1])) }
+        #expect(throws: RelayError.self) { try RelayMessage(binary: Data([6, 1])) }
         #expect(throws: RelayError.self) { try RelayMessage(binary: Data()) }
     }
 

@@ -27,7 +27,7 @@ LAYERS = [
      ["Assistant"]),
     ("Application", "composes the runtime (providers, local engines, back ends) and runs the use cases", ["SibylApp"]),
     ("Test support", "libraries the tests (and the benchmarks' scripted model) share", ["OpenAITestServer", "APIContract", "TestDatabase", "TestEvents", "SibylTestSupport", "TestFixtures", "TestPDFs", "FrameOracle"]),
-    ("Shells", "translate input and output: the CLI, the HTTP server, the benchmarks", ["SibylServer", "SibylCLI", "sibyl", "SibylBenchmarks", "TokenizerBenchmark"]),
+    ("Shells", "translate input and output: the CLI, the HTTP server, the MCP server, the benchmarks", ["SibylMCP", "SibylServer", "SibylCLI", "sibyl", "SibylBenchmarks", "TokenizerBenchmark"]),
 ]
 # Left out of the graph, to keep it readable.
 UNDRAWN = {"Kernels and system libraries", "Test support"}

@@ -12,7 +12,7 @@ extension Wire {
         public var mode: String
         /// The target language, in translator mode.
         public var translateTo: String?
-        /// `cli`, `web`, `glasses`, `noa` or `captions`.
+        /// `cli`, `web`, `glasses`, `noa`, `captions` or `mcp`.
         public var source: String
         public var messageCount: Int?
         /// The start of the latest message.

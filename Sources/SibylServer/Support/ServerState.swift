@@ -5,6 +5,7 @@ import ServiceLifecycle
 import SibylApp
 import SibylConfig
 import SibylCore
+import SibylMCP
 import Synchronization
 
 /// What the routes share: the runtime, the limits, who has how many answers under way, and the
@@ -19,6 +20,8 @@ final class ServerState: Sendable {
     /// The address the server listens on (`serve.host`).
     let listenHost: String
     let glasses: GlassesHub
+    /// The MCP sessions of `/mcp`.
+    let mcp: MCPSessions
     /// The local user's data: everything on an open server.
     let base: Workspace
     /// While a server with accounts has none: the one-time secret that lets the first
@@ -39,7 +42,10 @@ final class ServerState: Sendable {
         case failed(String)
     }
 
-    init(runtime: SibylRuntime, limits: ServerLimits, accounts: Accounts? = nil, secureCookies: Bool = false, listenHost: String = "127.0.0.1") {
+    init(
+        runtime: SibylRuntime, limits: ServerLimits, accounts: Accounts? = nil, secureCookies: Bool = false, listenHost: String = "127.0.0.1",
+        mcpFolders: [URL] = []
+    ) {
         self.runtime = runtime
         self.listenHost = listenHost
         self.limits = limits
@@ -47,6 +53,7 @@ final class ServerState: Sendable {
         self.secureCookies = secureCookies
         base = Workspace(runtime: runtime)
         glasses = GlassesHub(runtime: runtime)
+        mcp = MCPSessions(options: SibylMCP.Options(allowedFolders: mcpFolders))
         (shutdownDeadlines, shutdownBegan) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -87,6 +94,7 @@ final class ServerState: Sendable {
     func closeWorkspace(accountID: String) async {
         let workspace = workspaces.withLock { $0.removeValue(forKey: accountID) }
         await glasses.stopAll(of: accountID)
+        await mcp.endAll(of: accountID)
         await workspace?.runtime.finishAnswers(grace: .zero)
         try? FileManager.default.removeItem(at: runtime.paths.accountHome(id: accountID))
         do {
@@ -192,6 +200,7 @@ extension ServerState: Service {
                 group.addTask { await workspace.runtime.finishAnswers(grace: answersEnd - .now, by: deadline) }
             }
         }
+        await mcp.endAll()
         await waitForWork(until: deadline) { await self.glasses.stopAll() }
     }
 }
