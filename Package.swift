@@ -485,6 +485,7 @@ let package = Package(
             dependencies: [
                 "SibylServer", "Accounts", "Assistant", "SibylApp", "SibylCore", "Storage", "OpenAITestServer", "APIContract", "LocalEngines", "MonocleEmulator",
                 "SibylTestSupport", "TestEvents", "TestPDFs",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

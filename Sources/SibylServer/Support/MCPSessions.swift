@@ -23,11 +23,14 @@ actor MCPSessions {
 
     let options: SibylMCP.Options
     let idleLimit: Duration
+    /// The most sessions one account keeps: a new one ends its least recently used.
+    let perOwner: Int
     private var sessions: [String: Session] = [:]
 
-    init(options: SibylMCP.Options = SibylMCP.Options(), idleLimit: Duration = .seconds(3600)) {
+    init(options: SibylMCP.Options = SibylMCP.Options(), idleLimit: Duration = .seconds(3600), perOwner: Int = 16) {
         self.options = options
         self.idleLimit = idleLimit
+        self.perOwner = perOwner
     }
 
     /// Answers one HTTP request of `owner`'s; `runtime` opens their data when a session starts.
@@ -46,6 +49,8 @@ actor MCPSessions {
         guard request.method.uppercased() == "POST", let body = request.body, Self.isInitialize(body) else {
             return .error(statusCode: 400, .invalidRequest("Start with an initialize request; later ones carry its \(HTTPHeaderName.sessionID)."))
         }
+        let owned = sessions.filter { $0.value.owner == owner }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+        for (oldest, _) in owned.prefix(max(0, owned.count - perOwner + 1)) { await end(oldest) }
         let id = UUID().uuidString
         let transport = StatefulHTTPServerTransport(
             sessionIDGenerator: GivenID(id: id),
