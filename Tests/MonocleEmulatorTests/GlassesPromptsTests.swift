@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    @Test func frameShowsTheWearersStatusAndCaptionWords() async throws {
+    @Test func frameShowsTheWearersStatusWords() async throws {
         var options = FrameDriver.Options.fast
         options.prompts = .indonesian
         try await FrameConnectionTests.withFrame(options: options) { emulator, _, driver, observer in

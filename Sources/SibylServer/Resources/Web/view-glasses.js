@@ -189,10 +189,16 @@ class BluetoothRelay {
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       }
-      this.sendControl({ type: 'disconnected', reason: t('glasses.bluetoothLost') });
+      // Not back: let go, and the page waits for them as for any lost glasses.
+      this.lost(t('glasses.bluetoothLost'));
     } finally {
       this.reconnecting = false;
     }
+  }
+
+  /** The install is over: from now on a lost link ends the relay, as on any other. */
+  updateFinished() {
+    this.update = null;
   }
 
   /** Sibyl asks for the bootloader: a remembered one is reached at once, else the person chooses it. */
@@ -581,6 +587,9 @@ export async function renderGlasses({ show, toast }) {
       translate(links);
       // One install at a time: the button waits while one runs.
       installButton.disabled = all.some((link) => link.update?.outcome === 'running');
+      // Installed (or nothing to install): the relay is an ordinary one again. A failure keeps it
+      // ready for the glasses, which may wait in their bootloader for another try.
+      if (relay?.update && all.some((link) => link.kind === 'relay' && ['done', 'upToDate'].includes(link.update?.outcome))) relay.updateFinished();
       const emulator = all.find((link) => link.kind === 'emulator');
       startButton.hidden = Boolean(emulator);
       stopButton.hidden = !emulator;
