@@ -41,6 +41,26 @@ DFU_FIXTURES = Path(__file__).resolve().parent.parent / "SecureDFUTests" / "Fixt
 ANSWER = "Paris is the capital of France."
 
 
+def read_peer_socket(peer, up: str, down: str):
+    """Reads what the virtual glasses (or their bootloader) send their peer until the socket closes:
+    bytes wait per channel in `peer.pending` until the page reads them, control messages go to
+    `peer.control`, and `up`/`down` messages set `peer.link_up` (each `up` counted in `peer.connections`)."""
+    try:
+        for message in peer.socket:
+            if isinstance(message, bytes):
+                peer.pending[message[0]].append(message[1:])
+                continue
+            peer.control.append(json.loads(message))
+            kind = peer.control[-1].get("type")
+            if kind == up:
+                peer.link_up = True
+                peer.connections += 1
+            elif kind == down:
+                peer.link_up = False
+    except Exception:
+        pass  # closed at the end of the test
+
+
 class VirtualGlasses(Watched):
     """`sibyl glasses emulate --listen 0` in a data directory of its own: the virtual Monocle offered
     over a WebSocket. What it sends waits per channel (1 serial, 2 data) until the page reads it.
@@ -52,6 +72,7 @@ class VirtualGlasses(Watched):
         self.kind = kind
         # Whether the virtual glasses hold a link to the phone (their app running, not restarting).
         self.link_up = False
+        self.connections = 0
         command = ["glasses", "emulate", "--kind", kind, "--listen", "0", *extra]
         process = subprocess.Popen([sibyl_binary(), *command], env={**env, "SIBYL_HOME": str(self.home)},
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -69,16 +90,7 @@ class VirtualGlasses(Watched):
         return self.home / self.kind / "emulate"
 
     def _read_socket(self):
-        try:
-            for message in self.socket:
-                if isinstance(message, bytes):
-                    self.pending[message[0]].append(message[1:])
-                else:
-                    control = json.loads(message)
-                    self.control.append(control)
-                    self.link_up = {"connected": True, "disconnected": False}.get(control.get("type"), self.link_up)
-        except Exception:
-            pass  # closed at the end of the test
+        read_peer_socket(self, up="connected", down="disconnected")
 
     def write(self, channel: int, data: bytes):
         self.written[channel] += len(data)
@@ -115,20 +127,7 @@ class VirtualBootloader:
         threading.Thread(target=self._read_socket, daemon=True).start()
 
     def _read_socket(self):
-        try:
-            for message in self.socket:
-                if isinstance(message, bytes):
-                    self.pending[message[0]].append(message[1:])
-                else:
-                    self.control.append(json.loads(message))
-                    kind = self.control[-1].get("type")
-                    if kind == "bootloaderConnected":
-                        self.link_up = True
-                        self.connections += 1
-                    elif kind == "bootloaderDisconnected":
-                        self.link_up = False
-        except Exception:
-            pass  # closed at the end of the test
+        read_peer_socket(self, up="bootloaderConnected", down="bootloaderDisconnected")
 
     def write(self, channel: int, data: bytes):
         self.written[channel] += len(data)
