@@ -117,8 +117,11 @@ struct SibylTools: Sendable {
             answer = Wire.Answer(conversationID: result.conversation.id, ending: last)
         }
         var shown = answer.answer
-        if !answer.citations.isEmpty {
-            shown += "\n\nSources:\n" + answer.citations.map { "[\($0.number)] \($0.document)\($0.page.map { ", page \($0)" } ?? "")" }.joined(separator: "\n")
+        // The sources some sentence rests on (all of them while claims are unknown).
+        let cited = Set(answer.claims?.flatMap(\.citations) ?? answer.citations.map(\.number))
+        let sources = answer.citations.filter { cited.contains($0.number) }
+        if !sources.isEmpty {
+            shown += "\n\nSources:\n" + sources.map { "[\($0.number)] \($0.document)\($0.page.map { ", page \($0)" } ?? "")" }.joined(separator: "\n")
         }
         if let error = answer.error { shown = "The answer failed: \(error)" }
         return try CallTool.Result(content: [Self.words(shown)], structuredContent: answer, isError: answer.status == "failed" ? true : nil)

@@ -88,6 +88,13 @@ def test_a_dropped_pdf_is_added_with_statistics_and_cited_by_page(stub_server, m
     answer.get_by_role("button", name="Open source 1").click()
     expect(source.locator("blockquote")).to_be_visible()
     expect(source.locator("blockquote")).to_contain_text("violet-harbor-42")
+    # Each sentence names the source that supports it, and only the sources some sentence rests on are listed.
+    claims = answer.locator("details.claims")
+    claims.locator("summary").click()
+    expect(claims.locator("li")).to_have_count(1)
+    expect(claims.locator("li .claim-text").first).to_have_text("The staff wifi password is violet-harbor-42.")
+    expect(claims.locator("li .claim-sources").first).to_have_text("[1]")
+    expect(answer.locator(".citations li")).to_have_count(1)
     screenshot(page, "chat-citation")
     page.get_by_label("Answer from my documents").uncheck()
 

@@ -14,6 +14,8 @@ extension Wire {
         public var usage: Usage?
         public var timings: Timings?
         public var citations: [Citation]
+        /// Each sentence of the answer with the passages that support it (an answer from documents).
+        public var claims: [Claim]?
         /// The conversation's new title, when this answer gave it one.
         public var title: String?
         public var error: String?
@@ -54,6 +56,7 @@ extension Wire {
                 usage = message.usage.map(Usage.init)
                 timings = message.timings.map(Timings.init)
                 citations = message.citations.map(Citation.init)
+                claims = Claim.of(message)
             }
         }
 

@@ -139,6 +139,19 @@ extension Wire {
     }
 
     /// A message.
+    /// A sentence of an answer from documents and the passages (`[n]` numbers) that support it;
+    /// none when it rests on no passage the answer was given.
+    public struct Claim: Sendable, Hashable, Codable {
+        public var text: String
+        public var citations: [Int]
+
+        /// The claims of an assistant's answer with citations; nil for any other message.
+        public static func of(_ message: SibylCore.Message) -> [Claim]? {
+            guard message.role == .assistant, !message.citations.isEmpty else { return nil }
+            return ClaimSupport.claims(in: message.text, citations: message.citations).map { Claim(text: $0.text, citations: $0.citations) }
+        }
+    }
+
     public struct Message: Sendable, Hashable, Codable {
         public var id: String
         public var conversationId: String
@@ -152,6 +165,8 @@ extension Wire {
         public var usage: Usage?
         public var timings: Timings?
         public var citations: [Citation]
+        /// An answer from documents: each sentence with the passages that support it.
+        public var claims: [Claim]?
         public var attachments: [Attachment]
         public var createdAt: Date
 
@@ -166,6 +181,7 @@ extension Wire {
             usage = message.usage.map(Usage.init)
             timings = message.timings.map(Timings.init)
             citations = message.citations.map(Citation.init)
+            claims = Claim.of(message)
             attachments = message.attachments.map { Attachment($0, url: attachmentURL($0)) }
             createdAt = message.createdAt
         }

@@ -271,6 +271,7 @@ export async function renderChat({ show, who, id, toast }) {
     item.setAttribute('aria-busy', message.status === 'pending' ? 'true' : 'false');
     if (own) body.textContent = message.text;
     else renderMarkdown(body, message.text, { final: message.status !== 'pending' });
+    item.querySelector('.citations-block')?.remove();
     item.querySelector('.citations')?.remove();
     if (!own && message.citations?.length) {
       item.insertBefore(citations(item, message), item.querySelector('.meta'));
@@ -316,14 +317,27 @@ export async function renderChat({ show, who, id, toast }) {
     }
   }
 
+  /**
+   * The sources of an answer from documents: once it is written, only those some sentence rests on
+   * (`claims`), and which one supports each sentence; while it is being written, all it was given.
+   */
   function citations(item, message) {
-    return h('ol', { class: 'citations', 'aria-label': t('chat.sources') }, message.citations.map((citation) => {
+    const cited = message.claims ? new Set(message.claims.flatMap((claim) => claim.citations)) : null;
+    const shown = cited ? message.citations.filter((citation) => cited.has(citation.number)) : message.citations;
+    const list = !shown.length ? null : h('ol', { class: 'citations', 'aria-label': t('chat.sources') }, shown.map((citation) => {
       const where = [citation.document, citation.page ? t('chat.page', { page: citation.page }) : null, citation.section?.length ? citation.section.join(' › ') : null]
         .filter(Boolean).join(' · ');
       return h('li', {}, h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
         h('summary', {}, `[${citation.number}] ${where}`),
         h('blockquote', {}, citation.quote)));
     }));
+    if (!message.claims?.length) return list ?? h('ol', { class: 'citations', 'aria-label': t('chat.sources') });
+    const claims = h('details', { class: 'claims' }, h('summary', {}, t('chat.claims')),
+      h('ul', {}, message.claims.map((claim) => h('li', { class: claim.citations.length ? 'supported' : 'unsupported' },
+        // The sentence without its own references: the sources that support it follow.
+        h('span', { class: 'claim-text' }, claim.text.replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '')), ' ',
+        h('span', { class: 'claim-sources' }, claim.citations.length ? claim.citations.map((number) => `[${number}]`).join(' ') : t('chat.claimUnsupported'))))));
+    return h('div', { class: 'citations-block' }, list, claims);
   }
 
   /** Turns `[n]` in an answer into buttons that open source n. */
