@@ -11,7 +11,7 @@ import Synchronization
 import Testing
 
 /// The WebSocket relay, with a stand-in "browser" that carries bytes between Sibyl and the virtual Monocle.
-@Suite(.timeLimit(.minutes(10)), .enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
+@Suite(.timeLimit(.minutes(20)), .enabled(if: TestGlasses.available, "the MicroPython interpreter is not installed (sibyl models install emulator)"))
 struct RelayTests {
     @Test func aBrowserCarriesTheBytesWhileSibylRunsTheConnection() async throws {
         try await TestGlasses.with { glasses in
@@ -31,14 +31,14 @@ struct RelayTests {
                 // Generous ceilings, only against hangs: on a loaded machine the app upload through the
                 // MicroPython REPL alone has taken longer than the 30 s these once were.
                 func running(_ count: Int) async throws -> GlassesDeviceInfo {
-                    try await observer.running(count, timeout: .seconds(180))
+                    try await observer.running(count, timeout: .seconds(600))
                 }
 
                 #expect(try await running(1).uploaded)
-                _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.contains { $0.lowercased().contains("tap") } }
+                _ = try await glasses.waitForScreen(timeout: .seconds(600)) { $0.lines.contains { $0.lowercased().contains("tap") } }
                 let connection = try #require(connections.first)
                 try await connection.show("Relayed through the browser — ça marche.")
-                _ = try await glasses.waitForScreen(timeout: .seconds(180)) { $0.lines.joined(separator: " ").contains("ça marche") }
+                _ = try await glasses.waitForScreen(timeout: .seconds(600)) { $0.lines.joined(separator: " ").contains("ça marche") }
 
                 // The glasses walk away; the browser reports it, Sibyl asks it to reconnect, no upload this time.
                 await glasses.disconnect()

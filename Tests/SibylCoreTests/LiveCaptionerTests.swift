@@ -60,7 +60,7 @@ final class ToneTranscriber: Transcriber {
     }
 }
 
-@Suite("Live captions: one line after another, nothing said lost between them", .timeLimit(.minutes(5)))
+@Suite("Live captions: one line after another, nothing said lost between them", .timeLimit(.minutes(15)))
 struct LiveCaptionerTests {
     static func captioner(longestLine: Duration = .seconds(8), partials: Duration? = .milliseconds(300), sentences: Bool = true) -> LiveCaptioner {
         LiveCaptioner {
