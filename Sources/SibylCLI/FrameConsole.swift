@@ -67,7 +67,7 @@ final class FrameConsole: Sendable {
         return Terminal.dim("┌\(border)┐\n") + body.joined(separator: "\n") + Terminal.dim("\n└\(border)┘")
     }
 
-    static let help = "tap · double · say FILE.wav · photo FILE.jpg · wait · pause [SECONDS] · screen · quit"
+    static let help = "tap · double · say FILE.wav · photo FILE.jpg · wait [SECONDS] · pause [SECONDS] · screen · quit"
 
     /// Reads the wearer's actions until `quit` or the end of input.
     func readCommands() async {
@@ -86,7 +86,8 @@ final class FrameConsole: Sendable {
                 try emulator.see(jpegFile: argument)
                 Terminal.print(Terminal.dim("the camera will see \(argument ?? ""); double-tap to ask about it"))
             case "wait":
-                await waitForOutcome(timeout: .seconds(180))
+                // `wait [SECONDS]`: how long an answer may take (a slow machine's local model needs more).
+                await waitForOutcome(timeout: .seconds(Double(argument ?? "180") ?? 180))
             case "pause":
                 try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
             case "screen":

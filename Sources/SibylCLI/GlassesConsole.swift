@@ -100,7 +100,7 @@ final class GlassesConsole: Sendable {
 
     /// Reads commands until `quit` or the end of input.
     func readCommands(phone: EmulatorTransport? = nil) async {
-        let help = "tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen [--png FILE] · quit" + (phone == nil ? "" : " · send res:TEXT")
+        let help = "tap · say FILE.wav · hold [FILE.jpg] · wait [SECONDS] · pause [SECONDS] · screen [--png FILE] · quit" + (phone == nil ? "" : " · send res:TEXT")
         await Terminal.readCommands(help: help) { command, argument in
             switch command {
             case "tap":
@@ -113,7 +113,8 @@ final class GlassesConsole: Sendable {
                 if let argument { await emulator.photo(jpeg: try Data(contentsOf: URL(fileURLWithPath: argument))) }
                 await emulator.hold()
             case "wait":
-                await waitForOutcome(timeout: .seconds(180))
+                // `wait [SECONDS]`: how long an answer may take (a slow machine's local model needs more).
+                await waitForOutcome(timeout: .seconds(Double(argument ?? "180") ?? 180))
             case "pause":
                 try await Task.sleep(for: .seconds(Double(argument ?? "1") ?? 1))
             case "screen":

@@ -18,7 +18,7 @@ extension GlassesCommand {
             discussion: """
             On Monocle (--kind monocle), the app (--app DIR, or --scripts DIR: .py files with a main.py; Sibyl's \
             own without either) is written to the virtual glasses and started; what it draws, prints and sends \
-            appears here. Commands: tap · say FILE.wav · hold [FILE.jpg] · wait · pause [SECONDS] · screen · \
+            appears here. Commands: tap · say FILE.wav · hold [FILE.jpg] · wait [SECONDS] · pause [SECONDS] · screen · \
             send res:TEXT (a data message to the app) · quit.
 
             On Frame (--kind frame), the app is a directory of Lua files with a main.lua. The files are written to the \

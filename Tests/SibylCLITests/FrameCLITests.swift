@@ -12,7 +12,7 @@ extension MonocleCLITests {
         // Tap to listen, the question plays into the microphone, tap to stop.
         let result = try await cli.run(
             ["glasses", "connect", "--emulator", "--kind", "frame"],
-            input: "say \(wav.path)\ntap\npause 4\ntap\nwait\nscreen\nquit\n"
+            input: "say \(wav.path)\ntap\npause 4\ntap\nwait 900\nscreen\nquit\n"
         )
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("[frame: running"), "\(result.stdout)")
