@@ -30,16 +30,13 @@ public struct GlassesPrompts: Sendable, Equatable {
     /// Speech-to-text heard nothing.
     public var didNotCatch: String
 
-    /// The language these are in (ISO 639-1).
-    public var language: String
-
     public static let english = GlassesPrompts(
         tapToSpeak: "Tap to speak", tapToAsk: "Tap to ask", holdForPhoto: "Hold for a photo", sendingPhoto: "Sending photo",
         listening: "Listening", listeningForPhoto: "Listening (photo)", thinking: "Thinking", takingPhoto: "Taking a photo",
         cancelled: "Cancelled", noAnswer: "No answer came. Tap to ask again.", captions: "Captions: tap to pause",
         captionsPaused: "Paused: tap to resume", openSibyl: "Open Sibyl to connect", welcome: "Welcome to Sibyl.",
         somethingWentWrong: "Something went wrong on the glasses.", tapToTryAgain: "Tap to try again.",
-        didNotCatch: "I didn't catch that. Tap and speak again.", language: "en"
+        didNotCatch: "I didn't catch that. Tap and speak again."
     )
 
     public static let indonesian = GlassesPrompts(
@@ -48,7 +45,7 @@ public struct GlassesPrompts: Sendable, Equatable {
         cancelled: "Dibatalkan", noAnswer: "Tidak ada jawaban. Ketuk untuk bertanya lagi.", captions: "Teks: ketuk untuk jeda",
         captionsPaused: "Dijeda: ketuk untuk lanjut", openSibyl: "Buka Sibyl untuk menyambung", welcome: "Selamat datang di Sibyl.",
         somethingWentWrong: "Ada yang salah di kacamata.", tapToTryAgain: "Ketuk untuk mencoba lagi.",
-        didNotCatch: "Saya tidak menangkapnya. Ketuk dan bicara lagi.", language: "id"
+        didNotCatch: "Saya tidak menangkapnya. Ketuk dan bicara lagi."
     )
 
     /// The prompts for a language (an ISO 639-1 code or a locale such as `id-ID`); English for those
@@ -60,7 +57,4 @@ public struct GlassesPrompts: Sendable, Equatable {
         default: return .english
         }
     }
-
-    /// The languages whose prompts the glasses show in that language.
-    public static let languages = ["en", "id"]
 }

@@ -110,8 +110,8 @@ public enum RelayMessage: Sendable, Equatable {
         case 1: self = .bytes(.serial, Data(binary.dropFirst()))
         case 2: self = .bytes(.data, Data(binary.dropFirst()))
         case Self.frameChannel: self = .bytes(.frame, Data(binary.dropFirst()))
-        case let first? where BootloaderChannel(rawValue: first) != nil:
-            self = .bootloaderBytes(BootloaderChannel(rawValue: first) ?? .control, Data(binary.dropFirst()))
+        case BootloaderChannel.control.rawValue: self = .bootloaderBytes(.control, Data(binary.dropFirst()))
+        case BootloaderChannel.packet.rawValue: self = .bootloaderBytes(.packet, Data(binary.dropFirst()))
         default: throw RelayError.badFrame("a binary frame must start with 1 (serial), 2 (data), 3 (Frame), 4 (DFU control) or 5 (DFU packet)")
         }
     }

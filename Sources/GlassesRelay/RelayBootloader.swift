@@ -27,9 +27,6 @@ public actor RelayBootloader: DFUTransport {
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Whether the page holds the bootloader now.
-    public var isConnected: Bool { writeLength != nil }
-
     /// A bootloader message from the browser; others are not this transport's.
     public func receive(_ message: RelayMessage) {
         switch message {

@@ -77,7 +77,6 @@ extension GlassesCommand {
         func install(_ runtime: SibylRuntime) async throws {
             let address = emulator ? nil : try GlassesLinking.paired(runtime, kind: kind)
             let kind = kind ?? GlassesLinking.pairedKind(runtime)
-            if kind == .frame && fpga != nil { throw CLIError("Frame has no FPGA image to write: --fpga is for Monocle.") }
             let update = try loadUpdate(kind: kind)
             let package = update.firmware
             let image = update.fpga

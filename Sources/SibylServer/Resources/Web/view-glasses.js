@@ -266,7 +266,7 @@ class BluetoothRelay {
     this.device?.removeEventListener('gattserverdisconnected', this.onGone);
     this.releaseBootloader();
     this.onBootloaderChoice(null);
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'disconnected', reason }));
+    this.sendControl({ type: 'disconnected', reason });
     const socket = this.socket;
     this.socket = null;
     socket?.close();
