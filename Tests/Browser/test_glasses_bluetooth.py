@@ -44,19 +44,22 @@ ANSWER = "Paris is the capital of France."
 def read_peer_socket(peer, up: str, down: str):
     """Reads what the virtual glasses (or their bootloader) send their peer until the socket closes:
     bytes wait per channel in `peer.pending` until the page reads them, control messages go to
-    `peer.control`, and `up`/`down` messages set `peer.link_up` (each `up` counted in `peer.connections`)."""
+    `peer.control`, and `up`/`down` messages set `peer.link_up` (each `up` counted in `peer.connections`);
+    `peer.changed` is told of each control message."""
     try:
         for message in peer.socket:
             if isinstance(message, bytes):
                 peer.pending[message[0]].append(message[1:])
                 continue
-            peer.control.append(json.loads(message))
-            kind = peer.control[-1].get("type")
-            if kind == up:
-                peer.link_up = True
-                peer.connections += 1
-            elif kind == down:
-                peer.link_up = False
+            with peer.changed:
+                peer.control.append(json.loads(message))
+                kind = peer.control[-1].get("type")
+                if kind == up:
+                    peer.link_up = True
+                    peer.connections += 1
+                elif kind == down:
+                    peer.link_up = False
+                peer.changed.notify_all()
     except Exception:
         pass  # closed at the end of the test
 
@@ -73,6 +76,7 @@ class VirtualGlasses(Watched):
         # Whether the virtual glasses hold a link to the phone (their app running, not restarting).
         self.link_up = False
         self.connections = 0
+        self.changed = threading.Condition()  # told each control message
         command = ["glasses", "emulate", "--kind", kind, "--listen", "0", *extra]
         process = subprocess.Popen([sibyl_binary(), *command], env={**env, "SIBYL_HOME": str(self.home)},
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -123,6 +127,7 @@ class VirtualBootloader:
         self.link_up = False
         self.connections = 0
         self.control: list[dict] = []
+        self.changed = threading.Condition()  # told each control message
         self.written = {DFU_CONTROL: 0, DFU_PACKET: 0}
         threading.Thread(target=self._read_socket, daemon=True).start()
 
@@ -135,15 +140,14 @@ class VirtualBootloader:
 
     def connect(self) -> bool:
         """Reaches the virtual glasses' bootloader, as the radio would; false when they are not in it."""
-        connected, answers = self.connections, len(self.control)
-        self.socket.send(json.dumps({"type": "connect"}))
-        deadline = time.monotonic() + 30
-        while self.connections == connected:
-            assert time.monotonic() < deadline, f"the virtual glasses' bootloader did not answer: {self.control}"
-            if any(message.get("type") == "bootloaderDisconnected" for message in self.control[answers:]):
-                return False
-            time.sleep(0.01)
-        return True
+        with self.changed:
+            connected, answers = self.connections, len(self.control)
+            self.socket.send(json.dumps({"type": "connect"}))
+            answered = self.changed.wait_for(
+                lambda: self.connections > connected or any(message.get("type") == "bootloaderDisconnected" for message in self.control[answers:]),
+                timeout=30)
+            assert answered, f"the virtual glasses' bootloader did not answer: {self.control}"
+            return self.connections > connected
 
 
 def services_of(glasses: VirtualGlasses):

@@ -32,7 +32,7 @@ struct RelayBootloaderTests {
         var events = bootloader.events.makeAsyncIterator()
         await #expect(throws: DFUError.self) { try await bootloader.writeControl(Data([1])) }
         let connecting = Task { try await bootloader.connect() }
-        try await page.waitFor(.bootloaderConnectRequest)
+        await page.waitFor(.bootloaderConnectRequest)
         // The page's answer comes through the glasses' transport, which hands it on.
         await transport.receive(.bootloaderConnected(maximumWriteLength: 20))
         try await connecting.value
@@ -50,12 +50,12 @@ struct RelayBootloaderTests {
 
         // A page that cannot reach the bootloader says why, and the connect fails with it.
         let failing = Task { try await bootloader.connect() }
-        try await page.waitFor(.bootloaderConnectRequest, count: 2)
+        await page.waitFor(.bootloaderConnectRequest, count: 2)
         await transport.receive(.bootloaderDisconnected(reason: "no device chosen"))
         await #expect(throws: DFUError.bootloaderNotFound("no device chosen")) { try await failing.value }
         // The browser leaving ends a connect under way and the events.
         let abandoned = Task { try await bootloader.connect() }
-        try await page.waitFor(.bootloaderConnectRequest, count: 3)
+        await page.waitFor(.bootloaderConnectRequest, count: 3)
         await transport.browserLeft()
         await #expect(throws: DFUError.self) { try await abandoned.value }
         #expect(await events.next() == nil)
@@ -96,14 +96,35 @@ struct RelayBootloaderTests {
 
     /// What the transport sent the page, in order.
     final class Page: Sendable {
-        private let sent = Mutex<[RelayMessage]>([])
-        var messages: [RelayMessage] { sent.withLock { $0 } }
-        func send(_ message: RelayMessage) { sent.withLock { $0.append(message) } }
+        private struct Waiter {
+            var message: RelayMessage
+            var count: Int
+            var continuation: CheckedContinuation<Void, Never>
+        }
 
-        /// Waits until `message` was sent `count` times (the connect sends it from a task of its own).
-        func waitFor(_ message: RelayMessage, count: Int = 1) async throws {
-            while messages.filter({ $0 == message }).count < count {
-                try await Task.sleep(for: .milliseconds(5))
+        private let state = Mutex<(sent: [RelayMessage], waiters: [Waiter])>(([], []))
+        var messages: [RelayMessage] { state.withLock { $0.sent } }
+
+        func send(_ message: RelayMessage) {
+            let ready = state.withLock { state -> [Waiter] in
+                state.sent.append(message)
+                let sent = state.sent
+                let ready = state.waiters.filter { waiter in sent.filter { $0 == waiter.message }.count >= waiter.count }
+                state.waiters.removeAll { waiter in sent.filter { $0 == waiter.message }.count >= waiter.count }
+                return ready
+            }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+
+        /// Returns once `message` was sent `count` times (the connect sends it from a task of its own).
+        func waitFor(_ message: RelayMessage, count: Int = 1) async {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> Bool in
+                    if state.sent.filter({ $0 == message }).count >= count { return true }
+                    state.waiters.append(Waiter(message: message, count: count, continuation: continuation))
+                    return false
+                }
+                if done { continuation.resume() }
             }
         }
     }
