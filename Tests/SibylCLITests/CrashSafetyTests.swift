@@ -54,8 +54,8 @@ struct CrashSafetyTests {
                     let answer = Task { _ = try? await HTTPCalls.post("\(base)/conversations/\(conversation)/turns", json: ["text": "Tell me a long story, part \(number)."], timeout: 30) }
                     // The kill lands at a random moment of the answer (after 0 to 60 of its pieces, 0 to 2.4 s
                     // in), whenever the model is reached on a busy machine; ingestion runs alongside.
-                    try await model.requests(to: "/v1/chat/completions", count: asked + 1)
-                    try await killed.reached()
+                    try await model.requests(to: "/v1/chat/completions", count: asked + 1, within: .seconds(600))
+                    try await killed.reached(within: .seconds(600))
                     kill(server.process.processIdentifier, SIGKILL)
                     await server.exited()
                     killed.open()
@@ -121,6 +121,6 @@ struct CrashSafetyTests {
             (name: "report-\(round)-\(file).md",
              text: "# Report \(round).\(file)\n\n" + (1...40).map { "Paragraph \($0) of report \(round).\(file) says the figure for region \($0 * file) was \($0 * round * 7) units, up from last year.\n\n" }.joined())
         }
-        try await HTTPCalls.upload(base: base, files: files, timeout: 60)
+        try await HTTPCalls.upload(base: base, files: files)
     }
 }

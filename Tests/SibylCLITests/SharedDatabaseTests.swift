@@ -37,13 +37,13 @@ struct SharedDatabaseTests {
             try await second.withStarted(["serve", "--port", "0"]) { two in
                 let servers = [one, two]
                 let watchdog = Task {
-                    let deadline = ContinuousClock.now + .seconds(300)
+                    let deadline = ContinuousClock.now + .seconds(1200)
                     for server in servers {
                         do {
                             try await server.exitStatus.wait(for: "the end of the test", within: max(deadline - .now, .zero)) { $0 != nil }
                         } catch is WaitedInVain {
                             for server in servers {
-                                print("[shared] still running after 5 minutes; server \(server.process.processIdentifier) said:\n\(server.stderr.text)")
+                                print("[shared] still running after 20 minutes; server \(server.process.processIdentifier) said:\n\(server.stderr.text)")
                                 kill(server.process.processIdentifier, SIGKILL)
                             }
                             return
@@ -98,13 +98,13 @@ struct SharedDatabaseTests {
 
                 // Removed through the second, gone from the first.
                 let id = try #require((listed.json as? [[String: Any]])?.first?["id"])
-                var remove = URLRequest(url: URL(string: "\(two)/documents/\(id)")!)
+                var remove = URLRequest(url: URL(string: "\(two)/documents/\(id)")!, timeoutInterval: 600)
                 remove.httpMethod = "DELETE"
                 _ = try await URLSession.shared.data(for: remove)
                 #expect((try await Self.get("\(one)/documents").json as? [[String: Any]])?.isEmpty == true)
 
                 // A setting changed through one instance applies on the other without a restart.
-                var change = URLRequest(url: URL(string: "\(one)/settings/docs.passages")!)
+                var change = URLRequest(url: URL(string: "\(one)/settings/docs.passages")!, timeoutInterval: 600)
                 change.httpMethod = "PUT"
                 change.setValue("application/json", forHTTPHeaderField: "Content-Type")
                 change.httpBody = Data(#"{"value": "4"}"#.utf8)
@@ -157,11 +157,11 @@ struct SharedDatabaseTests {
 
                     // Started through the first, continued through the second with the whole history.
                     let id = try #require(try await HTTPCalls.post("\(one)/conversations", json: [:]).object["id"] as? String)
-                    let first = try await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "What is the capital of France?", "stream": false], timeout: 60)
+                    let first = try await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "What is the capital of France?", "stream": false])
                     #expect(first.status == 200, "\(first.object)")
                     let listed = try await HTTPCalls.get("\(two)/conversations").json as? [String: Any]
                     #expect((listed?["items"] as? [[String: Any]])?.first?["id"] as? String == id, "\(String(describing: listed))")
-                    let second = try await HTTPCalls.post("\(two)/conversations/\(id)/turns", json: ["text": "And of Italy?", "stream": false], timeout: 60)
+                    let second = try await HTTPCalls.post("\(two)/conversations/\(id)/turns", json: ["text": "And of Italy?", "stream": false])
                     #expect(second.status == 200, "\(second.object)")
                     let history = (model.requests(to: "/v1/chat/completions").last?.json?["messages"] as? [[String: Any]])?.compactMap { $0["content"] as? String } ?? []
                     #expect(history.contains("What is the capital of France?") && history.contains("Answer to: What is the capital of France?"), "\(history)")
@@ -171,7 +171,7 @@ struct SharedDatabaseTests {
 
                     // Through the first again, a long answer; the first dies in the middle of it.
                     let asked = model.requests(to: "/v1/chat/completions").count
-                    let story = Task { _ = try? await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "Tell me a long story.", "stream": false], timeout: 60) }
+                    let story = Task { _ = try? await HTTPCalls.post("\(one)/conversations/\(id)/turns", json: ["text": "Tell me a long story.", "stream": false]) }
                     try await model.requests(to: "/v1/chat/completions", count: asked + 1)
                     // Killed in the middle (the story held), once part of it is saved as the second instance
                     // sees it through the database (no event reaches this test of that: looked at until it is).
@@ -198,7 +198,7 @@ struct SharedDatabaseTests {
                     #expect(messages[..<4].allSatisfy { $0.status == "complete" })
 
                     // And the second retries it, in place.
-                    let retried = try await HTTPCalls.post("\(two)/conversations/\(id)/retry", json: ["stream": false], timeout: 60)
+                    let retried = try await HTTPCalls.post("\(two)/conversations/\(id)/retry", json: ["stream": false])
                     #expect(retried.status == 200, "\(retried.object)")
                     messages = try await Self.messages(two, id)
                     #expect(messages.count == 6)
@@ -214,7 +214,7 @@ struct SharedDatabaseTests {
 
     /// A request with a header, through a session that keeps no cookies of its own: the status and JSON.
     static func get(_ url: String, header: (name: String, value: String)) async throws -> (status: Int, json: Any?) {
-        var request = URLRequest(url: URL(string: url)!, timeoutInterval: 60)
+        var request = URLRequest(url: URL(string: url)!, timeoutInterval: 600)
         request.setValue(header.value, forHTTPHeaderField: header.name)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpShouldSetCookies = false
@@ -237,7 +237,7 @@ struct SharedDatabaseTests {
 
             try await Self.withBoth(first, second) { servers, bases in
                 // Signed in through the first…
-                var signIn = URLRequest(url: URL(string: "\(bases[0])/auth/session")!)
+                var signIn = URLRequest(url: URL(string: "\(bases[0])/auth/session")!, timeoutInterval: 600)
                 signIn.httpMethod = "POST"
                 signIn.setValue("application/json", forHTTPHeaderField: "Content-Type")
                 signIn.httpBody = Data(#"{"name": "ada", "password": "correct horse battery"}"#.utf8)
@@ -258,7 +258,7 @@ struct SharedDatabaseTests {
                 // Wrong passwords spread over both instances count together: after five, the right one
                 // is refused on either until a minute has passed.
                 func signInStatus(_ base: String, _ password: String) async throws -> Int {
-                    var request = URLRequest(url: URL(string: "\(base)/auth/session")!, timeoutInterval: 60)
+                    var request = URLRequest(url: URL(string: "\(base)/auth/session")!, timeoutInterval: 600)
                     request.httpMethod = "POST"
                     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
                     request.httpBody = try JSONSerialization.data(withJSONObject: ["name": "ada", "password": password])

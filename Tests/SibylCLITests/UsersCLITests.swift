@@ -23,7 +23,7 @@ struct UsersCLITests {
                 #expect(token.count == 43)
                 #expect(server.stderr.text.contains("http://0.0.0.0:\(port)/setup#\(token)"), "the one-time link for a browser")
                 let base = "http://127.0.0.1:\(port)/api/v1"
-                var locked = URLRequest(url: URL(string: "\(base)/conversations")!)
+                var locked = URLRequest(url: URL(string: "\(base)/conversations")!, timeoutInterval: 600)
                 locked.httpMethod = "GET"
                 #expect(try await Self.status(of: locked) == 401, "locked until there is an account")
                 #expect(try await Self.setup(base, token: token, password: "short") == 400)
@@ -37,7 +37,7 @@ struct UsersCLITests {
     }
 
     static func setup(_ base: String, token: String, password: String) async throws -> Int {
-        var request = URLRequest(url: URL(string: "\(base)/auth/setup")!)
+        var request = URLRequest(url: URL(string: "\(base)/auth/setup")!, timeoutInterval: 600)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token, "name": "root", "password": password])
@@ -82,8 +82,8 @@ struct UsersCLITests {
                 let port = try await ServeCLITests.port(of: server)
                 try await server.waitForOutput(containing: "Accounts are on", inErrors: true, timeout: .seconds(120))
                 let url = URL(string: "http://127.0.0.1:\(port)/api/v1/conversations")!
-                #expect(try await Self.status(of: URLRequest(url: url)) == 401)
-                var authorized = URLRequest(url: url)
+                #expect(try await Self.status(of: URLRequest(url: url, timeoutInterval: 600)) == 401)
+                var authorized = URLRequest(url: url, timeoutInterval: 600)
                 authorized.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
                 #expect(try await Self.status(of: authorized) == 200)
 
