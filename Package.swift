@@ -93,6 +93,20 @@ let package = Package(
         .target(name: "SibylCore", swiftSettings: optimizedInDebug),
 
         // Adapters.
+        // The user's MCP servers as tools answers may call (Sibyl as an MCP client).
+        .target(
+            name: "MCPToolbox",
+            dependencies: [
+                "SibylCore", "OpenAIClient",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: modernSettings
+        ),
         .target(
             name: "OpenAIClient",
             dependencies: [
@@ -273,7 +287,7 @@ let package = Package(
             name: "SibylApp",
             dependencies: [
                 "Assistant", "SibylCore", "OpenAIClient", "Storage", "SibylConfig", "LocalEngines", "Tokenizers", "TextEmbedding", "Knowledge", "VectorIndex",
-                "Glasses", "Monocle", "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts",
+                "Glasses", "Monocle", "FrameGlasses", "DocumentExtraction", "PostgresStorage", "PineconeVectors", "Accounts", "MCPToolbox",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: modernSettings

@@ -9,6 +9,10 @@ public enum AssistantEvent: Sendable {
     case delta(String)
     /// Token counts reported by the provider.
     case usage(TokenUsage)
+    /// The model called a tool; its result follows as `toolAnswered`.
+    case toolCalled(ToolUse)
+    /// A tool answered: its result, numbered as a source the answer can cite.
+    case toolAnswered(Citation)
     /// Older history was left out to fit the model's context.
     case historyTrimmed(droppedMessages: Int)
     /// The answer is complete and saved.

@@ -5,11 +5,14 @@ public struct ChatSetup: Sendable {
     public var model: any ChatModel
     public var options: EngineOptions
     public var counter: any TokenCounter
+    /// Tools answers may call (the user's MCP servers), when the user turned them on.
+    public var tools: (any ToolProvider)?
 
-    public init(model: any ChatModel, options: EngineOptions, counter: any TokenCounter = EstimatingTokenCounter()) {
+    public init(model: any ChatModel, options: EngineOptions, counter: any TokenCounter = EstimatingTokenCounter(), tools: (any ToolProvider)? = nil) {
         self.model = model
         self.options = options
         self.counter = counter
+        self.tools = tools
     }
 }
 

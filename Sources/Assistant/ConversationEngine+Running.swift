@@ -32,31 +32,60 @@ extension ConversationEngine {
     private func generate(_ request: ChatRequest, setup: ChatSetup, answer: Message, continuation: AsyncStream<AssistantEvent>.Continuation) async -> AssistantEvent {
         var message = answer
         var lastSave = ContinuousClock.now
-        var completion: ChatCompletion?
+        var request = request
+        let question = request.messages
         do {
-            for try await event in SupportCheck.checked(setup.model.stream(request), answering: request.messages, citations: answer.citations) {
-                switch event {
-                case .delta(let text):
-                    message.text += text
-                    continuation.yield(.delta(text))
-                    if ContinuousClock.now - lastSave >= setup.options.saveInterval {
-                        drafts.save(message.text, of: message.id)
-                        lastSave = .now
-                    }
-                case .usage(let usage):
-                    message.usage = usage
-                    continuation.yield(.usage(usage))
-                case .finished(let finished):
-                    completion = finished
-                }
+            let offered = await setup.tools?.tools() ?? []
+            if !offered.isEmpty {
+                request.tools = offered.map(\.tool)
+                request.messages = ToolCalling.instructed(request.messages)
             }
-            guard let completion, !Task.isCancelled else { return await finish(&message, as: .cancelled, continuation: continuation) }
-            message.text = completion.text
-            message.model = completion.model
-            message.usage = completion.usage ?? message.usage
-            message.timings = completion.timings
-            message.citations = Grounding.cited(in: completion.text, from: message.citations)
-            return await finish(&message, as: .complete, continuation: continuation)
+            var rounds = 0
+            while true {
+                // What was written before the tools were called stays in front of the answer.
+                let before = message.text
+                var completion: ChatCompletion?
+                // The check against the documents applies to an answer from them alone: once a tool
+                // has answered, the answer may rest on its result instead.
+                let checked = rounds == 0 ? answer.citations : []
+                for try await event in SupportCheck.checked(setup.model.stream(request), answering: question, citations: checked) {
+                    switch event {
+                    case .delta(let text):
+                        message.text += text
+                        continuation.yield(.delta(text))
+                        if ContinuousClock.now - lastSave >= setup.options.saveInterval {
+                            drafts.save(message.text, of: message.id)
+                            lastSave = .now
+                        }
+                    case .usage(let usage):
+                        message.usage = usage
+                        continuation.yield(.usage(usage))
+                    case .finished(let finished):
+                        completion = finished
+                    }
+                }
+                guard let completion, !Task.isCancelled else { return await finish(&message, as: .cancelled, continuation: continuation) }
+                guard let tools = setup.tools, !completion.toolCalls.isEmpty, !request.tools.isEmpty else {
+                    message.text = before + completion.text
+                    message.model = completion.model
+                    message.usage = completion.usage ?? message.usage
+                    message.timings = completion.timings
+                    message.citations = ToolCalling.kept(of: message.citations, citedIn: message.text)
+                    return await finish(&message, as: .complete, continuation: continuation)
+                }
+                rounds += 1
+                request.messages.append(.callingTools(completion.toolCalls, text: completion.text))
+                for call in completion.toolCalls {
+                    let number = (message.citations.map(\.number).max() ?? 0) + 1
+                    let citation = await ToolCalling.call(call, offered: offered, tools: tools, number: number) { continuation.yield(.toolCalled($0)) }
+                    continuation.yield(.toolAnswered(citation))
+                    message.citations.append(citation)
+                    request.messages.append(.toolResult(for: call.id, text: "[\(citation.number)] \(citation.quote)"))
+                }
+                try Task.checkCancellation()
+                // The last round answers with what the tools gave: no more calls.
+                if rounds >= ToolCalling.rounds { request.tools = [] }
+            }
         } catch {
             if Task.isCancelled || Self.isCancellation(error) {
                 return await finish(&message, as: .cancelled, continuation: continuation)

@@ -14,12 +14,16 @@ extension OpenAIClient: ChatModel {
         }
         let elapsed = ContinuousClock.now - started
         let text = choice.message?.content ?? choice.text ?? ""
+        let calls = (choice.message?.toolCalls ?? []).enumerated().map { index, call in
+            ChatToolCall(id: call.id ?? "call_\(index)", name: call.function?.name ?? "", arguments: call.function?.arguments ?? "{}")
+        }
         return ChatCompletion(
             text: text,
             model: response.model ?? request.model,
             finishReason: choice.finishReason.map(FinishReason.init(rawValue:)),
             usage: response.usage?.tokenUsage,
-            timings: Timings(timeToFirstToken: text.isEmpty ? nil : elapsed, total: elapsed)
+            timings: Timings(timeToFirstToken: text.isEmpty ? nil : elapsed, total: elapsed),
+            toolCalls: calls
         )
     }
 
@@ -88,7 +92,8 @@ extension OpenAIClient: ChatModel {
             stop: request.stop.isEmpty ? nil : request.stop,
             user: request.user,
             stream: stream ? true : nil,
-            streamOptions: stream && configuration.includeStreamUsage ? .init(includeUsage: true) : nil
+            streamOptions: stream && configuration.includeStreamUsage ? .init(includeUsage: true) : nil,
+            tools: request.tools.isEmpty ? nil : request.tools.map(WireTool.init(tool:))
         )
     }
 }
@@ -176,7 +181,8 @@ private final class ChatStreamReader: @unchecked Sendable {
             model: accumulator.model,
             finishReason: accumulator.finishReason,
             usage: accumulator.usage,
-            timings: Timings(timeToFirstToken: accumulator.firstTokenAt.map { $0 - started }, total: ContinuousClock.now - started)
+            timings: Timings(timeToFirstToken: accumulator.firstTokenAt.map { $0 - started }, total: ContinuousClock.now - started),
+            toolCalls: accumulator.toolCalls
         )))
     }
 }
@@ -189,6 +195,12 @@ private struct StreamAccumulator {
     var finishReason: FinishReason?
     var firstTokenAt: ContinuousClock.Instant?
     var isDone = false
+    /// Tool calls arrive in pieces: the first names the call, the rest add to its arguments.
+    private var calls: [Int: ChatToolCall] = [:]
+
+    var toolCalls: [ChatToolCall] {
+        calls.sorted { $0.key < $1.key }.map(\.value)
+    }
 
     init(requestedModel: String) {
         model = requestedModel
@@ -218,6 +230,14 @@ private struct StreamAccumulator {
                 if firstTokenAt == nil { firstTokenAt = .now }
                 text += content
                 events.append(.delta(content))
+            }
+            for piece in choice.delta?.toolCalls ?? [] {
+                let index = piece.index ?? calls.count
+                var call = calls[index] ?? ChatToolCall(id: "call_\(index)", name: "", arguments: "")
+                if let id = piece.id, !id.isEmpty { call.id = id }
+                if let name = piece.function?.name { call.name += name }
+                if let arguments = piece.function?.arguments { call.arguments += arguments }
+                calls[index] = call
             }
             if let reason = choice.finishReason { finishReason = FinishReason(rawValue: reason) }
         }

@@ -24,9 +24,10 @@ struct ChatCompletionBody: Encodable {
     var user: String?
     var stream: Bool?
     var streamOptions: StreamOptions?
+    var tools: [WireTool]?
 
     enum CodingKeys: String, CodingKey {
-        case model, messages, prompt, temperature, stop, user, stream
+        case model, messages, prompt, temperature, stop, user, stream, tools
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
         case topP = "top_p"
@@ -40,11 +41,27 @@ struct ChatCompletionBody: Encodable {
 struct WireMessage: Encodable {
     var message: ChatMessage
 
-    enum CodingKeys: String, CodingKey { case role, content }
+    enum CodingKeys: String, CodingKey {
+        case role, content
+        case toolCalls = "tool_calls"
+        case toolCallID = "tool_call_id"
+    }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        if let id = message.toolCallID {
+            try container.encode("tool", forKey: .role)
+            try container.encode(id, forKey: .toolCallID)
+            try container.encode(message.text, forKey: .content)
+            return
+        }
         try container.encode(message.role.rawValue, forKey: .role)
+        if !message.toolCalls.isEmpty {
+            try container.encode(message.toolCalls.map(WireToolCall.init(call:)), forKey: .toolCalls)
+            // A message that only calls tools has no content.
+            if message.text.isEmpty { try container.encodeNil(forKey: .content) } else { try container.encode(message.text, forKey: .content) }
+            return
+        }
         if message.hasImages {
             var parts = container.nestedUnkeyedContainer(forKey: .content)
             for part in message.parts {
@@ -79,6 +96,40 @@ struct WireMessage: Encodable {
     }
 }
 
+/// A tool offered to the model: `{"type": "function", "function": {name, description, parameters}}`.
+struct WireTool: Encodable {
+    struct Function: Encodable {
+        var name: String
+        var description: String
+        var parameters: JSONValue
+    }
+    var type = "function"
+    var function: Function
+
+    init(tool: ChatTool) {
+        function = Function(name: tool.name, description: tool.description, parameters: tool.parameters)
+    }
+}
+
+/// A call to a tool, as an answer carries it and as it is sent back with the conversation.
+struct WireToolCall: Codable {
+    struct Function: Codable {
+        var name: String?
+        var arguments: String?
+    }
+    /// Only in a stream's pieces: which call a piece belongs to.
+    var index: Int?
+    var id: String?
+    var type: String?
+    var function: Function?
+
+    init(call: ChatToolCall) {
+        id = call.id
+        type = "function"
+        function = Function(name: call.name, arguments: call.arguments)
+    }
+}
+
 struct WireUsage: Decodable {
     var promptTokens: Int?
     var completionTokens: Int?
@@ -97,6 +148,11 @@ struct ChatCompletionResponse: Decodable {
     struct Choice: Decodable {
         struct Message: Decodable {
             var content: String?
+            var toolCalls: [WireToolCall]?
+            enum CodingKeys: String, CodingKey {
+                case content
+                case toolCalls = "tool_calls"
+            }
         }
         var message: Message?
         /// A legacy `/completions` answer's text.
@@ -116,6 +172,11 @@ struct ChatCompletionChunk: Decodable {
     struct Choice: Decodable {
         struct Delta: Decodable {
             var content: String?
+            var toolCalls: [WireToolCall]?
+            enum CodingKeys: String, CodingKey {
+                case content
+                case toolCalls = "tool_calls"
+            }
         }
         var delta: Delta?
         /// A legacy `/completions` chunk's text.

@@ -28,7 +28,11 @@ public final class Providers: Sendable {
         let modelNames = Mutex<[ProviderSettings: String]>([:])
         let tokenizers = Mutex<[String: BPETokenizer]>([:])
         let miniLM = Mutex<MiniLMEmbedder?>(nil)
+        let toolboxes = ToolboxCache()
     }
+
+    /// The MCP servers' toolbox, one for the process.
+    var toolboxes: ToolboxCache { caches.toolboxes }
 
     convenience init(settings: LiveSettings, local: LocalEngineHost, logger: Logger) {
         self.init(settings: settings, local: local, logger: logger, personal: nil, caches: Caches())
@@ -251,7 +255,7 @@ struct SettingsChatBackend: ChatBackend {
             reserve: settings[.chatReserve],
             titles: settings[.titles]
         )
-        return ChatSetup(model: endpoint.client, options: options, counter: providers.tokenCounter(for: endpoint.model))
+        return ChatSetup(model: endpoint.client, options: options, counter: providers.tokenCounter(for: endpoint.model), tools: providers.tools(settings))
     }
 }
 

@@ -158,6 +158,9 @@ public final class SibylRuntime: Sendable {
         if await !waitForWork(until: deadline, { await self.local.shutdown() }) {
             logger.warning("the local engines did not stop in time; they are signalled as the process exits")
         }
-        if ownsDatabase { await sharedDatabase?.close(by: deadline) }
+        if ownsDatabase {
+            await providers.stopTools()
+            await sharedDatabase?.close(by: deadline)
+        }
     }
 }

@@ -86,9 +86,32 @@ struct AnswerPrinter {
                 Terminal.error(Terminal.yellow("(stopped; the partial answer is saved)", stderr: true))
             case .titled(let text):
                 title = text
+            case .toolCalled(let use):
+                if stream {
+                    if wroteText { Terminal.write("\n") }
+                    wroteText = false
+                    Terminal.error(Terminal.dim("(calling \(Self.describe(use)))", stderr: true))
+                }
+            case .toolAnswered(let citation):
+                if stream, citation.tool?.isError == true {
+                    Terminal.error(Terminal.yellow("(the tool failed: \(Format.excerpt(citation.quote, length: 160)))", stderr: true))
+                }
             }
         }
         return (outcome, title)
+    }
+
+    /// A source as the list shows it: `[2] Handbook — page 3`, or `[3] tool weather › forecast {…}`.
+    static func sourceLine(_ citation: Citation) -> String {
+        let location = citation.location.isEmpty ? "" : " — \(citation.location)"
+        let source = citation.tool.map { "tool " + describe($0) + ($0.isError ? " (failed)" : "") } ?? citation.documentTitle
+        return "[\(citation.number)] \(source)\(location)"
+    }
+
+    /// A tool call in words: `weather › forecast {"city": "Oslo"}`.
+    static func describe(_ use: ToolUse) -> String {
+        let name = use.server.isEmpty ? use.name : "\(use.server) › \(use.name)"
+        return "\(name) \(Format.excerpt(use.arguments, length: 120))"
     }
 
     /// Prints the closest passages with their scores.
@@ -107,8 +130,7 @@ struct AnswerPrinter {
         guard !citations.isEmpty else { return }
         Terminal.print(Terminal.bold("\nSources:"))
         for citation in citations {
-            let location = citation.location.isEmpty ? "" : " — \(citation.location)"
-            Terminal.print("[\(citation.number)] \(citation.documentTitle)\(location)")
+            Terminal.print(sourceLine(citation))
             Terminal.print(Terminal.dim("    “\(Format.excerpt(citation.quote, length: 160))”"))
         }
     }

@@ -21,6 +21,9 @@ enum Transcript {
         for attachment in message.attachments {
             lines.append(Terminal.dim("[\(attachment.kind.rawValue): \(attachment.filename ?? attachment.mimeType), \(attachment.data.count) bytes]"))
         }
+        for citation in message.citations {
+            lines.append(Terminal.dim(AnswerPrinter.sourceLine(citation)))
+        }
         if message.role == .assistant, message.status == .complete {
             let footer = Format.answerFooter(model: message.model, usage: message.usage, timings: message.timings)
             if !footer.isEmpty { lines.append(Terminal.dim(footer)) }

@@ -27,6 +27,8 @@ public struct ConfigKey: Sendable, Hashable {
         case string, url, integer, number, choice
         /// Languages scanned text is read in (`OCRLanguages`).
         case languages
+        /// MCP servers answers may use (`ToolServerList`).
+        case toolServers
     }
 
     /// Where a setting is kept when several instances share a database.
@@ -91,6 +93,14 @@ public struct ConfigKey: Sendable, Hashable {
                 return .failure(.invalidValue(key: name, value: value, expected: "languages such as en, ko, id (or tesseract's codes: eng, kor, ind), separated by commas"))
             }
             return .success(languages.settingText)
+        case .toolServers:
+            guard let servers = ToolServerList(value) else {
+                return .failure(.invalidValue(
+                    key: name, value: value,
+                    expected: "NAME=COMMAND or NAME=URL entries separated by ';', each NAME once (letters, digits, - and _), e.g. notes=python3 /srv/notes.py; web=http://127.0.0.1:8000/mcp"
+                ))
+            }
+            return .success(servers.description)
         case .choice:
             guard choices.contains(value) else {
                 return .failure(.invalidValue(key: name, value: value, expected: "one of \(choices.joined(separator: ", "))"))

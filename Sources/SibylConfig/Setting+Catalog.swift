@@ -51,6 +51,21 @@ extension Setting {
         .init("tts.voice", env: ["SIBYL_TTS_VOICE"], default: "alloy", "voice for text-to-speech")
     }
 
+    // MARK: Tools
+
+    public static var toolsEnabled: Setting<Bool> {
+        .init("tools.enabled", env: ["SIBYL_TOOLS"], default: false, "answers may call the tools of the MCP servers in tools.servers (the calls are shown and cited)")
+    }
+    public static var toolsServers: Setting<ToolServerList> {
+        .init(
+            "tools.servers", env: ["SIBYL_TOOLS_SERVERS"], default: ToolServerList(), scope: .machine,
+            "MCP servers answers may use: NAME=COMMAND (started by Sibyl) or NAME=URL, separated by ';'"
+        )
+    }
+    public static var toolsTimeout: Setting<Int> {
+        .init("tools.timeout", env: ["SIBYL_TOOLS_TIMEOUT"], default: 60, "seconds a tool call may take before the answer goes on without it")
+    }
+
     // MARK: Documents
 
     public static var docsCollection: Setting<String> {
@@ -303,7 +318,8 @@ extension ConfigKey {
         var keys: [ConfigKey] = [
             Declared.baseURL.key, Declared.organization.key, Declared.project.key, Declared.timeout.key, Declared.connectTimeout.key,
             Declared.retries.key, Declared.persona.key, Declared.titles.key, Declared.chatTemperature.key, Declared.chatMaxTokens.key,
-            Declared.chatContextWindow.key, Declared.chatReserve.key, Declared.ttsVoice.key, Declared.docsCollection.key,
+            Declared.chatContextWindow.key, Declared.chatReserve.key, Declared.ttsVoice.key, Declared.toolsEnabled.key, Declared.toolsServers.key,
+            Declared.toolsTimeout.key, Declared.docsCollection.key,
             Declared.docsChunkTokens.key, Declared.docsOverlap.key, Declared.docsMaxPDFPages.key, Declared.docsMaxExtractionSeconds.key, Declared.docsOCRLanguages.key,
             Declared.docsThreshold.key, Declared.docsPassages.key, Declared.docsIndex.key, Declared.docsFusion.key,
             Declared.docsVectorWeight.key, Declared.docsLexicalWeight.key, Declared.docsVectorStore.key, Declared.pineconeIndex.key,

@@ -82,6 +82,13 @@ extension OCRLanguages: SettingValue {
     public static var valueType: ConfigKey.ValueType { .languages }
 }
 
+/// MCP servers, written `NAME=COMMAND; NAME=URL`.
+extension ToolServerList: SettingValue {
+    public init?(settingText: String) { self.init(settingText) }
+    public var settingText: String { description }
+    public static var valueType: ConfigKey.ValueType { .toolServers }
+}
+
 /// One of a few named values: an enum whose raw values are the words the settings use.
 public protocol SettingChoice: SettingValue, RawRepresentable<String>, CaseIterable {}
 

@@ -47,10 +47,29 @@ public enum ContentPart: Sendable, Hashable, Codable {
 public struct ChatMessage: Sendable, Hashable, Codable {
     public var role: ChatRole
     public var parts: [ContentPart]
+    /// The tools an assistant message asked to call (its text may be empty then).
+    public var toolCalls: [ChatToolCall] = []
+    /// For a tool's result: the call it answers. Such a message goes to the model as the tool's
+    /// (role `tool`), whatever its `role`.
+    public var toolCallID: String?
 
     public init(role: ChatRole, parts: [ContentPart]) {
         self.role = role
         self.parts = parts
+    }
+
+    /// A tool's result, answering the call `id`.
+    public static func toolResult(for id: String, text: String) -> ChatMessage {
+        var message = ChatMessage(role: .user, text: text)
+        message.toolCallID = id
+        return message
+    }
+
+    /// An assistant message that calls tools.
+    public static func callingTools(_ calls: [ChatToolCall], text: String = "") -> ChatMessage {
+        var message = ChatMessage(role: .assistant, text: text)
+        message.toolCalls = calls
+        return message
     }
 
     public init(role: ChatRole, text: String) {

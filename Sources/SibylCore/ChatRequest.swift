@@ -6,6 +6,8 @@ public struct ChatRequest: Sendable, Hashable {
     public var stop: [String]
     /// An opaque end-user identifier some providers use for abuse monitoring.
     public var user: String?
+    /// Tools the model may call instead of answering at once.
+    public var tools: [ChatTool] = []
 
     public init(
         model: String,
@@ -70,13 +72,16 @@ public struct ChatCompletion: Sendable, Hashable {
     public var finishReason: FinishReason?
     public var usage: TokenUsage?
     public var timings: Timings
+    /// The tools the model asked to call before it answers.
+    public var toolCalls: [ChatToolCall]
 
-    public init(text: String, model: String, finishReason: FinishReason?, usage: TokenUsage?, timings: Timings) {
+    public init(text: String, model: String, finishReason: FinishReason?, usage: TokenUsage?, timings: Timings, toolCalls: [ChatToolCall] = []) {
         self.text = text
         self.model = model
         self.finishReason = finishReason
         self.usage = usage
         self.timings = timings
+        self.toolCalls = toolCalls
     }
 }
 

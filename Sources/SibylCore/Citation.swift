@@ -10,8 +10,11 @@ public struct Citation: Sendable, Hashable, Codable {
     public var quote: String
     /// The retrieval score it was chosen with.
     public var score: Double
+    /// When the source is a tool's result rather than a passage: the call that gave it.
+    public var tool: ToolUse?
 
-    public init(number: Int, documentTitle: String, documentPath: String, page: Int?, headingPath: [String], quote: String, score: Double) {
+    public init(number: Int, documentTitle: String, documentPath: String, page: Int?, headingPath: [String], quote: String, score: Double, tool: ToolUse? = nil) {
+        self.tool = tool
         self.number = number
         self.documentTitle = documentTitle
         self.documentPath = documentPath
@@ -27,5 +30,24 @@ public struct Citation: Sendable, Hashable, Codable {
         if let page { parts.append("page \(page)") }
         if !headingPath.isEmpty { parts.append(headingPath.joined(separator: " › ")) }
         return parts.joined(separator: " · ")
+    }
+}
+
+/// A call an answer made to a tool (of an MCP server), kept with the result it cites.
+public struct ToolUse: Sendable, Hashable, Codable {
+    /// The server, as the user named it.
+    public var server: String
+    /// The tool's name on that server.
+    public var name: String
+    /// The arguments, as JSON text.
+    public var arguments: String
+    /// Whether the tool reported a failure (its result then says what).
+    public var isError: Bool
+
+    public init(server: String, name: String, arguments: String, isError: Bool = false) {
+        self.server = server
+        self.name = name
+        self.arguments = arguments
+        self.isError = isError
     }
 }

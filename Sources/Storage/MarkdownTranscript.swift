@@ -49,7 +49,9 @@ enum MarkdownTranscript {
             lines.append("Sources:")
             for citation in message.citations {
                 let location = citation.location.isEmpty ? "" : " — \(citation.location)"
-                lines.append("- [\(citation.number)] \(citation.documentTitle)\(location)")
+                // A tool's result names the call that gave it.
+                let source = citation.tool.map { "tool \(citation.documentTitle) \($0.arguments)\($0.isError ? " (failed)" : "")" } ?? citation.documentTitle
+                lines.append("- [\(citation.number)] \(source)\(location)")
             }
             lines.append("")
         }

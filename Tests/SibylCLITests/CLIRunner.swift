@@ -49,10 +49,15 @@ struct CLIRunner {
 
     /// Starts `sibyl` without waiting; whoever starts it stops it (`withStarted` does).
     func start(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> Running {
+        try Self.launch(Self.executable, arguments, input: input, environment: environment.merging(extra) { $1 })
+    }
+
+    /// Starts any program the way `start` starts `sibyl` (a helper server a test needs, say).
+    static func launch(_ executable: URL, _ arguments: [String], input: String? = nil, environment: [String: String]) throws -> Running {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
+        process.environment = environment
         let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr

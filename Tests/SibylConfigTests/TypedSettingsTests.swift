@@ -41,6 +41,17 @@ struct TypedSettingsTests {
         #expect(throws: ConfigError.self) { try settings.set("glasses.kind", to: "goggles") }
     }
 
+    @Test func toolServersAreCheckedWhenSetAndKeptOnTheMachine() throws {
+        var settings = try Settings(paths: temporaryPaths(), environment: [:])
+        #expect(settings[.toolsEnabled] == false)
+        #expect(settings[.toolsServers].servers.isEmpty)
+        try settings.set("tools.servers", to: "notes = python3 notes.py;web=http://127.0.0.1:8000/mcp")
+        #expect(settings[.toolsServers].servers.map(\.name) == ["notes", "web"])
+        #expect(settings.resolve("tools.servers").value == "notes=python3 notes.py; web=http://127.0.0.1:8000/mcp")
+        #expect(throws: ConfigError.self) { try settings.set("tools.servers", to: "notes=python3 a.py; notes=python3 b.py") }
+        #expect(Setting<ToolServerList>.toolsServers.key.scope == .machine)
+    }
+
     @Test func aValueThatDoesNotParseCountsAsUnset() throws {
         let settings = try Settings(paths: temporaryPaths(), environment: ["SIBYL_SERVE_PORT": "eighty", "SIBYL_DOCS_INDEX": "fancy", "SIBYL_CHAT_MAX_TOKENS": "-3"])
         #expect(settings[.servePort] == 8080)

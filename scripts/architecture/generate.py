@@ -18,7 +18,7 @@ LAYERS = [
     ("Kernels and system libraries", "SIMD kernels compiled per instruction set, and the C libraries Sibyl links",
      ["VectorIndexAVX512", "VectorIndexAVX2", "TextEmbeddingAVX512", "TextEmbeddingAVX2", "CBLAS", "CPoppler", "CLua", "CFrameLua", "CDBus", "COnnxRuntime"]),
     ("Adapters", "implement SibylCore's protocols over a library, a service, a file format or a device protocol",
-     ["OpenAIClient", "Storage", "Accounts", "Tokenizers", "TextEmbedding", "LocalEngines", "SibylConfig", "VectorIndex", "DocumentExtraction",
+     ["OpenAIClient", "MCPToolbox", "Storage", "Accounts", "Tokenizers", "TextEmbedding", "LocalEngines", "SibylConfig", "VectorIndex", "DocumentExtraction",
       "SecureDFU", "FrameProtocol"]),
     ("Product logic", "knowledge and search; the glasses core and its drivers; emulators of the glasses",
      ["Knowledge", "Glasses", "Monocle", "FrameGlasses", "MonocleEmulator", "FrameEmulator", "GlassesBluetooth", "GlassesRelay"]),

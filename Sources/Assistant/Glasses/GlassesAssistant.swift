@@ -387,7 +387,7 @@ public actor GlassesAssistant {
                     case .failed(_, let error):
                         throw GlassesFailure(shown: "The language model failed. Please try again.", detail: error.text)
                     case .cancelled: throw CancellationError()
-                    case .started, .usage, .historyTrimmed, .titled: break
+                    case .started, .usage, .historyTrimmed, .titled, .toolCalled, .toolAnswered: break
                     }
                 }
                 return answer

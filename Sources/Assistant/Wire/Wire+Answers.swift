@@ -74,7 +74,8 @@ extension Wire {
 
     /// One event of an answer being written, as the HTTP API streams it (`event:` is `type`).
     public struct TurnEvent: Sendable, Hashable, Codable {
-        /// `started`, `delta`, `usage`, `historyTrimmed`, `finished`, `failed`, `cancelled`, `titled`.
+        /// `started`, `delta`, `usage`, `toolCalled`, `toolAnswered`, `historyTrimmed`, `finished`,
+        /// `failed`, `cancelled`, `titled`.
         public var type: String
         public var conversationId: String?
         public var questionId: String?
@@ -87,6 +88,10 @@ extension Wire {
         /// What the user can do about a failure, when known.
         public var remedy: RemedyBody?
         public var title: String?
+        /// `toolCalled`: the call being made.
+        public var tool: ToolCall?
+        /// `toolAnswered`: the tool's result, numbered as a source (its `tool` says which call).
+        public var citation: Citation?
 
         public init(_ event: AssistantEvent, conversationID: UUID, attachmentURL: (SibylCore.Attachment) -> String? = { _ in nil }) {
             conversationId = conversationID.wireString
@@ -101,6 +106,12 @@ extension Wire {
             case .usage(let usage):
                 type = "usage"
                 self.usage = Usage(usage)
+            case .toolCalled(let use):
+                type = "toolCalled"
+                tool = ToolCall(use)
+            case .toolAnswered(let source):
+                type = "toolAnswered"
+                citation = Citation(source)
             case .historyTrimmed(let dropped):
                 type = "historyTrimmed"
                 droppedMessages = dropped

@@ -105,6 +105,8 @@ extension Wire {
         public var section: [String]
         public var quote: String
         public var score: Double
+        /// When the source is a tool's result: the call that gave it (`quote` is the result).
+        public var tool: ToolCall?
 
         public init(_ citation: SibylCore.Citation) {
             number = citation.number
@@ -114,6 +116,24 @@ extension Wire {
             section = citation.headingPath
             quote = citation.quote
             score = citation.score
+            tool = citation.tool.map(ToolCall.init)
+        }
+    }
+
+    /// A call an answer made to a tool of one of the user's MCP servers.
+    public struct ToolCall: Sendable, Hashable, Codable {
+        public var server: String
+        public var name: String
+        /// The arguments, as JSON text.
+        public var arguments: String
+        /// Whether the tool reported a failure.
+        public var isError: Bool
+
+        public init(_ use: ToolUse) {
+            server = use.server
+            name = use.name
+            arguments = use.arguments
+            isError = use.isError
         }
     }
 

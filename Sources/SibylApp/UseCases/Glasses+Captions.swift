@@ -95,7 +95,7 @@ actor CaptionTranscript {
                 case .finished(let message): return message.text
                 case .failed(_, let error): throw CaptionTranslationFailed(reason: error.text)
                 case .cancelled: throw CancellationError()
-                case .started, .usage, .historyTrimmed, .titled: break
+                case .started, .usage, .historyTrimmed, .titled, .toolCalled, .toolAnswered: break
                 }
             }
             return text

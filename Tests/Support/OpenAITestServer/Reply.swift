@@ -91,6 +91,34 @@ public indirect enum Reply: Sendable {
     }
 }
 
+extension Reply {
+    /// A streamed answer that calls tools instead of answering, as OpenAI streams one: the first
+    /// chunk of each call names it (with empty arguments), its arguments follow in two pieces, and
+    /// the finish reason is `tool_calls`.
+    public static func toolCallStream(_ calls: [(id: String, name: String, arguments: String)], model: String = "test-model") -> Reply {
+        func json(_ object: Any) -> String {
+            String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+        }
+        let base: [String: Any] = ["id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": model]
+        func chunk(_ delta: [String: Any], finish: Any = NSNull()) -> String {
+            var chunk = base
+            chunk["choices"] = [["index": 0, "delta": delta, "finish_reason": finish]]
+            return SSE.event(json(chunk))
+        }
+        var pieces = [chunk(["role": "assistant", "content": NSNull()])]
+        for (index, call) in calls.enumerated() {
+            pieces.append(chunk(["tool_calls": [["index": index, "id": call.id, "type": "function", "function": ["name": call.name, "arguments": ""]]]]))
+            let middle = call.arguments.index(call.arguments.startIndex, offsetBy: call.arguments.count / 2)
+            for part in [call.arguments[..<middle], call.arguments[middle...]] {
+                pieces.append(chunk(["tool_calls": [["index": index, "function": ["arguments": String(part)]]]]))
+            }
+        }
+        pieces.append(chunk([:], finish: "tool_calls"))
+        pieces.append(SSE.event("[DONE]"))
+        return .eventStream(pieces)
+    }
+}
+
 /// Helpers to write server-sent events by hand.
 public enum SSE {
     /// One `data:` event followed by a blank line.

@@ -1,0 +1,62 @@
+import Foundation
+import SibylCore
+
+/// How an answer uses the user's tools (their MCP servers): what the model is told, how a call is
+/// made and kept as a numbered source, and which sources a finished answer keeps.
+enum ToolCalling {
+    /// Rounds of tool calls in one answer; the round after the last answers without tools.
+    static let rounds = 4
+    /// The most of a tool's result that the model is given and the answer keeps.
+    static let resultCharacters = 4000
+
+    static let instruction = """
+        You can call tools from the user's tool servers when they help to answer. Each tool result \
+        begins with its number in brackets; when your answer uses a result, cite it with that number, like [3].
+        """
+
+    /// The messages with the instruction added to the system prompt (or as one, when there is none).
+    static func instructed(_ messages: [ChatMessage]) -> [ChatMessage] {
+        var messages = messages
+        if let first = messages.first, first.role == .system, !first.hasImages {
+            messages[0] = .system(first.text + "\n\n" + instruction)
+        } else {
+            messages.insert(.system(instruction), at: 0)
+        }
+        return messages
+    }
+
+    /// Makes the call the model asked for and returns its result as the source numbered `number`.
+    /// A failure (an unknown tool, a server that is gone) is a result too: the model is told, and
+    /// answers with what it has.
+    static func call(
+        _ call: ChatToolCall, offered: [OfferedTool], tools: any ToolProvider, number: Int, announce: (ToolUse) -> Void
+    ) async -> Citation {
+        let match = offered.first { $0.tool.name == call.name }
+        var use = ToolUse(server: match?.server ?? "", name: match?.toolName ?? call.name, arguments: call.arguments)
+        announce(use)
+        let result: ToolResult
+        if match == nil {
+            result = ToolResult(text: "There is no tool named \(call.name).", isError: true)
+        } else {
+            do {
+                result = try await tools.call(call.name, arguments: call.arguments)
+            } catch {
+                result = ToolResult(text: "The tool could not be called: \(ConversationEngine.describe(error))", isError: true)
+            }
+        }
+        use.isError = result.isError
+        let text = result.text.count > resultCharacters ? String(result.text.prefix(resultCharacters)) + " …" : result.text
+        let title = use.server.isEmpty ? use.name : "\(use.server) › \(use.name)"
+        return Citation(
+            number: number, documentTitle: title, documentPath: "mcp:\(use.server)/\(use.name)", page: nil, headingPath: [],
+            quote: text, score: 1, tool: use
+        )
+    }
+
+    /// The sources a finished answer keeps: the passages it cites (all of them when it cites
+    /// none, as before), and every tool call it made, cited or not, so the thread shows what was called.
+    static func kept(of citations: [Citation], citedIn text: String) -> [Citation] {
+        let passages = citations.filter { $0.tool == nil }
+        return Grounding.cited(in: text, from: passages) + citations.filter { $0.tool != nil }
+    }
+}
