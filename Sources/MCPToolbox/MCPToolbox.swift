@@ -2,8 +2,6 @@ public import Foundation
 public import Logging
 import MCP
 public import SibylCore
-import Synchronization
-import SystemPackage
 
 /// The MCP servers a user configured (`tools.servers`), as tools answers may call.
 ///
@@ -27,12 +25,18 @@ public actor MCPToolbox: ToolProvider {
     }
 
     public func tools() async -> [OfferedTool] {
-        var offered: [OfferedTool] = []
+        await servers().flatMap(\.tools)
+    }
+
+    /// Every server with the tools it offers now, or why it offers none.
+    public func servers() async -> [ServerTools] {
+        var report: [ServerTools] = []
         var routes: [String: (server: ToolServer, tool: String)] = [:]
         for server in servers {
             do {
                 let connection = try await connection(to: server)
                 let tools = try await within(server, "listing its tools") { try await connection.listTools() }
+                var offered: [OfferedTool] = []
                 for tool in tools {
                     let name = Self.modelName(server: server.name, tool: tool.name, taken: Set(routes.keys))
                     routes[name] = (server, tool.name)
@@ -42,13 +46,16 @@ public actor MCPToolbox: ToolProvider {
                         server: server.name, toolName: tool.name
                     ))
                 }
+                report.append(ServerTools(server: server, tools: offered, problem: nil))
             } catch {
-                logger.warning("the tools of \(server.name) are left out: \(Self.describe(error))")
+                let problem = Self.describe(error)
+                logger.warning("the tools of \(server.name) are left out: \(problem)")
                 await close(server.name)
+                report.append(ServerTools(server: server, tools: [], problem: problem))
             }
         }
         self.routes = routes
-        return offered
+        return report
     }
 
     public func call(_ name: String, arguments: String) async throws -> ToolResult {
@@ -161,6 +168,13 @@ public actor MCPToolbox: ToolProvider {
     }
 }
 
+/// A server and what it offers now: its tools, or why it offers none.
+public struct ServerTools: Sendable {
+    public var server: ToolServer
+    public var tools: [OfferedTool]
+    public var problem: String?
+}
+
 /// What went wrong reaching a tool server, in words.
 public enum ToolboxError: Error, LocalizedError, Sendable {
     case tookTooLong(server: String, what: String, seconds: Int)
@@ -183,14 +197,11 @@ public enum ToolboxError: Error, LocalizedError, Sendable {
 final class ServerConnection: @unchecked Sendable {  // Process and Pipe are used as Foundation allows across threads.
     let client: Client
     private let process: Process?
-    /// The pipes stay open as long as the connection does.
-    private let pipes: [Pipe]
     private let errors: StandardErrorTail
 
-    private init(client: Client, process: Process?, pipes: [Pipe], errors: StandardErrorTail) {
+    private init(client: Client, process: Process?, errors: StandardErrorTail) {
         self.client = client
         self.process = process
-        self.pipes = pipes
         self.errors = errors
     }
 
@@ -201,7 +212,7 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
         switch server.endpoint {
         case .url(let text):
             guard let url = URL(string: text) else { throw ToolboxError.couldNotStart(server: server.name, reason: "\(text) is not a URL") }
-            let connection = ServerConnection(client: client, process: nil, pipes: [], errors: StandardErrorTail())
+            let connection = ServerConnection(client: client, process: nil, errors: StandardErrorTail())
             try await connection.initialize(server, transport: StreamableHTTPTransport(endpoint: url, logger: logger), ceiling: ceiling)
             return connection
         case .command(let words):
@@ -212,8 +223,6 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
             process.standardInput = input
             process.standardOutput = output
             process.standardError = errorOutput
-            let errors = StandardErrorTail()
-            errors.follow(errorOutput)
             // A server that exits ends what is waiting for it (starting, a call) at once, not at the ceiling.
             process.terminationHandler = { _ in Task { await client.disconnect() } }
             do {
@@ -221,12 +230,16 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
             } catch {
                 throw ToolboxError.couldNotStart(server: server.name, reason: error.localizedDescription)
             }
-            let connection = ServerConnection(client: client, process: process, pipes: [input, output, errorOutput], errors: errors)
-            let transport = StdioTransport(
-                input: FileDescriptor(rawValue: output.fileHandleForReading.fileDescriptor),
-                output: FileDescriptor(rawValue: input.fileHandleForWriting.fileDescriptor),
-                logger: logger
+            // Only the process keeps its ends of the pipes.
+            try? input.fileHandleForReading.close()
+            try? output.fileHandleForWriting.close()
+            try? errorOutput.fileHandleForWriting.close()
+            let errors = StandardErrorTail()
+            let transport = ProcessTransport(
+                input: input.fileHandleForWriting, output: output.fileHandleForReading, errors: errors,
+                stderr: errorOutput.fileHandleForReading, logger: logger
             )
+            let connection = ServerConnection(client: client, process: process, errors: errors)
             do {
                 try await connection.initialize(server, transport: transport, ceiling: ceiling)
             } catch {
@@ -271,55 +284,9 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
     func close() async {
         await client.disconnect()
         guard let process, process.isRunning else { return }
-        try? pipes.first?.fileHandleForWriting.close()
         process.terminate()
         for _ in 0..<40 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
 
-/// The last few hundred characters a server wrote to its standard error, to say why it stopped.
-final class StandardErrorTail: Sendable {
-    private struct State {
-        var text = ""
-        var ended = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func follow(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                let waiting = state.withLock { state in
-                    state.ended = true
-                    defer { state.waiting = [] }
-                    return state.waiting
-                }
-                for waiter in waiting { waiter.resume() }
-                return
-            }
-            let piece = String(decoding: data, as: UTF8.self)
-            state.withLock { state in
-                state.text = String((state.text + piece).suffix(600))
-            }
-        }
-    }
-
-    /// Waits until the server's standard error has closed (it has exited, so it closes at once).
-    func ended() async {
-        await withCheckedContinuation { continuation in
-            let done = state.withLock { state in
-                if !state.ended { state.waiting.append(continuation) }
-                return state.ended
-            }
-            if done { continuation.resume() }
-        }
-    }
-
-    var text: String {
-        state.withLock { $0.text }.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-}

@@ -17,6 +17,18 @@ public struct ToolServer: Sendable, Hashable {
         self.name = name
         self.endpoint = endpoint
     }
+
+    /// The command line (quoted where a word needs it) or the URL, as the setting writes it.
+    public var target: String {
+        switch endpoint {
+        case .url(let url): url
+        case .command(let words):
+            words.map { word in
+                word.isEmpty || word.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == ";" || $0 == "\\" })
+                    ? "\"" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" : word
+            }.joined(separator: " ")
+        }
+    }
 }
 
 /// The MCP servers a user configured, as the `tools.servers` setting writes them:
@@ -109,15 +121,6 @@ public struct ToolServerList: Sendable, Hashable, CustomStringConvertible {
 
     /// The setting's text for these servers.
     public var description: String {
-        servers.map { server in
-            switch server.endpoint {
-            case .url(let url): "\(server.name)=\(url)"
-            case .command(let words):
-                "\(server.name)=" + words.map { word in
-                    word.isEmpty || word.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == ";" })
-                        ? "\"" + word.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : word
-                }.joined(separator: " ")
-            }
-        }.joined(separator: "; ")
+        servers.map { "\($0.name)=\($0.target)" }.joined(separator: "; ")
     }
 }

@@ -127,7 +127,8 @@ def _no_failure_left_for_the_next_test(request):
     """A test that scripts a failure the page never triggered must not fail the next test."""
     yield
     if "model_stub" in request.fixturenames:
-        request.getfixturevalue("model_stub").fail_next = 0
+        stub = request.getfixturevalue("model_stub")
+        stub.fail_next, stub.tool_call = 0, None
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,9 @@ class ModelStub:
         self.hold_after = None
         self.release = threading.Event()
         self.fail_next = 0
+        # {"name": …, "arguments": …}: call this tool when it is offered and no result is in yet;
+        # once one is, answer with the result's words and its number (None: never call a tool).
+        self.tool_call = None
         self.requests: list[dict] = []
         stub = self
 
@@ -73,8 +76,17 @@ class ModelStub:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
+                answer = stub.answer
+                if stub.tool_call is not None:
+                    results = [m.get("content", "") for m in body.get("messages", []) if m.get("role") == "tool"]
+                    offered = [t.get("function", {}).get("name") for t in body.get("tools", [])]
+                    if results:
+                        number, _, words = results[-1].partition("] ")
+                        answer = f"According to the inventory, {words.rstrip('. ')} {number}]."
+                    elif stub.tool_call["name"] in offered:
+                        return self._tool_call(stub.tool_call)
                 try:
-                    for index, word in enumerate(stub.answer.split(" ")):
+                    for index, word in enumerate(answer.split(" ")):
                         piece = word if index == 0 else " " + word
                         self._chunk({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model",
                                      "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
@@ -87,6 +99,15 @@ class ModelStub:
                     self.wfile.write(b"0\r\n\r\n")
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _tool_call(self, call):
+                base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "stub-model"}
+                self._chunk({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+                    {"index": 0, "id": "call_1", "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}]},
+                    "finish_reason": None}]})
+                self._chunk({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+                self._raw(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
 
             def _chunk(self, value):
                 self._raw(b"data: " + json.dumps(value).encode() + b"\n\n")

@@ -144,4 +144,36 @@ struct MCPToolsCLITests {
             #expect(Self.calls(in: log).first?["arguments"] as? [String: String] == ["item": "lingonberry jam", "site": "bergen"])
         }
     }
+
+    @Test func serversAreAddedListedTurnedOnAndRemovedFromTheTerminal() async throws {
+        try await OpenAITestServer.with { model in
+            model.answerWithTool("warehouse_list_sites", arguments: "{}")
+            let (cli, log) = try Self.runner(model, servers: nil)
+            let empty = try await cli.run(["tools"])
+            #expect(empty.stdout.contains("do not use tools") && empty.stdout.contains("No MCP servers yet"), "\(empty.stdout)")
+            #expect(try await cli.run(["tools", "add", "warehouse", "--", MCPCLITests.python, Self.server]).status == 0)
+            #expect(try await cli.run(["tools", "add", "gone", "--", MCPCLITests.python, "-c", "import sys; sys.exit('closed for the winter')"]).status == 0)
+            #expect(try await cli.run(["tools", "add", "two words", "http://127.0.0.1:9/mcp"]).status != 0)
+
+            // Each server with what it offers now, or why it offers nothing (and a failing status).
+            let listed = try await cli.run(["tools"])
+            #expect(listed.status == 1)
+            #expect(listed.stdout.contains("warehouse (command)") && listed.stdout.contains("stock_level"), "\(listed.stdout)")
+            #expect(listed.stdout.contains("unreachable: the MCP server gone stopped; it said: closed for the winter"), "\(listed.stdout)")
+            let json = try #require(try await cli.run(["tools", "list", "--json"]).json as? [String: Any])
+            let servers = json["servers"] as? [[String: Any]] ?? []
+            #expect(servers.map { $0["name"] as? String } == ["warehouse", "gone"])
+            #expect((servers.first?["tools"] as? [[String: Any]])?.compactMap { $0["calledAs"] as? String }.contains("warehouse_list_sites") == true)
+
+            // Off until turned on; then an answer uses it.
+            #expect(try await cli.run(["tools", "remove", "gone"]).status == 0)
+            #expect(try await cli.run(["tools", "on"]).status == 0)
+            let asked = try await cli.run(["ask", "--json", "Which warehouse sites are there?"])
+            #expect(((asked.json as? [String: Any])?["answer"] as? String)?.contains("Bryggen 3") == true, "\(asked.stdout)\n\(asked.stderr)")
+            #expect(Self.calls(in: log).map { $0["tool"] as? String } == ["list_sites"])
+            #expect(try await cli.run(["tools", "off"]).status == 0)
+            let config = try await cli.run(["config", "get", "tools.servers"])
+            #expect(config.stdout.contains("warehouse="), "\(config.stdout)")
+        }
+    }
 }

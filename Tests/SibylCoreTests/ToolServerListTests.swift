@@ -13,7 +13,7 @@ struct ToolServerListTests {
 
     @Test func whatIsWrittenReadsBackTheSame() throws {
         let list = ToolServerList([
-            ToolServer(name: "a", endpoint: .command(["run", "two words", #"say "hi"; then"#, ""])),
+            ToolServer(name: "a", endpoint: .command(["run", "two words", #"say "hi"; then"#, "", #"back\slash"#])),
             ToolServer(name: "b_2", endpoint: .url("http://127.0.0.1:8000/mcp")),
         ])
         #expect(ToolServerList(list.description) == list)

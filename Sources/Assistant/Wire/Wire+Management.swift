@@ -107,6 +107,53 @@ extension Wire {
         }
     }
 
+    /// One of the user's MCP servers (`tools.servers`): where it is, and the tools it offers now
+    /// or why it offers none.
+    public struct ToolServer: Sendable, Hashable, Codable {
+        public struct Tool: Sendable, Hashable, Codable {
+            /// The tool's own name on the server.
+            public var name: String
+            /// The name answers call it by (the server's name first).
+            public var calledAs: String
+            public var description: String
+
+            public init(name: String, calledAs: String, description: String) {
+                self.name = name
+                self.calledAs = calledAs
+                self.description = description
+            }
+        }
+
+        public var name: String
+        /// `command` (started by Sibyl, over stdio) or `url` (streamable HTTP).
+        public var kind: String
+        /// The command line or the URL.
+        public var target: String
+        public var tools: [Tool]
+        /// Why it offers no tools, when it cannot be reached.
+        public var problem: String?
+
+        public init(name: String, kind: String, target: String, tools: [Tool], problem: String?) {
+            self.name = name
+            self.kind = kind
+            self.target = target
+            self.tools = tools
+            self.problem = problem
+        }
+    }
+
+    /// Whether answers may use tools, and the servers they would come from.
+    public struct ToolsReport: Sendable, Hashable, Codable {
+        /// `tools.enabled`.
+        public var enabled: Bool
+        public var servers: [ToolServer]
+
+        public init(enabled: Bool, servers: [ToolServer]) {
+            self.enabled = enabled
+            self.servers = servers
+        }
+    }
+
     /// A local engine or model component.
     public struct ModelComponent: Sendable, Hashable, Codable {
         public var name: String

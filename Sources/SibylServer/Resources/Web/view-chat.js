@@ -273,6 +273,8 @@ export async function renderChat({ show, who, id, toast }) {
     else renderMarkdown(body, message.text, { final: message.status !== 'pending' });
     item.querySelector('.citations-block')?.remove();
     item.querySelector('.citations')?.remove();
+    // Once the answer is settled, its tool calls are among its sources.
+    if (message.status !== 'pending') item.querySelector('.tool-activity')?.remove();
     if (!own && message.citations?.length) {
       item.insertBefore(citations(item, message), item.querySelector('.meta'));
       linkCitations(body, item);
@@ -323,8 +325,10 @@ export async function renderChat({ show, who, id, toast }) {
    */
   function citations(item, message) {
     const cited = message.claims ? new Set(message.claims.flatMap((claim) => claim.citations)) : null;
-    const shown = cited ? message.citations.filter((citation) => cited.has(citation.number)) : message.citations;
+    // Every tool call stays listed, cited or not: the thread shows what was called.
+    const shown = cited ? message.citations.filter((citation) => citation.tool || cited.has(citation.number)) : message.citations;
     const list = !shown.length ? null : h('ol', { class: 'citations', 'aria-label': t('chat.sources') }, shown.map((citation) => {
+      if (citation.tool) return h('li', { class: citation.tool.isError ? 'tool failed' : 'tool' }, toolSource(item, citation));
       const where = [citation.document, citation.page ? t('chat.page', { page: citation.page }) : null, citation.section?.length ? citation.section.join(' › ') : null]
         .filter(Boolean).join(' · ');
       return h('li', {}, h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
@@ -338,6 +342,28 @@ export async function renderChat({ show, who, id, toast }) {
         h('span', { class: 'claim-text' }, claim.text.replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '')), ' ',
         h('span', { class: 'claim-sources' }, claim.citations.length ? claim.citations.map((number) => `[${number}]`).join(' ') : t('chat.claimUnsupported'))))));
     return h('div', { class: 'citations-block' }, list, claims);
+  }
+
+  /** A tool call among an answer's sources: which tool, with what, and (opened) what it returned. */
+  function toolSource(item, citation) {
+    const { server, name, arguments: args, isError } = citation.tool;
+    return h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
+      h('summary', {}, `[${citation.number}] `, h('span', { class: 'tool-label' }, t(isError ? 'chat.toolFailed' : 'chat.tool')), ' ',
+        server ? `${server} › ${name}` : name, ' ', h('code', {}, args)),
+      h('blockquote', {}, citation.quote));
+  }
+
+  /** While an answer is written: the tools it calls, each marked when it has answered. */
+  function showToolCall(item, tool) {
+    const list = item.querySelector('.tool-activity') ?? item.insertBefore(h('ul', { class: 'tool-activity', 'aria-live': 'polite' }), item.querySelector('.body'));
+    list.append(h('li', { class: 'calling' }, t('chat.toolCalling', { tool: tool.server ? `${tool.server} › ${tool.name}` : tool.name }), ' ', h('code', {}, tool.arguments)));
+  }
+
+  function showToolAnswer(item, citation) {
+    const entry = [...item.querySelectorAll('.tool-activity li.calling')].shift();
+    if (!entry) return;
+    entry.className = citation.tool?.isError ? 'failed' : 'answered';
+    entry.append(' ', h('span', { class: 'tool-outcome' }, citation.tool?.isError ? t('chat.toolCallFailed') : `[${citation.number}]`));
   }
 
   /** Turns `[n]` in an answer into buttons that open source n. */
@@ -498,6 +524,12 @@ export async function renderChat({ show, who, id, toast }) {
           case 'declined':
             fill(item, { role: 'assistant', text: data.answer, status: 'declined', citations: [] });
             release(item);
+            break;
+          case 'toolCalled':
+            showToolCall(item, data.tool);
+            break;
+          case 'toolAnswered':
+            showToolAnswer(item, data.citation);
             break;
           case 'titled':
             if (state.conversation) state.conversation.title = data.title;
