@@ -47,7 +47,12 @@ class ModelStub:
                     self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
 
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                # The provider check also sends audio (multipart): only JSON bodies are read.
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
                 stub.requests.append(body)
                 if self.path.endswith("/embeddings"):
                     # A stand-in for OpenAI's embedder: eight numbers from each text's hash.

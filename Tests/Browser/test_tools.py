@@ -2,8 +2,10 @@
 official MCP Python SDK, started by Sibyl): the call shows in the thread as it is made, and stays
 among the answer's sources with what the tool returned."""
 
+import json
 import os
 import subprocess
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,11 @@ def mcp_python() -> str:
 def tools_server(model_stub):
     servers = f"warehouse={mcp_python()} {ROOT / 'scripts/mcp/tool_server.py'}"
     with fresh_server({"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_MAX_RETRIES": "0",
-                       "SIBYL_TITLES": "first-words", "SIBYL_TOOLS": "on", "SIBYL_TOOLS_SERVERS": servers}) as server:
+                       "SIBYL_TITLES": "first-words", "SIBYL_TOOLS_SERVERS": servers}) as server:
+        # Tools are off until turned on: here through the API, as the Settings page does.
+        request = urllib.request.Request(server.url + "/api/v1/settings/tools.enabled", method="PUT",
+                                         data=json.dumps({"value": "on"}).encode(), headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=60).close()
         yield server
 
 
@@ -61,3 +67,26 @@ def test_a_failed_tool_call_is_marked_and_the_answer_goes_on(tools_server, model
     expect(failed).to_have_count(1)
     expect(failed.locator("summary")).to_contain_text("tool (failed)")
     expect(answer.locator(".body")).to_contain_text("unreachable: a flooded cellar")
+
+
+def test_the_settings_page_lists_the_servers_checks_them_and_turns_tools_off(tools_server, context):
+    page = context.new_page()
+    page.goto(tools_server.url + "/#/settings")
+    card = page.locator("section", has=page.get_by_role("heading", name="Tools from your MCP servers"))
+    expect(card.locator(".tool-servers > li")).to_have_count(1)
+    expect(card.locator(".tool-servers")).to_contain_text("warehouse")
+    switch = card.get_by_label("Let answers call these tools")
+    expect(switch).to_be_checked()
+    card.get_by_role("button", name="Check the servers").click()
+    expect(card.get_by_role("status")).to_have_text("Every server answered.")
+    expect(card.locator(".tool-servers")).to_contain_text("stock_level")
+    expect(card.locator(".tool-servers")).to_contain_text("How many crates of an item")
+    screenshot(page, "settings-tools")
+    switch.uncheck()
+    expect(page.get_by_text("Saved.")).to_be_visible()
+    assert "off" in tools_server.cli("config", "get", "tools.enabled")
+    page.reload()
+    expect(page.get_by_label("Let answers call these tools")).not_to_be_checked()
+    page.get_by_label("Let answers call these tools").check()
+    expect(page.get_by_text("Saved.")).to_be_visible()
+    assert "on" in tools_server.cli("config", "get", "tools.enabled")

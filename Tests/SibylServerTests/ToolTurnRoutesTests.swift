@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
+import SibylConfig
 import Testing
 
 /// A turn over the HTTP API that calls a tool of an MCP server (scripts/mcp/tool_server.py, written
@@ -40,6 +42,32 @@ struct ToolTurnRoutesTests {
                 #expect((citation["tool"] as? [String: Any])?["name"] as? String == "stock_level")
                 #expect(citation["document"] as? String == "warehouse › stock_level")
             }
+        }
+    }
+
+    @Test func theServersAreListedAndTheirCommandsAreNotSetOverHTTP() async throws {
+        try await withServerFixture(environment: ["SIBYL_TOOLS_SERVERS": Self.servers]) { fixture in
+            try await fixture.client.execute(uri: "/api/v1/tools", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.object["enabled"] as? Bool == false)
+                let server = try #require((response.object["servers"] as? [[String: Any]])?.first)
+                #expect(server["name"] as? String == "warehouse")
+                #expect(server["kind"] as? String == "command")
+                #expect((server["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["broken", "list_sites", "stock_level"])
+            }
+            // A browser may turn tools on, but not say which commands the server runs.
+            try await fixture.client.execute(uri: "/api/v1/settings/tools.enabled", method: .put, headers: jsonHeaders, body: jsonBody(["value": "on"])) { response in
+                #expect(response.status == .ok)
+            }
+            for method in [HTTPRequest.Method.put, .delete] {
+                try await fixture.client.execute(
+                    uri: "/api/v1/settings/tools.servers", method: method, headers: jsonHeaders, body: method == .put ? jsonBody(["value": "evil=rm -rf /"]) : nil
+                ) { response in
+                    #expect(response.status == .forbidden)
+                    #expect(errorCode(in: response.text) == "machine_only")
+                }
+            }
+            #expect(fixture.runtime.settings[.toolsServers].servers.map(\.name) == ["warehouse"])
         }
     }
 }

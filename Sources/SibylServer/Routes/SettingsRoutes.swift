@@ -2,6 +2,8 @@ import Assistant
 import Foundation
 import Hummingbird
 import SibylApp
+import SibylConfig
+import SibylCore
 
 /// Settings (a change applies at once, without a restart) and API keys (write-only: a key is never
 /// returned). On a server with accounts each account may keep keys of its own, used for its
@@ -28,12 +30,18 @@ struct SettingsRoutes: RouteCollectionAdding {
         }
         group.put("settings/:key") { request, context in
             let runtime = try await state.runtime(for: context)
+            let key = try Self.changeable(context.parameters.require("key"))
             let body = try await request.json(SettingValue.self, limit: state.limits.jsonBodyBytes)
-            return await JSONBody(Wire.Setting(try runtime.admin.set(try context.parameters.require("key"), to: body.value)))
+            return await JSONBody(Wire.Setting(try runtime.admin.set(key, to: body.value)))
         }
         group.delete("settings/:key") { _, context in
             let runtime = try await state.runtime(for: context)
-            return await JSONBody(Wire.Setting(try runtime.admin.unset(try context.parameters.require("key"))))
+            return await JSONBody(Wire.Setting(try runtime.admin.unset(try Self.changeable(context.parameters.require("key")))))
+        }
+        // The MCP servers answers may call, and what each offers now.
+        group.get("tools") { _, context in
+            let runtime = try await state.runtime(for: context)
+            return JSONBody(await runtime.admin.tools())
         }
         group.get("keys") { _, context in
             let runtime = try await state.runtime(for: context)
@@ -55,6 +63,18 @@ struct SettingsRoutes: RouteCollectionAdding {
             try await runtime.admin.removeKey(try context.parameters.require("name"), scope: try Self.scope(request, context))
             return Response(status: .noContent)
         }
+    }
+
+    /// A setting's name, when it may be changed over HTTP: `tools.servers` names commands the
+    /// server's machine runs, so it is set on that machine (`sibyl tools add`), never from a browser.
+    static func changeable(_ key: String) throws -> String {
+        guard key != Setting<ToolServerList>.toolsServers.name else {
+            throw APIError(
+                .forbidden, code: "machine_only",
+                "tools.servers names commands this server runs, so it is set on its machine: sibyl tools add NAME -- COMMAND, or sibyl tools add NAME URL."
+            )
+        }
+        return key
     }
 
     /// Whose key a change is to: `?scope=own` (the default: the caller's account's own) or

@@ -17,6 +17,7 @@ enum WebAssets {
         "view-settings.js": PackageResources.view_settings_js,
         "view-settings-noa.js": PackageResources.view_settings_noa_js,
         "view-settings-pinecone.js": PackageResources.view_settings_pinecone_js,
+        "view-settings-tools.js": PackageResources.view_settings_tools_js,
         "voice.js": PackageResources.voice_js,
         "i18n.js": PackageResources.i18n_js,
         "view-auth.js": PackageResources.view_auth_js,

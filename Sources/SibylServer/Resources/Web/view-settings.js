@@ -1,13 +1,15 @@
 // Settings: connect a provider (a key, and for administrators a base URL) and see plainly what
 // works; keys (write-only: only their last characters are ever shown); which engine serves each
 // capability; the local models, installed with progress; personas; setting up Brilliant's Noa
-// phone app (view-settings-noa.js); where documents' vectors are searched (view-settings-pinecone.js).
+// phone app (view-settings-noa.js); where documents' vectors are searched (view-settings-pinecone.js);
+// tools from the user's MCP servers (view-settings-tools.js).
 
 import { api, onLiveEvent, serverEvents } from './api.js';
 import { field, h, OCR_LANGUAGES } from './dom.js';
 import { formatNumber, t, tn, translate } from './i18n.js';
 import { noaCard } from './view-settings-noa.js';
 import { vectorStoreCard } from './view-settings-pinecone.js';
+import { toolsCard } from './view-settings-tools.js';
 
 const CAPABILITIES = ['chat', 'embeddings', 'stt', 'tts', 'images'];
 const STATES = ['available', 'present', 'unavailable', 'unauthorized', 'unreachable', 'failed'];
@@ -97,6 +99,7 @@ export async function renderSettings({ show, who, toast }) {
     vectors?.card,
     admin ? h('section', { class: 'card', 'aria-labelledby': 'providers-title' },
       h('h2', { id: 'providers-title', i18n: 'settings.providers' }), h('p', { class: 'hint', i18n: 'settings.providersHint' }), providerRows) : null,
+    toolsCard({ toast, admin }),
     h('section', { class: 'card', 'aria-labelledby': 'models-title' },
       h('h2', { id: 'models-title', i18n: 'settings.models' }),
       h('div', { class: 'table-scroll' }, h('table', {},
