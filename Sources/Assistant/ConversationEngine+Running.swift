@@ -48,11 +48,22 @@ extension ConversationEngine {
                 // The check against the documents applies to an answer from them alone: once a tool
                 // has answered, the answer may rest on its result instead.
                 let checked = rounds == 0 ? answer.citations : []
+                // While tools are on offer, text that may be a call written out is shown only once it is known not to be.
+                var held = ""
+                var holding = !request.tools.isEmpty
                 for try await event in SupportCheck.checked(setup.model.stream(request), answering: question, citations: checked) {
                     switch event {
                     case .delta(let text):
                         message.text += text
-                        continuation.yield(.delta(text))
+                        if holding {
+                            held += text
+                            if TextToolCalls.mayBeCall(held) { continue }
+                            holding = false
+                            continuation.yield(.delta(held))
+                            held = ""
+                        } else {
+                            continuation.yield(.delta(text))
+                        }
                         if ContinuousClock.now - lastSave >= setup.options.saveInterval {
                             drafts.save(message.text, of: message.id)
                             lastSave = .now
@@ -64,7 +75,15 @@ extension ConversationEngine {
                         completion = finished
                     }
                 }
-                guard let completion, !Task.isCancelled else { return await finish(&message, as: .cancelled, continuation: continuation) }
+                guard var completion, !Task.isCancelled else { return await finish(&message, as: .cancelled, continuation: continuation) }
+                if completion.toolCalls.isEmpty, !request.tools.isEmpty,
+                   let written = TextToolCalls.calls(in: completion.text, offered: Set(request.tools.map(\.name))) {
+                    completion.toolCalls = written
+                    completion.text = ""
+                    message.text = before
+                } else if !held.isEmpty {
+                    continuation.yield(.delta(held))
+                }
                 guard let tools = setup.tools, !completion.toolCalls.isEmpty, !request.tools.isEmpty else {
                     message.text = before + completion.text
                     message.model = completion.model

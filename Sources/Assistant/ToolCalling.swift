@@ -60,3 +60,55 @@ enum ToolCalling {
         return Grounding.cited(in: text, from: passages) + citations.filter { $0.tool != nil }
     }
 }
+
+/// Tool calls a model wrote as text instead of as calls: small local models often answer with the
+/// call's JSON (`{"name": …, "arguments": {…}}`, in a ```json fence or `<tool_call>` tags) when
+/// their server does not recognise it. While tools are on offer, an answer that begins like one is
+/// held back until it is known whether it is one.
+enum TextToolCalls {
+    private static let openings = ["{", "[{", "```json", "```\n{", "<tool_call>"]
+
+    /// Whether an answer beginning with `text` may still turn out to be a call written as text.
+    static func mayBeCall(_ text: String) -> Bool {
+        let start = String(text.drop { $0.isWhitespace })
+        if start.isEmpty { return true }
+        return openings.contains { start.hasPrefix($0) || $0.hasPrefix(start) }
+    }
+
+    /// The calls `text` consists of, naming tools on offer; nil when it is anything else.
+    static func calls(in text: String, offered: Set<String>) -> [ChatToolCall]? {
+        var body = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (open, close) in [("<tool_call>", "</tool_call>"), ("```json", "```"), ("```", "```")] where body.hasPrefix(open) {
+            body = String(body.dropFirst(open.count))
+            body = body.replacingOccurrences(of: close, with: "\n").replacingOccurrences(of: open, with: "\n")
+            break
+        }
+        body = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Several calls may come as an array, or as objects one after another (one per tag).
+        var objects: [[String: Any]] = []
+        if let value = try? JSONSerialization.jsonObject(with: Data(body.utf8)) {
+            if let object = value as? [String: Any] { objects = [object] } else if let array = value as? [[String: Any]] { objects = array }
+        } else {
+            for line in body.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return nil }
+                objects.append(object)
+            }
+        }
+        guard !objects.isEmpty else { return nil }
+        var calls: [ChatToolCall] = []
+        for (index, object) in objects.enumerated() {
+            guard let name = object["name"] as? String, offered.contains(name) else { return nil }
+            let arguments = object["arguments"] ?? object["parameters"] ?? [String: Any]()
+            let text: String
+            if let string = arguments as? String {
+                text = string
+            } else if JSONSerialization.isValidJSONObject(arguments), let data = try? JSONSerialization.data(withJSONObject: arguments, options: [.sortedKeys]) {
+                text = String(decoding: data, as: UTF8.self)
+            } else {
+                return nil
+            }
+            calls.append(ChatToolCall(id: "text_call_\(index + 1)", name: name, arguments: text))
+        }
+        return calls
+    }
+}

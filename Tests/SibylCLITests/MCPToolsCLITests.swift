@@ -176,4 +176,17 @@ struct MCPToolsCLITests {
             #expect(config.stdout.contains("warehouse="), "\(config.stdout)")
         }
     }
+
+    @Test func aCallWrittenAsTextByASmallModelIsMadeAndNeverShown() async throws {
+        try await OpenAITestServer.with { model in
+            model.answerWithTool("warehouse_stock_level", arguments: #"{"item": "cloudberry jam", "site": "bergen"}"#, asText: true)
+            let (cli, log) = try Self.runner(model, servers: "warehouse=\(MCPCLITests.python) \(Self.server)")
+            let result = try await cli.run(["ask", Self.question])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(Self.calls(in: log).first?["arguments"] as? [String: String] == ["item": "cloudberry jam", "site": "bergen"])
+            #expect(result.stdout.contains("7 crates of cloudberry jam [1]"), "\(result.stdout)")
+            // The call's JSON was held back, not streamed as the answer.
+            #expect(!result.stdout.contains("```") && !result.stdout.contains(#""name""#), "\(result.stdout)")
+        }
+    }
 }

@@ -5,7 +5,9 @@ extension OpenAITestServer {
     /// conversation, it calls `tool` with `arguments`; once a result is in, it answers with the
     /// result's own words and the number the result came with ("[1] The site holds 42 crates." →
     /// "According to the inventory, The site holds 42 crates [1]."). Without the tool on offer it says it cannot look it up.
-    public func answerWithTool(_ tool: String, arguments: String, path: String = "/v1/chat/completions") {
+    /// `asText` writes the call as small local models do when their server does not recognise it:
+    /// its JSON in a ```json fence, as the answer's text.
+    public func answerWithTool(_ tool: String, arguments: String, asText: Bool = false, path: String = "/v1/chat/completions") {
         handle(path) { request in
             let body = request.json ?? [:]
             let messages = body["messages"] as? [[String: Any]] ?? []
@@ -15,7 +17,10 @@ extension OpenAITestServer {
                 return .chatStream(["According to the inventory, ", words, " [\(match.1)]."])
             }
             let offered = (body["tools"] as? [[String: Any]] ?? []).compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
-            if offered.contains(tool) { return .toolCallStream([(id: "call_7", name: tool, arguments: arguments)]) }
+            if offered.contains(tool) {
+                if asText { return .chatStream(["```json\n{\"name\": \"\(tool)\", ", "\"arguments\": \(arguments)}\n```"]) }
+                return .toolCallStream([(id: "call_7", name: tool, arguments: arguments)])
+            }
             return .chatStream(["I cannot look that up."])
         }
     }
