@@ -76,10 +76,14 @@ extension OpenAIClient {
     ///
     /// Image generation is only checked for presence (an empty request that a serving endpoint
     /// rejects with 400), because generating an image costs real money on paid APIs.
-    public func probe(_ capabilities: [ServerCapability] = ServerCapability.allCases, models probeModels: ProbeModels = ProbeModels()) async -> ProbeReport {
+    /// `quiet` is how long a probe may wait without a byte: a minute for a remote server; a local
+    /// engine that is loading its model on a busy machine is given longer.
+    public func probe(
+        _ capabilities: [ServerCapability] = ServerCapability.allCases, models probeModels: ProbeModels = ProbeModels(), quiet: Duration = .seconds(60)
+    ) async -> ProbeReport {
         var quick = configuration
         quick.retryPolicy = .none
-        quick.readTimeout = min(configuration.readTimeout, .seconds(60))
+        quick.readTimeout = min(configuration.readTimeout, quiet)
         let client = OpenAIClient(configuration: quick, logger: logger)
 
         var models: [ModelInfo]?

@@ -59,6 +59,12 @@ struct Serve: AsyncParsableCommand {
                 LoggingBootstrap.serverLines?.flush()
                 Foundation.exit(EXIT_FAILURE)
             })
+            // Everything is stopped and saved. The process ends without the libraries' teardown at
+            // exit: ONNX Runtime's crashed in a speech model that a cut-short warm-up was still
+            // loading (sibyl serve ended with SIGSEGV after a clean shutdown).
+            LoggingBootstrap.serverLines?.flush()
+            fflush(nil)
+            _exit(EXIT_SUCCESS)
         }
     }
 }

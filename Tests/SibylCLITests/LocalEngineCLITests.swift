@@ -61,7 +61,7 @@ struct LocalEngineCLITests {
         let rows = try #require(result.json as? [[String: Any]])
         let chat = try #require(rows.first { $0["capability"] as? String == "chat" })
         #expect(chat["using"] as? String == "local")
-        #expect(chat["state"] as? String == "available")
+        #expect(chat["state"] as? String == "available", "\(chat["detail"] ?? "")")
         for capability in ["stream", "embeddings", "transcription", "translation", "speech"] {
             let row = rows.first { $0["capability"] as? String == capability }
             #expect(row?["using"] as? String == "local", "\(capability)")

@@ -28,7 +28,7 @@ struct LiveEventRoutesTests {
             let seen = seen
             task = Task {
                 let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/events")
-                guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(600)) else { return }
+                guard let response = try? await patientHTTP.execute(request, timeout: .seconds(600)) else { return }
                 var text = ""
                 do {
                     for try await chunk in response.body {
@@ -90,7 +90,7 @@ struct LiveEventRoutesTests {
                 try await reader.wait(for: "the stream to start") { $0.contains { $0.name == "ready" } }
                 // The search waits for the install, however long a busy machine takes.
                 let searching = Task {
-                    try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/search?q=kestrels"), timeout: .seconds(600)).status.code
+                    try await patientHTTP.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/v1/search?q=kestrels"), timeout: .seconds(600)).status.code
                 }
                 try await reader.wait(for: "the install to finish") { $0.contains { $0.name == "install" && $0.data["state"] == "finished" } }
                 #expect(try await searching.value == 200)

@@ -48,7 +48,7 @@ struct LiveStreamTests {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: "{}"))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await patientHTTP.execute(request, timeout: .seconds(600))
         let body = try await response.body.collect(upTo: 1 << 20)
         let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
         return try #require(UUID(uuidString: object?["id"] as? String ?? ""))
@@ -67,7 +67,7 @@ struct LiveStreamTests {
             model.handle(chatPath) { _ in .chatStream(Array(repeating: "word ", count: 60), pause: .milliseconds(20)) }
             let conversation = try await Self.startConversation(port: port)
             let reading = Task {
-                let response = try await HTTPClient.shared.execute(Self.turnRequest(port: port, conversation: conversation, text: "Talk"), timeout: .seconds(60))
+                let response = try await patientHTTP.execute(Self.turnRequest(port: port, conversation: conversation, text: "Talk"), timeout: .seconds(600))
                 var received = ""
                 for try await chunk in response.body {
                     received += String(buffer: chunk)
@@ -90,7 +90,7 @@ struct LiveStreamTests {
             model.handle(chatPath) { _ in .chatStream(Array(repeating: "la ", count: 1000), pause: .milliseconds(20)) }
             let conversation = try await Self.startConversation(port: port)
             let reading = Task {
-                let response = try await HTTPClient.shared.execute(Self.turnRequest(port: port, conversation: conversation, text: "Sing"), timeout: .seconds(120))
+                let response = try await patientHTTP.execute(Self.turnRequest(port: port, conversation: conversation, text: "Sing"), timeout: .seconds(600))
                 var received = ""
                 for try await chunk in response.body { received += String(buffer: chunk) }
                 return received

@@ -12,8 +12,7 @@ import NIOHTTP1
 struct PatientLiveClient: TestClientProtocol {
     let port: Int?
 
-    /// Redirects are answered to the test, not followed: tests look at them.
-    private static let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    private static let http = patientHTTP
 
     func executeRequest(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port ?? 0)\(uri)")
@@ -30,3 +29,9 @@ struct PatientLiveClient: TestClientProtocol {
         return TestResponse(head: head, body: collected, trailerHeaders: nil)
     }
 }
+
+/// The HTTP client of the live tests: no read timeout (HTTPClient.shared's gives up after 90 s
+/// without a byte, and a search waiting for an engine's install on a loaded machine took longer);
+/// each request names its own ceiling against hangs. Redirects are answered to the test, not
+/// followed: tests look at them.
+let patientHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))

@@ -88,7 +88,7 @@ func request(port: Int, _ method: String, _ path: String, json: Any? = nil) asyn
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
     }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+    let response = try await patientHTTP.execute(request, timeout: .seconds(600))
     let body = try await response.body.collect(upTo: 16 << 20)
     let headers = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }
     return (Int(response.status.code), String(buffer: body), headers)

@@ -65,7 +65,8 @@ extension SibylRuntime.Admin {
             switch capability {
             case .chat:
                 let endpoint = try await runtime.providers.chatEndpoint()
-                return await endpoint.client.probe(probes, models: ProbeModels(chat: endpoint.model)).statuses
+                // The local model may still be loading, and reads its first prompt on the same cores as everything else.
+                return await endpoint.client.probe(probes, models: ProbeModels(chat: endpoint.model), quiet: .seconds(600)).statuses
             case .embeddings:
                 let result = try await runtime.providers.embedder().embed(["Sibyl checks its embedder."], options: EmbeddingOptions())
                 return [CapabilityStatus(capability: .embeddings, state: .available, detail: "\(result.model) in Swift, \(result.vectors.first?.count ?? 0) dimensions", latency: ContinuousClock.now - started)]
