@@ -217,8 +217,10 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
             return connection
         case .command(let words):
             let process = Process()
+            // `env` finds the program on PATH and takes leading NAME=VALUE words as its environment.
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = words
+            process.environment = Self.childEnvironment(ProcessInfo.processInfo.environment)
             let input = Pipe(), output = Pipe(), errorOutput = Pipe()
             process.standardInput = input
             process.standardOutput = output
@@ -252,6 +254,16 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
             }
             return connection
         }
+    }
+
+    /// What a server Sibyl starts inherits: where programs are, who and where the user is, the
+    /// language. Nothing else: Sibyl's own settings and keys (OPENAI_API_KEY and the like) are not
+    /// a tool's business. A server that needs a variable is given it in its command line
+    /// (`NAME=VALUE program …`).
+    static let inherited: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SHELL", "XDG_RUNTIME_DIR"]
+
+    static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { inherited.contains($0.key) }
     }
 
     private func initialize(_ server: ToolServer, transport: any Transport, ceiling: Duration) async throws {

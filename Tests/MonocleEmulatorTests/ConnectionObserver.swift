@@ -107,9 +107,10 @@ extension FrameDriver.Options {
     static var fast: FrameDriver.Options {
         var options = FrameDriver.Options()
         options.signalPause = .milliseconds(30)
-        options.replyTimeout = .seconds(20)
-        options.acknowledgementTimeout = .seconds(20)
-        options.startTimeout = .seconds(60)
+        // A machine with a load of 30 on two cores kept a reply waiting past 20 s.
+        options.replyTimeout = .seconds(120)
+        options.acknowledgementTimeout = .seconds(120)
+        options.startTimeout = .seconds(300)
         return options
     }
 }

@@ -18,10 +18,13 @@ struct MCPToolsCLITests {
     static func runner(_ model: OpenAITestServer, servers: String?) throws -> (CLIRunner, URL) {
         var cli = try CLIRunner(server: model, extra: ["SIBYL_TITLES": "first-words"])
         let log = cli.home.appendingPathComponent("tool-calls.jsonl")
+        // For the server Sibyl starts, in its command line (it inherits nothing else of Sibyl's
+        // environment); for the one the HTTP test starts, in its environment.
         cli.environment["TOOL_SERVER_LOG"] = log.path
+        cli.environment["OPENAI_API_KEY"] = "sk-not-for-tools"
         if let servers {
             cli.environment["SIBYL_TOOLS"] = "on"
-            cli.environment["SIBYL_TOOLS_SERVERS"] = servers
+            cli.environment["SIBYL_TOOLS_SERVERS"] = servers.replacingOccurrences(of: "warehouse=", with: "warehouse=TOOL_SERVER_LOG=\(log.path) ")
         }
         return (cli, log)
     }
@@ -43,7 +46,7 @@ struct MCPToolsCLITests {
             // The server's tools were offered under the server's name, with their schemas.
             let first = try #require(model.requests(to: "/v1/chat/completions").first?.json)
             let offered = (first["tools"] as? [[String: Any]] ?? []).compactMap { $0["function"] as? [String: Any] }
-            #expect(Set(offered.compactMap { $0["name"] as? String }) == ["warehouse_stock_level", "warehouse_list_sites", "warehouse_broken"])
+            #expect(Set(offered.compactMap { $0["name"] as? String }) == ["warehouse_stock_level", "warehouse_list_sites", "warehouse_broken", "warehouse_environment_names"])
             let schema = try #require(offered.first { $0["name"] as? String == "warehouse_stock_level" }?["parameters"] as? [String: Any])
             #expect((schema["required"] as? [String])?.sorted() == ["item", "site"])
 
@@ -85,7 +88,7 @@ struct MCPToolsCLITests {
             model.answerWithTool("warehouse_stock_level", arguments: #"{"item": "cloudberry jam", "site": "tromso"}"#)
             var (cli, log) = try Self.runner(model, servers: nil)
             // Servers configured, but tools not turned on: nothing is started or offered.
-            cli.environment["SIBYL_TOOLS_SERVERS"] = "warehouse=\(MCPCLITests.python) \(Self.server)"
+            cli.environment["SIBYL_TOOLS_SERVERS"] = "warehouse=TOOL_SERVER_LOG=\(log.path) \(MCPCLITests.python) \(Self.server)"
             let result = try await cli.run(["ask", "--json", Self.question])
             #expect(result.status == 0, "\(result.stderr)")
             let request = try #require(model.requests(to: "/v1/chat/completions").first?.json)
@@ -151,7 +154,7 @@ struct MCPToolsCLITests {
             let (cli, log) = try Self.runner(model, servers: nil)
             let empty = try await cli.run(["tools"])
             #expect(empty.stdout.contains("do not use tools") && empty.stdout.contains("No MCP servers yet"), "\(empty.stdout)")
-            #expect(try await cli.run(["tools", "add", "warehouse", "--", MCPCLITests.python, Self.server]).status == 0)
+            #expect(try await cli.run(["tools", "add", "warehouse", "--", "TOOL_SERVER_LOG=\(log.path)", MCPCLITests.python, Self.server]).status == 0)
             #expect(try await cli.run(["tools", "add", "gone", "--", MCPCLITests.python, "-c", "import sys; sys.exit('closed for the winter')"]).status == 0)
             #expect(try await cli.run(["tools", "add", "two words", "http://127.0.0.1:9/mcp"]).status != 0)
 
@@ -187,6 +190,19 @@ struct MCPToolsCLITests {
             #expect(result.stdout.contains("7 crates of cloudberry jam [1]"), "\(result.stdout)")
             // The call's JSON was held back, not streamed as the answer.
             #expect(!result.stdout.contains("```") && !result.stdout.contains(#""name""#), "\(result.stdout)")
+        }
+    }
+
+    @Test func aServerSibylStartsIsGivenNoneOfSibylsSecrets() async throws {
+        try await OpenAITestServer.with { model in
+            model.answerWithTool("warehouse_environment_names", arguments: "{}")
+            let (cli, _) = try Self.runner(model, servers: "warehouse=\(MCPCLITests.python) \(Self.server)")
+            let result = try await cli.run(["ask", "--json", "Which variables do you see?"])
+            let quote = try #require(((result.json as? [String: Any])?["citations"] as? [[String: Any]])?.first?["quote"] as? String, "\(result.stdout)\n\(result.stderr)")
+            let names = Set(quote.split(separator: " ").map(String.init))
+            #expect(names.contains("PATH") && names.contains("TOOL_SERVER_LOG"), "\(names)")
+            // Sibyl's key, home and settings stay with Sibyl.
+            #expect(names.isDisjoint(with: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "SIBYL_HOME", "SIBYL_TOOLS_SERVERS"]), "\(names)")
         }
     }
 }

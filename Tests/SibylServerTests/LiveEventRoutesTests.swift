@@ -49,8 +49,9 @@ struct LiveEventRoutesTests {
         }
 
         /// Waits until the events seen satisfy `condition`.
-        func wait(for what: String, _ condition: ([Event]) -> Bool) async throws {
-            _ = try await seen.wait(for: what, within: .seconds(120), until: condition)
+        /// Waits for what `condition` looks for; `ceiling` is a guard against hangs, as long as an install on a loaded machine may take.
+        func wait(for what: String, within ceiling: Duration = .seconds(600), _ condition: ([Event]) -> Bool) async throws {
+            _ = try await seen.wait(for: what, within: ceiling, until: condition)
         }
 
         deinit { task.cancel() }

@@ -34,4 +34,10 @@ struct PatientLiveClient: TestClientProtocol {
 /// without a byte, and a search waiting for an engine's install on a loaded machine took longer);
 /// each request names its own ceiling against hangs. Redirects are answered to the test, not
 /// followed: tests look at them.
-let patientHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+let patientHTTP: HTTPClient = {
+    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    // Many requests at once (the first requests' test) wait for a connection rather than fail.
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+    configuration.timeout = .init(connect: .seconds(600))
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}()

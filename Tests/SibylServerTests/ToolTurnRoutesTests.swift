@@ -53,7 +53,7 @@ struct ToolTurnRoutesTests {
                 let server = try #require((response.object["servers"] as? [[String: Any]])?.first)
                 #expect(server["name"] as? String == "warehouse")
                 #expect(server["kind"] as? String == "command")
-                #expect((server["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["broken", "list_sites", "stock_level"])
+                #expect((server["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["broken", "environment_names", "list_sites", "stock_level"])
             }
             // A browser may turn tools on, but not say which commands the server runs.
             try await fixture.client.execute(uri: "/api/v1/settings/tools.enabled", method: .put, headers: jsonHeaders, body: jsonBody(["value": "on"])) { response in

@@ -4,6 +4,7 @@ It keeps a made-up warehouse inventory (facts no model knows) and offers:
   stock_level(item, site)  how many of an item a site holds
   list_sites()             the sites
   broken(reason)           always fails, with the reason given
+  environment_names()      the names of the environment variables the server was started with
 
 Run: python tool_server.py            (stdio, as Sibyl starts a command)
      python tool_server.py --http PORT (streamable HTTP at http://127.0.0.1:PORT/mcp; port 0 picks
@@ -73,6 +74,13 @@ def broken(reason: str) -> str:
     """A tool that always fails (for testing how failures are shown)."""
     record("broken", {"reason": reason})
     raise RuntimeError(f"the inventory database is unreachable: {reason}")
+
+
+@server.tool()
+def environment_names() -> str:
+    """The names of the environment variables this server was started with."""
+    record("environment_names", {})
+    return " ".join(sorted(os.environ))
 
 
 if __name__ == "__main__":
