@@ -126,6 +126,9 @@ def test_conversations_are_renamed_searched_and_deleted(stub_server, model_stub,
     expect(dialog).to_contain_text("Lighthouse notes")
     dialog.get_by_role("button", name="Delete").click()
     expect(page.get_by_text("Hello. What would you like to know?")).to_be_visible()
+    # The page is drawn afresh for a new conversation, its search field empty: the words are typed
+    # into that one, not into the one it replaces.
+    expect(page.get_by_label("Search conversations")).to_have_value("")
     page.get_by_label("Search conversations").fill("lighthouse")
     expect(page.locator(".conversation-list")).to_contain_text("No conversation matches.")
 
