@@ -25,7 +25,8 @@ def mcp_python() -> str:
 def tools_server(model_stub):
     servers = f"warehouse={mcp_python()} {ROOT / 'scripts/mcp/tool_server.py'}"
     with fresh_server({"OPENAI_BASE_URL": model_stub.url, "SIBYL_SERVE_AUTH": "none", "SIBYL_MAX_RETRIES": "0",
-                       "SIBYL_TITLES": "first-words", "SIBYL_TOOLS_SERVERS": servers}) as server:
+                       "SIBYL_TITLES": "first-words", "SIBYL_TOOLS_SERVERS": servers,
+                       "SIBYL_TOOLS_TIMEOUT": "600"}) as server:
         # Tools are off until turned on: here through the API, as the Settings page does.
         request = urllib.request.Request(server.url + "/api/v1/settings/tools.enabled", method="PUT",
                                          data=json.dumps({"value": "on"}).encode(), headers={"Content-Type": "application/json"})

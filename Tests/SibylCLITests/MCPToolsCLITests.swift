@@ -16,7 +16,8 @@ struct MCPToolsCLITests {
     static let question = "How many crates of cloudberry jam does the Tromsø warehouse hold?"
 
     static func runner(_ model: OpenAITestServer, servers: String?) throws -> (CLIRunner, URL) {
-        var cli = try CLIRunner(server: model, extra: ["SIBYL_TITLES": "first-words"])
+        // A Python server starting on a loaded machine may take a while: the call's ceiling is one against hangs.
+        var cli = try CLIRunner(server: model, extra: ["SIBYL_TITLES": "first-words", "SIBYL_TOOLS_TIMEOUT": "600"])
         let log = cli.home.appendingPathComponent("tool-calls.jsonl")
         // For the server Sibyl starts, in its command line (it inherits nothing else of Sibyl's
         // environment); for the one the HTTP test starts, in its environment.
@@ -134,7 +135,7 @@ struct MCPToolsCLITests {
             var (cli, log) = try Self.runner(model, servers: nil)
             let server = try CLIRunner.launch(URL(fileURLWithPath: MCPCLITests.python), [Self.server, "--http", "0"], environment: cli.environment)
             defer { kill(server.process.processIdentifier, SIGKILL) }
-            try await server.waitForOutput(containing: "Uvicorn running on", inErrors: true)
+            try await server.waitForOutput(containing: "Uvicorn running on", inErrors: true, timeout: .seconds(600))
             let line = try #require(server.stderr.text.split(separator: "\n").first { $0.hasPrefix("listening on ") })
             let port = String(line.dropFirst("listening on ".count))
             cli.environment["SIBYL_TOOLS"] = "on"

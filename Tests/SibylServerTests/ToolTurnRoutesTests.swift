@@ -17,7 +17,7 @@ struct ToolTurnRoutesTests {
     }
 
     @Test func aTurnStreamsItsToolCallAndKeepsItAsACitedSource() async throws {
-        try await withServerFixture(environment: ["SIBYL_TOOLS": "on", "SIBYL_TOOLS_SERVERS": Self.servers]) { fixture in
+        try await withServerFixture(environment: ["SIBYL_TOOLS": "on", "SIBYL_TOOLS_SERVERS": Self.servers, "SIBYL_TOOLS_TIMEOUT": "600"]) { fixture in
             fixture.model.answerWithTool("warehouse_stock_level", arguments: #"{"item": "cloudberry jam", "site": "bergen"}"#)
             let id = try await TurnRoutesTests.conversation(fixture.client)
             try await fixture.client.execute(
@@ -46,7 +46,7 @@ struct ToolTurnRoutesTests {
     }
 
     @Test func theServersAreListedAndTheirCommandsAreNotSetOverHTTP() async throws {
-        try await withServerFixture(environment: ["SIBYL_TOOLS_SERVERS": Self.servers]) { fixture in
+        try await withServerFixture(environment: ["SIBYL_TOOLS_SERVERS": Self.servers, "SIBYL_TOOLS_TIMEOUT": "600"]) { fixture in
             try await fixture.client.execute(uri: "/api/v1/tools", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.object["enabled"] as? Bool == false)

@@ -1,9 +1,5 @@
-# Sibyl for Monocle: tap to ask, hold to ask about a photo. The host shows the words heard
-# (hrd:), may end the question (stp:), and sends the answer as it is written (clr:, res:).
-# Live captions (cap:1/cap:0): record on and on; the host sends the lines (cpt:); a tap
-# pauses/resumes (cpp:1/cpp:0). The host may send the app's own words in the wearer's language
-# (lng:, key=text lines). For firmware v23.248.0754. Uploaded inside a triple-quoted string: no
-# backslashes, no triple quotes.
+# Sibyl for Monocle (firmware v23.248.0754); its messages: Monocle/AppMessage.swift.
+# Uploaded in a triple-quoted string: no backslashes, no triple quotes.
 import bluetooth
 import display
 import microphone
@@ -25,7 +21,7 @@ WAIT_MS = 90000  # no answer by then: the question was lost
 AUDIO_BYTES = 48000  # 6 s of 8 kHz 8-bit audio
 NL = chr(10)
 
-# The app's own words, in English until the host sends the wearer's (lng:).
+# Its own words: English until the host sends the wearer's (lng:).
 T = {
     "tap": "Tap to speak",
     "hold": "Hold for a photo",
@@ -71,7 +67,6 @@ def go(s):
 
 
 def send(msg):
-    # Retries while the link is busy, until it is gone.
     while True:
         try:
             bluetooth.send(msg)
@@ -91,7 +86,6 @@ def on_touch(pad):
 
 
 def show_text(b, err):
-    # Replaces the answer; a character split across chunks waits until it is whole.
     global text, red, words, shown, version
     text, red = b, err
     version += 1
@@ -123,7 +117,6 @@ def clear_text():
 
 
 def lines():
-    # Wraps the revealed words; long words are split.
     out = []
     cur = ""
     k = 0
@@ -164,7 +157,6 @@ def welcome():
 
 
 def draw(prompt):
-    # Redraws only on a change; returns whether it did.
     global seen_key, drawn
     key = (version, shown, prompt)
     if key == seen_key:
@@ -211,7 +203,6 @@ def start_listening(photo):
 
 
 def start_captions():
-    # The firmware records a few seconds at a time: one recording after another.
     global rec_at, rec_sent
     microphone.record(seconds=6.0, bit_depth=8, sample_rate=8000)
     rec_at = time.ticks_ms()
@@ -254,7 +245,6 @@ def handle(msg):
             show_all(body)
     elif cmd == b"stp:":
         if state == "Listen":
-            # Ended here: the answer may follow at once.
             stop_asked = True
             send(b"aen:")
             go("Thinking")

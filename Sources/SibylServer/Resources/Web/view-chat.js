@@ -360,7 +360,7 @@ export async function renderChat({ show, who, id, toast }) {
   }
 
   function showToolAnswer(item, citation) {
-    const entry = [...item.querySelectorAll('.tool-activity li.calling')].shift();
+    const entry = item.querySelector('.tool-activity li.calling');
     if (!entry) return;
     entry.className = citation.tool?.isError ? 'failed' : 'answered';
     entry.append(' ', h('span', { class: 'tool-outcome' }, citation.tool?.isError ? t('chat.toolCallFailed') : `[${citation.number}]`));
