@@ -46,9 +46,8 @@ enum ToolCalling {
         }
         use.isError = result.isError
         let text = result.text.count > resultCharacters ? String(result.text.prefix(resultCharacters)) + " …" : result.text
-        let title = use.server.isEmpty ? use.name : "\(use.server) › \(use.name)"
         return Citation(
-            number: number, documentTitle: title, documentPath: "mcp:\(use.server)/\(use.name)", page: nil, headingPath: [],
+            number: number, documentTitle: use.title, documentPath: "mcp:\(use.server)/\(use.name)", page: nil, headingPath: [],
             quote: text, score: 1, tool: use
         )
     }

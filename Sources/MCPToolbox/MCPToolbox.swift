@@ -107,14 +107,23 @@ public actor MCPToolbox: ToolProvider {
     /// Runs `body` against `server` with the ceiling; past it the connection is closed, which ends
     /// the request under way, and the error says what took too long.
     private func within<T: Sendable>(_ server: ToolServer, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let ceiling = ceiling
         let connection = connections[server.name]
-        return try await withThrowingTaskGroup(of: T.self) { group in
+        return try await Self.withCeiling(ceiling, server: server.name, what: what, expire: {
+            if let connection = try? await connection?.value { await connection.close() }
+        }, body)
+    }
+
+    /// Runs `body`; past `ceiling`, `expire` ends it (by closing what it waits on) and the error
+    /// says what took too long.
+    static func withCeiling<T: Sendable>(
+        _ ceiling: Duration, server: String, what: String, expire: @escaping @Sendable () async -> Void, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(for: ceiling)
-                if let connection = try? await connection?.value { await connection.close() }
-                throw ToolboxError.tookTooLong(server: server.name, what: what, seconds: Int(ceiling.components.seconds))
+                await expire()
+                throw ToolboxError.tookTooLong(server: server, what: what, seconds: Int(ceiling.components.seconds))
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }
@@ -162,9 +171,9 @@ public actor MCPToolbox: ToolProvider {
         }.joined(separator: "\n")
     }
 
+    /// An error in words (MCP's errors are LocalizedError too).
     static func describe(_ error: any Error) -> String {
-        if let error = error as? MCPError { return error.errorDescription ?? "\(error)" }
-        return (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+        (error as? any LocalizedError)?.errorDescription ?? "\(error)"
     }
 }
 
@@ -268,15 +277,8 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
 
     private func initialize(_ server: ToolServer, transport: any Transport, ceiling: Duration) async throws {
         let client = client
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try await client.connect(transport: transport) }
-            group.addTask {
-                try await Task.sleep(for: ceiling)
-                await client.disconnect()
-                throw ToolboxError.tookTooLong(server: server.name, what: "starting", seconds: Int(ceiling.components.seconds))
-            }
-            defer { group.cancelAll() }
-            _ = try await group.next()
+        try await MCPToolbox.withCeiling(ceiling, server: server.name, what: "starting", expire: { await client.disconnect() }) {
+            _ = try await client.connect(transport: transport)
         }
     }
 
@@ -297,8 +299,7 @@ final class ServerConnection: @unchecked Sendable {  // Process and Pipe are use
         await client.disconnect()
         guard let process, process.isRunning else { return }
         process.terminate()
-        for _ in 0..<40 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if await !waitForWork(until: .now + .seconds(2), { await process.exited() }) { kill(process.processIdentifier, SIGKILL) }
     }
 }
 

@@ -1,15 +1,15 @@
 import Foundation
 import Logging
 import MCP
+import SibylCore
 import Synchronization
 
 /// MCP's stdio transport over a server process Sibyl started: one JSON-RPC message a line on the
 /// process's standard input and output.
 ///
-/// Its output and its standard error are read on threads of their own with blocking reads, which
-/// end when the process closes them: no descriptor is closed while something still reads it, and
-/// nothing polls while the server is idle. (The SDK's stdio transport polls every 10 ms, and a
-/// Foundation readability handler on a pipe closed too early crashed Sibyl at exit.)
+/// Its output and its standard error are read by `PipeDrain` (blocking reads on threads of their
+/// own, until the process closes them): nothing polls while the server is idle. (The SDK's stdio
+/// transport polls every 10 ms, and a Foundation readability handler crashed Sibyl at exit.)
 actor ProcessTransport: Transport {
     nonisolated let logger: Logger
     private let input: FileHandle
@@ -22,7 +22,10 @@ actor ProcessTransport: Transport {
         self.logger = logger
         let (messages, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         self.messages = messages
-        Self.read(output) { line in continuation.yield(line) } ended: { continuation.finish() }
+        let lines = LineSplitter()
+        PipeDrain.start(output, name: "sibyl.mcp-stdio", chunk: { piece in
+            for line in lines.add(piece) { continuation.yield(line) }
+        }, ended: { continuation.finish() })
         errors.follow(stderr)
     }
 
@@ -47,30 +50,28 @@ actor ProcessTransport: Transport {
     nonisolated func receive() -> AsyncThrowingStream<Data, any Error> {
         messages
     }
+}
 
-    /// Reads `handle` line by line on a thread of its own until the other end closes it.
-    private static func read(_ handle: FileHandle, line: @escaping @Sendable (Data) -> Void, ended: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            var pending = Data()
-            while true {
-                let piece = handle.availableData
-                if piece.isEmpty { break }
-                pending.append(piece)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let message = pending[pending.startIndex..<newline]
-                    pending = Data(pending[pending.index(after: newline)...])
-                    if !message.isEmpty { line(Data(message)) }
-                }
+/// Splits what a pipe gives into lines (without their newlines; empty lines are dropped).
+private final class LineSplitter: Sendable {
+    private let pending = Mutex(Data())
+
+    func add(_ piece: Data) -> [Data] {
+        pending.withLock { pending in
+            pending.append(piece)
+            var lines: [Data] = []
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending[pending.startIndex..<newline]
+                if !line.isEmpty { lines.append(Data(line)) }
+                pending = Data(pending[pending.index(after: newline)...])
             }
-            ended()
+            return lines
         }
-        thread.name = "sibyl.mcp-stdio"
-        thread.start()
     }
 }
 
 /// The last few hundred characters a server wrote to its standard error, to say why it stopped;
-/// read on a thread of its own until the server closes it.
+/// read until the server closes it.
 final class StandardErrorTail: Sendable {
     private struct State {
         var text = ""
@@ -81,24 +82,19 @@ final class StandardErrorTail: Sendable {
     private let state = Mutex(State())
 
     func follow(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                let piece = String(decoding: data, as: UTF8.self)
-                state.withLock { state in
-                    state.text = String((state.text + piece).suffix(600))
-                }
+        PipeDrain.start(handle, name: "sibyl.mcp-stderr", chunk: { [self] data in
+            let piece = String(decoding: data, as: UTF8.self)
+            state.withLock { state in
+                state.text = String((state.text + piece).suffix(600))
             }
+        }, ended: { [self] in
             let waiting = state.withLock { state in
                 state.ended = true
                 defer { state.waiting = [] }
                 return state.waiting
             }
             for waiter in waiting { waiter.resume() }
-        }
-        thread.name = "sibyl.mcp-stderr"
-        thread.start()
+        })
     }
 
     /// Waits until the server's standard error has closed (it has exited, so it closes at once).

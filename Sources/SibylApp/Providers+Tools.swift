@@ -45,8 +45,12 @@ final class ToolboxCache: Sendable {
 extension Providers {
     /// The tools answers may call: the MCP servers of `tools.servers`, when `tools.enabled` is on.
     func tools(_ settings: Settings) -> (any ToolProvider)? {
-        guard settings[.toolsEnabled] else { return nil }
-        return toolboxes.toolbox(for: settings[.toolsServers], timeout: settings[.toolsTimeout], logger: logger)
+        settings[.toolsEnabled] ? toolbox(settings) : nil
+    }
+
+    /// The toolbox of `tools.servers`, whether or not answers may use it; nil when none is set.
+    func toolbox(_ settings: Settings) -> MCPToolbox? {
+        toolboxes.toolbox(for: settings[.toolsServers], timeout: settings[.toolsTimeout], logger: logger)
     }
 
     /// Stops the MCP servers Sibyl started.

@@ -110,8 +110,7 @@ struct AnswerPrinter {
 
     /// A tool call in words: `weather › forecast {"city": "Oslo"}`.
     static func describe(_ use: ToolUse) -> String {
-        let name = use.server.isEmpty ? use.name : "\(use.server) › \(use.name)"
-        return "\(name) \(Format.excerpt(use.arguments, length: 120))"
+        "\(use.title) \(Format.excerpt(use.arguments, length: 120))"
     }
 
     /// Prints the closest passages with their scores.

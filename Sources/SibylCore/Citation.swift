@@ -50,4 +50,8 @@ public struct ToolUse: Sendable, Hashable, Codable {
         self.arguments = arguments
         self.isError = isError
     }
+    /// The tool in words: `weather › forecast` (its name alone when its server is unknown).
+    public var title: String {
+        server.isEmpty ? name : "\(server) › \(name)"
+    }
 }

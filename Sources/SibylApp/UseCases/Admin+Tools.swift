@@ -8,8 +8,7 @@ extension SibylRuntime.Admin {
     /// offers now (each is reached to ask, started if it is a command), or why it offers none.
     public func tools() async -> Wire.ToolsReport {
         let settings = runtime.settings
-        let toolbox = runtime.providers.toolboxes.toolbox(for: settings[.toolsServers], timeout: settings[.toolsTimeout], logger: runtime.logger)
-        let servers = await toolbox?.servers() ?? []
+        let servers = await runtime.providers.toolbox(settings)?.servers() ?? []
         return Wire.ToolsReport(enabled: settings[.toolsEnabled], servers: servers.map { report in
             let kind = if case .url = report.server.endpoint { "url" } else { "command" }
             return Wire.ToolServer(

@@ -346,17 +346,22 @@ export async function renderChat({ show, who, id, toast }) {
 
   /** A tool call among an answer's sources: which tool, with what, and (opened) what it returned. */
   function toolSource(item, citation) {
-    const { server, name, arguments: args, isError } = citation.tool;
+    const tool = citation.tool;
     return h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
-      h('summary', {}, `[${citation.number}] `, h('span', { class: 'tool-label' }, t(isError ? 'chat.toolFailed' : 'chat.tool')), ' ',
-        server ? `${server} › ${name}` : name, ' ', h('code', {}, args)),
+      h('summary', {}, `[${citation.number}] `, h('span', { class: 'tool-label' }, t(tool.isError ? 'chat.toolFailed' : 'chat.tool')), ' ',
+        toolTitle(tool), ' ', h('code', {}, tool.arguments)),
       h('blockquote', {}, citation.quote));
   }
 
   /** While an answer is written: the tools it calls, each marked when it has answered. */
   function showToolCall(item, tool) {
     const list = item.querySelector('.tool-activity') ?? item.insertBefore(h('ul', { class: 'tool-activity', 'aria-live': 'polite' }), item.querySelector('.body'));
-    list.append(h('li', { class: 'calling' }, t('chat.toolCalling', { tool: tool.server ? `${tool.server} › ${tool.name}` : tool.name }), ' ', h('code', {}, tool.arguments)));
+    list.append(h('li', { class: 'calling' }, t('chat.toolCalling', { tool: toolTitle(tool) }), ' ', h('code', {}, tool.arguments)));
+  }
+
+  /** A tool in words: `weather › forecast`, as the server names it. */
+  function toolTitle(tool) {
+    return tool.server ? `${tool.server} › ${tool.name}` : tool.name;
   }
 
   function showToolAnswer(item, citation) {
