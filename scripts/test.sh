@@ -43,7 +43,11 @@ say "Checking the Pinecone request goldens and answer fixtures against the specs
 "$PINECONE_PYTHON" "$ROOT/scripts/pinecone/spec-check.py"
 "$PINECONE_PYTHON" "$ROOT/scripts/pinecone/sdk-check.py" "$SIBYL_TEST_PINECONE_URL"
 say "Running the tests"
-SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --skip FuzzTests "$@"
+SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --skip FuzzTests --skip RealTimeGlassesTests "$@"
+# Words shown on the glasses while the wearer speaks need a transcript of the first words before
+# the real-time speech ends: these tests run alone, with no other test on the cores.
+say "Running the real-time glasses tests (words shown while the wearer speaks) on their own"
+SIBYL_REQUIRE_ENGINES=1 swift test --package-path "$ROOT" --scratch-path "$SCRATCH" --skip-build --filter RealTimeGlassesTests
 # The fuzzing runs in a process of its own: its 10 s and 1 GB limits per input mean something only
 # when no other test shares the cores and the memory.
 say "Fuzzing the document readers and the request parsers (10,000 inputs per format)"

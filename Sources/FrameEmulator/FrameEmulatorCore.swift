@@ -62,7 +62,11 @@ final class FrameEmulatorCore: Sendable {
 
     var continuation: AsyncStream<Data>.Continuation { sink.continuation }
 
+    /// The app the boot runs, on the emulated flash.
+    private let mainLua: URL
+
     init(configuration: FrameEmulatorConfiguration, flash: URL, continuation: AsyncStream<Data>.Continuation) throws {
+        mainLua = flash.appendingPathComponent("main.lua")
         let sink = CoreSink(continuation: continuation)
         self.sink = sink
         bootloaderSettings = configuration.bootloader
@@ -135,10 +139,12 @@ final class FrameEmulatorCore: Sendable {
             thread.start()
         }
         if !booted { throw FrameEmulatorError.startFailed }
-        // A host connects only after boot: give main.lua a moment to return (a missing one fails at
-        // once) so what it says at boot goes nowhere, as on the glasses. An app that keeps running
-        // is left running.
-        let deadline = ContinuousClock.now + .milliseconds(250)
+        // A host connects only after boot: give main.lua a moment to return so what it says at boot
+        // goes nowhere, as on the glasses. An app that keeps running is left running. Without one,
+        // the boot's complaint and the pairing screen always end in the REPL loop: wait for it
+        // however busy the machine (a minute, against hangs).
+        let settle: Duration = FileManager.default.fileExists(atPath: mainLua.path) ? .milliseconds(250) : .seconds(60)
+        let deadline = ContinuousClock.now + settle
         while ContinuousClock.now < deadline, sink.state.withLock({ $0.idleBoot < $0.boots && $0.threadRunning }) {
             try? await Task.sleep(for: .milliseconds(2))
         }
