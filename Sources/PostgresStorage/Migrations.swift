@@ -32,6 +32,30 @@ extension PostgresDatabase {
             // A persona's sampling beyond its temperature.
             "ALTER TABLE cv_persona ADD COLUMN max_tokens bigint, ADD COLUMN top_p double precision, ADD COLUMN presence_penalty double precision, ADD COLUMN frequency_penalty double precision",
         ]),
+        Migration(version: 8, name: "memory", statements: [
+            // The user's memory: facts proposed from conversations or written by the user, per owner.
+            // A fact outlives its conversation and message (the links are cleared).
+            """
+            CREATE TABLE cv_memory_fact (
+                id uuid PRIMARY KEY,
+                owner text NOT NULL,
+                text text NOT NULL,
+                status text NOT NULL,
+                conversation_id uuid REFERENCES cv_conversation (id) ON DELETE SET NULL,
+                message_id uuid REFERENCES cv_message (id) ON DELETE SET NULL,
+                created_at bigint NOT NULL,
+                accepted_at bigint
+            )
+            """,
+            "CREATE INDEX cv_memory_fact_owner ON cv_memory_fact (owner, created_at)",
+            // Which conversations were read for facts, up to when (the owner is the conversation's).
+            """
+            CREATE TABLE cv_memory_read (
+                conversation_id uuid PRIMARY KEY REFERENCES cv_conversation (id) ON DELETE CASCADE,
+                read_through bigint NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// The advisory lock every Sibyl takes while it migrates (any 64-bit number other programs are unlikely to pick).

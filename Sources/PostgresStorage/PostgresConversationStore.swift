@@ -33,7 +33,7 @@ public final class PostgresConversationStore: ConversationStorage, SharedTables 
         try await database.reachable {
             var owners: [String] = []
             let rows = try await database.client.query("""
-                SELECT owner FROM cv_conversation UNION SELECT owner FROM cv_persona UNION SELECT owner FROM cv_log ORDER BY 1
+                SELECT owner FROM cv_conversation UNION SELECT owner FROM cv_persona UNION SELECT owner FROM cv_log UNION SELECT owner FROM cv_memory_fact ORDER BY 1
                 """, logger: database.logger)
             for try await owner in rows.decode(String.self) { owners.append(owner) }
             return owners
@@ -209,6 +209,7 @@ public final class PostgresConversationStore: ConversationStorage, SharedTables 
         try await writing { connection in
             try await connection.query("DELETE FROM cv_conversation WHERE owner = \(owner)", logger: logger)
             try await connection.query("DELETE FROM cv_persona WHERE owner = \(owner)", logger: logger)
+            try await connection.query("DELETE FROM cv_memory_fact WHERE owner = \(owner)", logger: logger)
             try await connection.query("DELETE FROM cv_log WHERE owner = \(owner)", logger: logger)
         }
     }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A source an answer cites: which document, where in it, and the passage itself.
 public struct Citation: Sendable, Hashable, Codable {
     /// The number the answer uses for it: `[1]`.
@@ -12,9 +14,12 @@ public struct Citation: Sendable, Hashable, Codable {
     public var score: Double
     /// When the source is a tool's result rather than a passage: the call that gave it.
     public var tool: ToolUse?
+    /// When the source is a fact from the user's memory: the fact's id (its text is the quote).
+    public var memory: UUID?
 
-    public init(number: Int, documentTitle: String, documentPath: String, page: Int?, headingPath: [String], quote: String, score: Double, tool: ToolUse? = nil) {
+    public init(number: Int, documentTitle: String, documentPath: String, page: Int?, headingPath: [String], quote: String, score: Double, tool: ToolUse? = nil, memory: UUID? = nil) {
         self.tool = tool
+        self.memory = memory
         self.number = number
         self.documentTitle = documentTitle
         self.documentPath = documentPath
@@ -31,6 +36,16 @@ public struct Citation: Sendable, Hashable, Codable {
         if !headingPath.isEmpty { parts.append(headingPath.joined(separator: " › ")) }
         return parts.joined(separator: " · ")
     }
+}
+
+extension Citation {
+    /// A fact from the user's memory that the answer was given, with how relevant it was found.
+    public static func remembered(_ fact: MemoryFact, number: Int, score: Double) -> Citation {
+        Citation(number: number, documentTitle: "Your memory", documentPath: "", page: nil, headingPath: [], quote: fact.text, score: score, memory: fact.id)
+    }
+
+    /// Whether the source is a passage of a document (not a tool's result or a remembered fact).
+    public var isPassage: Bool { tool == nil && memory == nil }
 }
 
 /// A call an answer made to a tool (of an MCP server), kept with the result it cites.

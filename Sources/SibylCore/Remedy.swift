@@ -13,6 +13,8 @@ public enum Remedy: Sendable, Hashable {
     case listConversations
     /// Look at the documents to find the right one.
     case listDocuments
+    /// Look at what Sibyl remembers about the user.
+    case listMemory
     /// Look at the personas, or add one.
     case listPersonas
     /// Look at the settings.

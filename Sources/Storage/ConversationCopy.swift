@@ -17,6 +17,8 @@ public enum ConversationCopy {
         /// Conversations the destination has with other contents: left as they are there.
         public var changedThere = 0
         public var personas = 0
+        /// Facts of the owner's memory copied (those the destination did not have).
+        public var memoryFacts = 0
         /// Conversations whose copy does not read back as the original (their ids).
         public var mismatches: [String] = []
     }
@@ -63,7 +65,26 @@ public enum ConversationCopy {
             try await destination.save(persona)
             report.personas += 1
         }
+        if let source = source as? any MemoryStorage, let destination = destination as? any MemoryStorage {
+            try await copyMemory(from: source, to: destination, conversations: summaries.map(\.id), report: &report)
+        }
         return report
+    }
+
+    /// Copies the facts the destination does not have (ids kept, so their sources still link), and
+    /// when each conversation was last read for facts, so none is read twice.
+    static func copyMemory(from source: any MemoryStorage, to destination: any MemoryStorage, conversations: [UUID], report: inout Report) async throws {
+        let there = Set(try await destination.memoryFacts(status: nil).map(\.id))
+        // Oldest first, as the conversations.
+        for fact in try await source.memoryFacts(status: nil).reversed() where !there.contains(fact.id) {
+            try await destination.save(fact)
+            report.memoryFacts += 1
+        }
+        for id in conversations {
+            // Every one of them is in the destination by now (copied, or there before).
+            guard let read = try await source.memoryRead(conversationID: id), try await destination.memoryRead(conversationID: id) == nil else { continue }
+            try await destination.setMemoryRead(conversationID: id, through: read)
+        }
     }
 
     /// Whether two archives hold the same conversation, whenever each was made.

@@ -48,6 +48,10 @@ enum MarkdownTranscript {
         if !message.citations.isEmpty {
             lines.append("Sources:")
             for citation in message.citations {
+                if citation.memory != nil {
+                    lines.append("- [\(citation.number)] from your memory: \(citation.quote)")
+                    continue
+                }
                 let location = citation.location.isEmpty ? "" : " — \(citation.location)"
                 // A tool's result names the call that gave it.
                 let source = citation.tool.map { "tool \(citation.documentTitle) \($0.arguments)\($0.isError ? " (failed)" : "")" } ?? citation.documentTitle

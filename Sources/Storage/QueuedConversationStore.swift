@@ -39,11 +39,11 @@ public struct QueuedConversationStore: ConversationStorage {
         self.store = store
     }
 
-    private func read<T: Sendable>(_ body: @escaping @Sendable (ConversationStore) throws -> T) async throws -> T {
+    fileprivate func read<T: Sendable>(_ body: @escaping @Sendable (ConversationStore) throws -> T) async throws -> T {
         try await run(on: databaseReads) { [store] in try body(store) }
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable (ConversationStore) throws -> T) async throws -> T {
+    fileprivate func write<T: Sendable>(_ body: @escaping @Sendable (ConversationStore) throws -> T) async throws -> T {
         try await run(on: databaseWork) { [store] in try body(store) }
     }
 
@@ -85,4 +85,12 @@ public struct QueuedConversationStore: ConversationStorage {
     public func generatedImages(limit: Int, offset: Int) async throws -> [StoredImageRecord] { try await read { try $0.generatedImages(limit: limit, offset: offset) } }
     public func attachment(id: UUID) async throws -> Attachment? { try await read { try $0.attachment(id: id) } }
     public var changeCount: Int? { store.changeCount }
+}
+
+extension QueuedConversationStore: MemoryStorage {
+    public func save(_ fact: MemoryFact) async throws { try await write { try $0.save(fact) } }
+    public func memoryFacts(status: MemoryFact.Status?) async throws -> [MemoryFact] { try await read { try $0.memoryFacts(status: status) } }
+    public func deleteMemoryFact(id: UUID) async throws -> Bool { try await write { try $0.deleteMemoryFact(id: id) } }
+    public func memoryRead(conversationID: UUID) async throws -> Date? { try await read { try $0.memoryRead(conversationID: conversationID) } }
+    public func setMemoryRead(conversationID: UUID, through: Date) async throws { try await write { try $0.setMemoryRead(conversationID: conversationID, through: through) } }
 }

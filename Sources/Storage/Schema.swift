@@ -97,6 +97,28 @@ enum Schema {
                 ALTER TABLE persona ADD COLUMN frequency_penalty REAL;
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // The user's memory: facts proposed from conversations or written by the user. A fact
+            // outlives its conversation and message (the links are cleared).
+            try db.execute(sql: """
+                CREATE TABLE memory_fact (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    text TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    conversation_id TEXT REFERENCES conversation(id) ON DELETE SET NULL,
+                    message_id TEXT REFERENCES message(id) ON DELETE SET NULL,
+                    created_at INTEGER NOT NULL,
+                    accepted_at INTEGER
+                );
+                CREATE INDEX memory_fact_on_created_at ON memory_fact(created_at);
+
+                -- Which conversations were read for facts, up to when: each is read once per quiet.
+                CREATE TABLE memory_read (
+                    conversation_id TEXT PRIMARY KEY NOT NULL REFERENCES conversation(id) ON DELETE CASCADE,
+                    read_through INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }
