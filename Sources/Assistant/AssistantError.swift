@@ -32,6 +32,10 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
     case ambiguousDocument(String, candidates: [String])
     case turnNotFound(UUID)
     case unknownLocalModel(String, known: String)
+    case memoryFactNotFound(String)
+    case ambiguousMemoryFact(String, candidates: [String])
+    case emptyMemoryFact
+    case memoryFactTooLong(Int)
 
     public var errorDescription: String? {
         switch self {
@@ -93,6 +97,14 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
             "No answer \(id.uuidString.prefix(8).lowercased()) is being written now; it may have ended (its message holds the result)."
         case .unknownLocalModel(let name, let known):
             "The local chat engine has no model '\(name)'. Its models are \(known); other models need a remote provider."
+        case .memoryFactNotFound(let id):
+            "Nothing in your memory has the id \(id)."
+        case .ambiguousMemoryFact(let id, let candidates):
+            "Several facts in your memory start with \(id): \(candidates.joined(separator: ", ")). Give more of the id."
+        case .emptyMemoryFact:
+            "A fact to remember needs some words."
+        case .memoryFactTooLong(let length):
+            "A fact to remember is one sentence of at most \(MemoryFact.maximumLength) characters, not \(length)."
         }
     }
 
@@ -105,6 +117,7 @@ public enum AssistantError: Error, LocalizedError, Equatable, RemedyProviding {
         case .noModel(let capability): .configure(setting: "\(capability).model")
         case .unknownLocalModel: .checkProviders
         case .ambiguousDocument: .listDocuments
+        case .memoryFactNotFound, .ambiguousMemoryFact: .listMemory
         case .unknownKey: nil
         default: nil
         }

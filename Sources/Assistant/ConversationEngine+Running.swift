@@ -47,7 +47,7 @@ extension ConversationEngine {
                 var completion: ChatCompletion?
                 // The check against the documents applies to an answer from them alone: once a tool
                 // has answered, the answer may rest on its result instead.
-                let checked = rounds == 0 ? answer.citations : []
+                let checked = rounds == 0 ? answer.citations.filter(\.isPassage) : []
                 // While tools are on offer, text that may be a call written out is shown only once it is known not to be.
                 var held = ""
                 var holding = !request.tools.isEmpty

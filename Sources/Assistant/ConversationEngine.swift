@@ -63,7 +63,7 @@ public final class ConversationEngine: Sendable {
         let question = Message(conversationID: conversation.id, role: .user, text: text, attachments: attachments)
         let plan = try await plan(for: conversation, history: history.filter(\.isContext) + [question], grounding: grounding, setup: setup, turn: turn)
         try await store.append(question)
-        let answer = Message(conversationID: conversation.id, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
+        let answer = Message(conversationID: conversation.id, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: Self.citations(grounding, turn, conversation))
         try await store.append(answer)
         return (plan, question, answer)
     }
@@ -101,14 +101,25 @@ public final class ConversationEngine: Sendable {
             previous.usage = nil
             previous.timings = nil
             previous.model = plan.request.model
-            previous.citations = grounding?.citations ?? []
+            previous.citations = Self.citations(grounding, turn, conversation)
             try await store.update(previous)
             answer = previous
         } else {
-            answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: grounding?.citations ?? [])
+            answer = Message(conversationID: conversationID, role: .assistant, text: "", model: plan.request.model, status: .pending, citations: Self.citations(grounding, turn, conversation))
             try await store.append(answer)
         }
         return (plan, question, answer)
+    }
+
+    /// The sources an answer starts with: the passages it must rest on, then the remembered facts
+    /// it was given (numbered after them; a translator is given none).
+    static func citations(_ grounding: Grounding?, _ turn: TurnOptions, _ conversation: Conversation) -> [Citation] {
+        var citations = grounding?.citations ?? []
+        guard case .chat = conversation.mode else { return citations }
+        for remembered in turn.remembered {
+            citations.append(.remembered(remembered.fact, number: (citations.map(\.number).max() ?? 0) + 1, score: remembered.score))
+        }
+        return citations
     }
 
     /// The question `retry` would ask again: the conversation's last user message.
@@ -157,6 +168,7 @@ public final class ConversationEngine: Sendable {
         // A translator's target language is its own; any other conversation may be asked for one.
         if case .chat = conversation.mode, let instruction = turn.languageInstruction { persona.systemPrompt += "\n\n" + instruction }
         if case .chat = conversation.mode, let situation = turn.situationInstruction { persona.systemPrompt += "\n\n" + situation }
+        if case .chat = conversation.mode, let memory = turn.memoryInstruction { persona.systemPrompt += "\n\n" + memory }
         var chatHistory = history.map(\.chatMessage)
         // A translator translates each message on its own: earlier turns would only invite the
         // model to answer them or to continue a dialogue.

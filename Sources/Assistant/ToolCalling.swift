@@ -53,10 +53,11 @@ enum ToolCalling {
     }
 
     /// The sources a finished answer keeps: the passages it cites (all of them when it cites
-    /// none, as before), and every tool call it made, cited or not, so the thread shows what was called.
+    /// none, as before), every tool call it made, cited or not, so the thread shows what was called,
+    /// and the remembered facts it used.
     static func kept(of citations: [Citation], citedIn text: String) -> [Citation] {
-        let passages = citations.filter { $0.tool == nil }
-        return Grounding.cited(in: text, from: passages) + citations.filter { $0.tool != nil }
+        let passages = citations.filter(\.isPassage)
+        return Grounding.cited(in: text, from: passages) + citations.filter { !$0.isPassage && ($0.memory == nil || MemoryRecall.isUsed($0, in: text)) }
     }
 }
 

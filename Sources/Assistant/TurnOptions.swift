@@ -13,6 +13,8 @@ public struct TurnOptions: Sendable, Hashable {
     public private(set) var answerLanguage: String?
     /// Where the asker is and their local time, for this answer only (never stored).
     public private(set) var situation: Situation?
+    /// Facts from the user's memory found relevant to this question, with how relevant.
+    public private(set) var remembered: [RememberedFact] = []
 
     /// The settings' and the persona's choices throughout.
     public init() {}
@@ -43,6 +45,20 @@ public struct TurnOptions: Sendable, Hashable {
         var options = self
         options.situation = situation
         return options
+    }
+
+    /// This options with facts from the user's memory (accepted ones, relevant to the question).
+    public func remembering(_ facts: [RememberedFact]) -> TurnOptions {
+        var options = self
+        options.remembered = facts
+        return options
+    }
+
+    /// What the system prompt adds for the remembered facts.
+    public var memoryInstruction: String? {
+        guard !remembered.isEmpty else { return nil }
+        let lines = remembered.map { "- \($0.fact.text)" }.joined(separator: "\n")
+        return "What you remember about the user (they asked you to; use it when it bears on the question, and do not mention it otherwise):\n" + lines
     }
 
     /// What the system prompt adds for the situation.

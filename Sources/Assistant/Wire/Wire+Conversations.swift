@@ -107,6 +107,8 @@ extension Wire {
         public var score: Double
         /// When the source is a tool's result: the call that gave it (`quote` is the result).
         public var tool: ToolCall?
+        /// When the source is a fact from the user's memory: the fact's id (`quote` is the fact).
+        public var memory: String?
 
         public init(_ citation: SibylCore.Citation) {
             number = citation.number
@@ -117,6 +119,7 @@ extension Wire {
             quote = citation.quote
             score = citation.score
             tool = citation.tool.map(ToolCall.init)
+            memory = citation.memory?.wireString
         }
     }
 
@@ -165,10 +168,12 @@ extension Wire {
         public var text: String
         public var citations: [Int]
 
-        /// The claims of an assistant's answer with citations; nil for any other message.
+        /// The claims of an assistant's answer with sources (passages or tools' results: a
+        /// remembered fact is what the user said, not a source a claim rests on); nil for any other message.
         public static func of(_ message: SibylCore.Message) -> [Claim]? {
-            guard message.role == .assistant, !message.citations.isEmpty else { return nil }
-            return ClaimSupport.claims(in: message.text, citations: message.citations).map { Claim(text: $0.text, citations: $0.citations) }
+            let sources = message.citations.filter { $0.memory == nil }
+            guard message.role == .assistant, !sources.isEmpty else { return nil }
+            return ClaimSupport.claims(in: message.text, citations: sources).map { Claim(text: $0.text, citations: $0.citations) }
         }
     }
 

@@ -356,7 +356,7 @@ extension Wire {
     /// What the user can do about an error: an action and what it applies to.
     public struct RemedyBody: Sendable, Hashable, Codable {
         /// `setKey`, `install`, `reindex`, `configure`, `listConversations`, `listDocuments`,
-        /// `listPersonas`, `listSettings`, `checkProviders`, `pairGlasses`, `retry`, `useExportedArchive`.
+        /// `listMemory`, `listPersonas`, `listSettings`, `checkProviders`, `pairGlasses`, `retry`, `useExportedArchive`.
         public var action: String
         /// The key, component, collection or setting it applies to.
         public var target: String?
@@ -369,6 +369,7 @@ extension Wire {
             case .configure(let setting): (action, target) = ("configure", setting)
             case .listConversations: (action, target) = ("listConversations", nil)
             case .listDocuments: (action, target) = ("listDocuments", nil)
+            case .listMemory: (action, target) = ("listMemory", nil)
             case .listPersonas: (action, target) = ("listPersonas", nil)
             case .listSettings: (action, target) = ("listSettings", nil)
             case .checkProviders: (action, target) = ("checkProviders", nil)
