@@ -25,6 +25,12 @@ public enum LogCategory: String, Sendable, Hashable, CaseIterable {
     case conversationsImport = "conversations.import"
     case personasSave = "personas.save"
     case personasRemove = "personas.remove"
+    /// A fact the user wrote, accepted or forgot.
+    case memoryAdd = "memory.add"
+    /// Facts proposed from a conversation that went quiet.
+    case memoryPropose = "memory.propose"
+    case memoryAccept = "memory.accept"
+    case memoryForget = "memory.forget"
     case configSet = "config.set"
     case configUnset = "config.unset"
     case keysSet = "keys.set"

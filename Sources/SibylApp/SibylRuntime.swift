@@ -25,6 +25,10 @@ public final class SibylRuntime: Sendable {
     /// Conversations, messages, attachments, personas and the operations log: in the data
     /// directory, or in the shared database when one is named.
     let store: any ConversationStorage
+    /// The facts about the user Sibyl keeps in mind, beside the conversations.
+    let memoryStore: any MemoryStorage
+    /// The memory's facts as vectors, for finding those that bear on a question.
+    let memoryRecall = MemoryRecall()
     /// What changes in this runtime's data, for the pages that have it open.
     public let events = LiveEvents()
     public let logger: Logger
@@ -72,8 +76,8 @@ public final class SibylRuntime: Sendable {
         let sharedDatabase = try SharedDatabase.named(by: environment, paths: paths, logger: logger)
         liveSettings = try LiveSettings(paths: paths, environment: environment, shared: sharedDatabase?.settings)
         dataPaths = paths
-        let (base, lease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
-        (store, answerLease) = (ObservedConversationStore(base: base, events: events), lease)
+        let (base, memory, lease) = try Self.conversations(in: sharedDatabase, owner: "", paths: paths)
+        (store, memoryStore, answerLease) = (ObservedConversationStore(base: base, events: events), memory, lease)
         self.logger = logger
         local = LocalEngineHost(
             layout: EngineLayout(environment: environment), packageIndex: EngineInstaller.packageIndex(environment: environment), logDirectory: paths.logs, logger: logger
@@ -95,8 +99,8 @@ public final class SibylRuntime: Sendable {
         liveSettings = shared.liveSettings
         dataPaths = paths
         let owner = SharedDatabase.owner(ofAccount: dataHome.lastPathComponent)
-        let (base, lease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
-        (store, answerLease) = (ObservedConversationStore(base: base, events: events), lease)
+        let (base, memory, lease) = try Self.conversations(in: shared.sharedDatabase, owner: owner, paths: paths)
+        (store, memoryStore, answerLease) = (ObservedConversationStore(base: base, events: events), memory, lease)
         logger = shared.logger
         local = shared.local
         // The account's own keys: its part of the shared database, or its directory's secrets file.
@@ -109,11 +113,16 @@ public final class SibylRuntime: Sendable {
     }
 
     /// Where an owner's conversations live: its part of the shared database, or the SQLite file of
-    /// its data directory (with the lease that settles answers a dead process left).
-    private static func conversations(in database: SharedDatabase?, owner: String, paths: SibylPaths) throws -> (any ConversationStorage, AnswerLease?) {
-        if let database { return (database.conversations(owner: owner), nil) }
+    /// its data directory (with the lease that settles answers a dead process left); the memory
+    /// lives beside them.
+    private static func conversations(in database: SharedDatabase?, owner: String, paths: SibylPaths) throws -> (any ConversationStorage, any MemoryStorage, AnswerLease?) {
+        if let database {
+            let stored = database.conversations(owner: owner)
+            return (stored, stored, nil)
+        }
         let file = try ConversationStore(path: paths.database.path, attachmentsDirectory: paths.attachments.path)
-        return (QueuedConversationStore(file), AnswerLease(home: paths.home, store: file))
+        let queued = QueuedConversationStore(file)
+        return (queued, queued, AnswerLease(home: paths.home, store: file))
     }
 
     /// The knowledge base of this data directory (its part of the shared database, when one is

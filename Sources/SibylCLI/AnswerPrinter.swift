@@ -101,8 +101,10 @@ struct AnswerPrinter {
         return (outcome, title)
     }
 
-    /// A source as the list shows it: `[2] Handbook — page 3`, or `[3] tool weather › forecast {…}`.
+    /// A source as the list shows it: `[2] Handbook — page 3`, `[3] tool weather › forecast {…}`,
+    /// or `[4] from your memory: The user is vegetarian.`.
     static func sourceLine(_ citation: Citation) -> String {
+        if citation.memory != nil { return "[\(citation.number)] from your memory: \(citation.quote)" }
         let location = citation.location.isEmpty ? "" : " — \(citation.location)"
         let source = citation.tool.map { "tool " + describe($0) + ($0.isError ? " (failed)" : "") } ?? citation.documentTitle
         return "[\(citation.number)] \(source)\(location)"
@@ -130,7 +132,8 @@ struct AnswerPrinter {
         Terminal.print(Terminal.bold("\nSources:"))
         for citation in citations {
             Terminal.print(sourceLine(citation))
-            Terminal.print(Terminal.dim("    “\(Format.excerpt(citation.quote, length: 160))”"))
+            // A remembered fact is its own quote.
+            if citation.memory == nil { Terminal.print(Terminal.dim("    “\(Format.excerpt(citation.quote, length: 160))”")) }
         }
     }
 }

@@ -19,7 +19,7 @@ struct DatabaseCommand: AsyncParsableCommand {
         ?sslmode=require insists, disable refuses) or postgres://USER@/DATABASE?host=/socket/folder. The server \
         needs the pgvector extension. Migrations take an advisory lock, so instances starting together apply \
         them once. With SIBYL_DATABASE_URL set, the knowledge base (documents, passages, their vectors) and the \
-        conversations (messages, attachments, personas, the operations log), the accounts (sessions, API \
+        conversations (messages, attachments, personas, the memory, the operations log), the accounts (sessions, API \
         tokens), the settings every instance shares and the API keys (sealed with a key each instance holds: \
         see `sibyl db key`) live there; each machine's own settings (serve.host, serve.port, its TLS files, \
         glasses and microphone) stay in its config file. `sibyl db migrate --to URL` copies everything of \
@@ -153,7 +153,7 @@ struct DatabaseCommand: AsyncParsableCommand {
             case .conversations(let owner, let report):
                 Terminal.print("\(owner): \(report.copied) conversations copied (\(report.messages) messages), \(report.alreadyThere) already there"
                     + (report.changedThere > 0 ? ", \(report.changedThere) changed there since (kept as they are)" : "")
-                    + ", \(report.personas) personas; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
+                    + ", \(report.personas) personas, \(report.memoryFacts) remembered facts; \(report.mismatches.isEmpty ? "every copy checked" : "\(report.mismatches.count) copies differ")")
             case .accounts(let report):
                 Terminal.print("accounts: \(report.copied) copied with \(report.tokens) API tokens, \(report.alreadyThere) already there (sessions are not copied: browsers sign in again)")
             case .settings(let report):

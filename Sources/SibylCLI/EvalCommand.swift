@@ -24,6 +24,7 @@ struct Eval: AsyncParsableCommand {
     @Argument(help: "The set's directory (the file, with --translations).") var directory: String
     @Flag(help: "Ask the set's questions from its documents and grade the answers.") var answers = false
     @Flag(help: "Translate the set's sentences with the translator persona and score them (chrF).") var translations = false
+    @Flag(help: "Measure the memory on a labelled set (the file; scripts/eval/memory.json): proposals' precision, recall of the facts questions need, answers with them.") var memory = false
     @Option(help: "With --answers or --translations: chat model instead of the configured one (local engines: default or fast).") var model: String?
     @Option(help: "With --answers or --translations: sampling temperature (default: the persona's).") var temperature: Double?
     @Flag(help: "Print JSON.") var json = false
@@ -37,12 +38,13 @@ struct Eval: AsyncParsableCommand {
     private static let showStep: @Sendable (String) -> Void = { step in Terminal.error(Terminal.dim(step, stderr: true)) }
 
     func validate() throws {
-        if answers && translations { throw ValidationError("choose --answers or --translations, not both") }
+        if [answers, translations, memory].filter({ $0 }).count > 1 { throw ValidationError("choose one of --answers, --translations and --memory") }
     }
 
     func run() async throws {
         if answers { return try await runAnswers() }
         if translations { return try await runTranslations() }
+        if memory { return try await runMemory() }
         try await global.withRuntime { runtime in
             let evaluation = try await runtime.documents.evaluateRetrieval(directory: URL(fileURLWithPath: directory), progress: Self.showStep)
             if json {
@@ -86,6 +88,41 @@ struct Eval: AsyncParsableCommand {
                     let answer = item.answer.split(whereSeparator: \.isNewline).joined(separator: " ")
                     Terminal.print("  \(item.id) \(item.question)\n    → \(answer.prefix(160))")
                 }
+            }
+        }
+    }
+
+    private func runMemory() async throws {
+        try await global.withRuntime { runtime in
+            let evaluation = try await runtime.memory.evaluate(file: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
+            let report = Wire.MemoryEvaluation(evaluation)
+            if json {
+                Terminal.print(Format.json(report))
+                return
+            }
+            func percent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
+            let needing = report.questions.filter { $0.needs != nil }.count
+            Terminal.print("\(report.conversations) conversations, \(report.questions.count) questions, model \(report.model), embeddings \(report.embeddingModel), in \(Format.seconds(evaluation.elapsed))")
+            Terminal.print(Format.table(["", "SHARE"], [
+                ["proposals (\(report.proposals.count)): facts worth keeping (precision)", String(format: "%.2f", report.precision)],
+                ["labelled facts proposed (recall)", String(format: "%.2f", report.recall)],
+                ["questions needing a fact (\(needing)): the fact recalled", percent(report.recalledNeeded)],
+                ["  answered right with it", percent(report.answeredRightWithFact)],
+                ["questions needing none (\(report.questions.count - needing)): nothing recalled", percent(report.recalledNothing)],
+            ]))
+            let wrongProposals = report.proposals.filter { !$0.right }
+            if !wrongProposals.isEmpty {
+                Terminal.print("\nProposals that are not labelled facts:")
+                for item in wrongProposals { Terminal.print("  \(item.conversation): \(item.text)") }
+            }
+            Terminal.print(String(
+                format: "\nRecall (cosine ≥ %.2f, or %.2f for a question about the asker; within %.2f of the best; at most %d facts):",
+                MemoryRecall.threshold, MemoryRecall.personalThreshold, MemoryRecall.margin, MemoryRecall.limit
+            ))
+            for item in report.questions {
+                let needed = item.neededScore.map { String(format: "needed %.2f", $0) } ?? "needs none"
+                let mark = item.recalledRight ? "✓" : "✗"
+                Terminal.print("  \(mark) \(item.question) (\(needed)) → \(item.recalled.isEmpty ? "nothing" : item.recalled.joined(separator: " | "))")
             }
         }
     }

@@ -14,6 +14,7 @@ extension Remedy {
         case .configure(let setting): "sibyl config set \(setting) VALUE"
         case .listConversations: "sibyl conversations list"
         case .listDocuments: "sibyl docs list"
+        case .listMemory: "sibyl memory list --all"
         case .listPersonas: "sibyl personas list   (add one with sibyl personas add NAME --prompt …)"
         case .listSettings: "sibyl config get"
         case .checkProviders: "sibyl providers check"

@@ -19,7 +19,7 @@ public enum SibylCommand {
         subcommands: [
             Chat.self, Ask.self, Docs.self, Search.self, Eval.self, Conversations.self, Personas.self,
             Transcribe.self, Speak.self, Imagine.self, MonocleCommand.self, GlassesCommand.self, Serve.self,
-            Users.self, Providers.self, Models.self, Config.self, Keys.self, Logs.self, DatabaseCommand.self, MCPCommand.self, ToolsCommand.self,
+            Users.self, Providers.self, Models.self, Config.self, Keys.self, Logs.self, DatabaseCommand.self, MCPCommand.self, ToolsCommand.self, MemoryCommand.self,
         ]
     )
 }

@@ -66,6 +66,18 @@ extension Setting {
         .init("tools.timeout", env: ["SIBYL_TOOLS_TIMEOUT"], default: 60, "seconds a tool call may take before the answer goes on without it")
     }
 
+    // MARK: Memory
+
+    public static var memoryPropose: Setting<Bool> {
+        .init("memory.propose", env: ["SIBYL_MEMORY_PROPOSE"], default: true, "propose facts about you from a conversation once it goes quiet (one short model call per conversation)")
+    }
+    public static var memoryAutoAccept: Setting<Bool> {
+        .init("memory.auto_accept", env: ["SIBYL_MEMORY_AUTO_ACCEPT"], default: false, "use proposed facts at once, without waiting for you to accept them")
+    }
+    public static var memoryQuietMinutes: Setting<Int> {
+        .init("memory.quiet_minutes", env: ["SIBYL_MEMORY_QUIET_MINUTES"], default: 10, "minutes without a new message before a conversation is read for facts")
+    }
+
     // MARK: Documents
 
     public static var docsCollection: Setting<String> {
@@ -319,7 +331,7 @@ extension ConfigKey {
             Declared.baseURL.key, Declared.organization.key, Declared.project.key, Declared.timeout.key, Declared.connectTimeout.key,
             Declared.retries.key, Declared.persona.key, Declared.titles.key, Declared.chatTemperature.key, Declared.chatMaxTokens.key,
             Declared.chatContextWindow.key, Declared.chatReserve.key, Declared.ttsVoice.key, Declared.toolsEnabled.key, Declared.toolsServers.key,
-            Declared.toolsTimeout.key, Declared.docsCollection.key,
+            Declared.toolsTimeout.key, Declared.memoryPropose.key, Declared.memoryAutoAccept.key, Declared.memoryQuietMinutes.key, Declared.docsCollection.key,
             Declared.docsChunkTokens.key, Declared.docsOverlap.key, Declared.docsMaxPDFPages.key, Declared.docsMaxExtractionSeconds.key, Declared.docsOCRLanguages.key,
             Declared.docsThreshold.key, Declared.docsPassages.key, Declared.docsIndex.key, Declared.docsFusion.key,
             Declared.docsVectorWeight.key, Declared.docsLexicalWeight.key, Declared.docsVectorStore.key, Declared.pineconeIndex.key,

@@ -14,7 +14,7 @@ struct DatabaseCLITests {
         let migrated = try await cli.run(["db", "migrate"])
         #expect(migrated.status == 0, "\(migrated.stderr)")
         let again = try await cli.run(["db"])
-        #expect(again.stdout.contains("schema     version 7 of 7\n"), "\(again.stdout)")
+        #expect(again.stdout.contains("schema     version 8 of 8\n"), "\(again.stdout)")
         // Whether this instance can open the API keys stored there (it holds no database key).
         #expect(again.stdout.contains("settings   "), "\(again.stdout)")
         #expect(again.stdout.contains("no database key yet") || again.stdout.contains("this instance does not hold it"), "\(again.stdout)")

@@ -288,6 +288,7 @@ struct SharedDatabaseTests {
                 embedded.environment["SIBYL_DATABASE_URL"] = nil
                 #expect(try await embedded.run(["ask", "What is the wifi password?"]).status == 0)
                 #expect(try await embedded.run(["personas", "add", "pirate", "--prompt", "Talk like a pirate."]).status == 0)
+                #expect(try await embedded.run(["memory", "add", "I work at the Kestrel Lane office."]).status == 0)
                 let handbook = embedded.home.appendingPathComponent("handbook.md")
                 try FileManager.default.createDirectory(at: embedded.home, withIntermediateDirectories: true)
                 try Data("# Offices\n\nThe staff wifi password at the Kestrel Lane office is violet-harbor-42.\n\n# Printers\n\nPrinters are on the second floor.\n".utf8).write(to: handbook)
@@ -307,14 +308,16 @@ struct SharedDatabaseTests {
                 #expect(copied.stdout.contains("sealed with the database key"), "\(copied.stdout)")
                 #expect(copied.stdout.contains("local user: 1 collections, 1 documents copied"), "\(copied.stdout)")
                 #expect(copied.stdout.contains("every copy checked"))
-                #expect(copied.stdout.contains("local user: 1 conversations copied (2 messages), 0 already there, 1 personas; every copy checked"), "\(copied.stdout)")
+                #expect(copied.stdout.contains("local user: 1 conversations copied (2 messages), 0 already there, 1 personas, 1 remembered facts; every copy checked"), "\(copied.stdout)")
                 let again = try await embedded.run(["db", "migrate", "--to", url.connectionString])
                 #expect(again.stdout.contains("0 documents copied (0 passages), 1 already there"), "\(again.stdout)")
-                #expect(again.stdout.contains("0 conversations copied (0 messages), 1 already there, 0 personas"), "\(again.stdout)")
+                #expect(again.stdout.contains("0 conversations copied (0 messages), 1 already there, 0 personas, 0 remembered facts"), "\(again.stdout)")
                 let conversations = try await embedded.run(["conversations", "list", "--json"], environment: ["SIBYL_DATABASE_URL": url.connectionString]).conversations
                 #expect(conversations?.count == 1 && conversations?.first?["messageCount"] as? Int == 2, "\(String(describing: conversations))")
                 let personas = try await embedded.run(["personas", "list"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
                 #expect(personas.stdout.contains("pirate"), "\(personas.stdout)")
+                let remembered = try await embedded.run(["memory", "list"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
+                #expect(remembered.stdout.contains("I work at the Kestrel Lane office."), "\(remembered.stdout)")
 
                 // The same installation, now searching the database.
                 let shared = try await embedded.run(["search", "wifi password"], environment: ["SIBYL_DATABASE_URL": url.connectionString])
@@ -338,6 +341,8 @@ struct SharedDatabaseTests {
                 #expect(back.status == 0, "\(back.stderr)")
                 #expect(back.stdout.contains("1 documents copied"), "\(back.stdout)")
                 #expect(back.stdout.contains("1 conversations copied (2 messages)"), "\(back.stdout)")
+                #expect(back.stdout.contains("1 remembered facts"), "\(back.stdout)")
+                #expect(try await other.run(["memory", "list"], environment: ["SIBYL_DATABASE_URL": ""]).stdout.contains("Kestrel Lane office"))
                 #expect(back.stdout.contains("accounts: 1 copied with 1 API tokens"), "\(back.stdout)")
                 #expect(back.stdout.contains("settings: 1 settings and 1 API keys copied"), "\(back.stdout)")
                 #expect(try await other.run(["config", "get", "chat.temperature"], environment: ["SIBYL_DATABASE_URL": ""]).stdout == "0.3\n")

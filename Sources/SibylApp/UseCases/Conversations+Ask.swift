@@ -42,6 +42,9 @@ extension SibylRuntime.Conversations: Asking {
             return AskResult(conversation: conversation, outcome: .declined(DeclinedAnswer(question: question, reply: reply, closest: closest, threshold: threshold)))
         }
         let grounding = decision.grounding
+        // What the user asked Sibyl to remember, where it bears on the question (chats only).
+        var options = options
+        if case .chat = conversation.mode { options = options.remembering(await runtime.memory.relevant(to: question)) }
         let turn = retrying
             ? try await runtime.engine.retry(in: conversation.id, grounding: grounding, options: options)
             : try await runtime.engine.send(question, attachments: attachments, in: conversation.id, grounding: grounding, options: options)

@@ -10,6 +10,8 @@ extension SibylRuntime {
     public var voice: Voice { Voice(runtime: self) }
     /// Glasses sessions: Monocle or Frame glasses answered by this runtime.
     public var glasses: Glasses { Glasses(runtime: self) }
+    /// The user's memory: facts Sibyl proposes or the user writes, kept once accepted.
+    public var memory: Memory { Memory(runtime: self) }
     /// Running Sibyl: settings, keys, local engines and models, providers, the operations log.
     public var admin: Admin { Admin(runtime: self) }
 
@@ -30,6 +32,11 @@ extension SibylRuntime {
 
     /// Glasses sessions (see `SibylRuntime.glasses`).
     public struct Glasses: Sendable {
+        let runtime: SibylRuntime
+    }
+
+    /// The memory's use cases (see `SibylRuntime.memory`).
+    public struct Memory: Sendable {
         let runtime: SibylRuntime
     }
 
