@@ -141,7 +141,7 @@ public struct SibylServer: Sendable {
 
     var apiRoutes: [any RouteCollectionAdding] {
         [
-            SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state), EventRoutes(state: state),
+            SpecRoutes(), AuthRoutes(state: state), ConversationRoutes(state: state), TurnRoutes(state: state), PersonaRoutes(state: state), MemoryRoutes(state: state), EventRoutes(state: state),
             DocumentRoutes(state: state), SearchRoutes(state: state), AudioRoutes(state: state), ImageRoutes(state: state),
             LogRoutes(state: state), SettingsRoutes(state: state), ModelRoutes(state: state), GlassesRoutes(state: state), NoaRoutes(state: state),
         ]
@@ -230,7 +230,10 @@ public struct SibylServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> ServiceGroup {
         ServiceGroup(configuration: .init(
-            services: [.init(service: application(onServerRunning: onServerRunning)), .init(service: state)],
+            services: [
+                .init(service: application(onServerRunning: onServerRunning)), .init(service: state),
+                .init(service: MemoryReader(state: state), successTerminationBehavior: .ignore),
+            ],
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: runtime.logger
         ))

@@ -106,7 +106,7 @@ def test_every_page_opens_without_a_failed_request_or_console_error(stub_server,
     assert console == [], console
 
 
-PAGES = [("chat", None), ("documents", "Documents"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]
+PAGES = [("chat", None), ("documents", "Documents"), ("memory", "Memory"), ("images", "Images"), ("glasses", "Glasses"), ("logs", "Operations log"), ("settings", "Settings")]
 
 
 def walk_every_page(page, url: str, after_each=lambda view: None):

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from conftest import screenshot
 
-PAGES = [("chat", "Your question"), ("documents", None), ("images", "What to draw"), ("glasses", None), ("logs", "Operation"), ("settings", None)]
+PAGES = [("chat", "Your question"), ("documents", None), ("images", "What to draw"), ("glasses", None), ("logs", "Operation"), ("memory", "A fact about you"), ("settings", None)]
 
 # A checkbox is hit through its label too; a link inside a sentence is exempt (WCAG 2.5.8).
 SMALL_TARGETS = """(selector) => [...document.querySelectorAll(selector)]

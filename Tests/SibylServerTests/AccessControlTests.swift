@@ -59,11 +59,14 @@ struct AccessControlTests {
                 try #require(response.array.first?["id"] as? Int)
             }
             try await client.execute(uri: "/api/v1/personas/adas-own", method: .put, headers: asAda, body: jsonBody(["systemPrompt": "Ada's private prompt"])) { #expect($0.status == .ok) }
+            let fact = try await client.execute(uri: "/api/v1/memory", method: .post, headers: asAda, body: jsonBody(["text": "Ada keeps the violet-harbor-42 plan."])) { response in
+                try #require(response.object["id"] as? String)
+            }
 
             // Every route that takes an id, with Ada's ids, as Bo: 404, never the data.
             let values = [
                 "conversationId": conversation, "messageId": message, "attachmentId": image, "imageId": image,
-                "documentId": String(document), "name": "adas-own",
+                "documentId": String(document), "name": "adas-own", "id": fact,
             ]
             let spec = try sibylSpec.get()
             var checked: [String] = []
@@ -90,11 +93,14 @@ struct AccessControlTests {
             }
             try await client.execute(uri: "/api/v1/documents/\(document)", method: .get, headers: asAda) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/v1/personas/adas-own", method: .get, headers: asAda) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/v1/memory", method: .get, headers: asAda) { response in
+                #expect(response.array.map { $0["id"] as? String } == [fact], "Bo's forgetting reached nothing of Ada's memory")
+            }
             print("[access] routes with an id checked as another account: \(checked.count): \(checked.joined(separator: ", "))")
             #expect(checked.count >= 15)
 
             // Listings, search, personas and the OpenAI-compatible endpoints hold nothing of Ada's.
-            for uri in ["/api/v1/conversations", "/api/v1/documents", "/api/v1/images", "/api/v1/logs", "/api/v1/collections", "/api/v1/documents/failures"] {
+            for uri in ["/api/v1/conversations", "/api/v1/memory", "/api/v1/documents", "/api/v1/images", "/api/v1/logs", "/api/v1/collections", "/api/v1/documents/failures"] {
                 try await client.execute(uri: uri, method: .get, headers: asBo) { response in
                     #expect(response.status == .ok, "\(uri)")
                     #expect(!response.text.contains("Ada") && !response.text.contains("handbook") && !response.text.contains(conversation), "\(uri) leaked: \(response.text.prefix(300))")

@@ -50,18 +50,18 @@ public struct APIError: Error, Sendable {
         switch error {
         case let error as AssistantError:
             switch error {
-            case .conversationNotFound, .messageNotFound, .attachmentNotFound, .turnNotFound, .unknownPersona, .unknownKey: return make(.notFound, "not_found")
+            case .conversationNotFound, .messageNotFound, .attachmentNotFound, .turnNotFound, .unknownPersona, .unknownKey, .memoryFactNotFound: return make(.notFound, "not_found")
             case .busy: return make(.conflict, "busy")
             case .nothingToRetry: return make(.conflict, "nothing_to_retry")
             case .builtInPersona: return make(.conflict, "built_in")
             case .personaExists: return make(.conflict, "conflict")
-            case .ambiguousDocument: return make(.conflict, "ambiguous")
+            case .ambiguousDocument, .ambiguousMemoryFact: return make(.conflict, "ambiguous")
             case .messageTooLong: return make(.badRequest, "message_too_long")
             case .unknownLocalModel: return make(.badRequest, "model_not_found")
             case .missingAPIKey, .noModel: return make(.serviceUnavailable, "not_configured")
             case .noSpeech: return make(.unprocessableContent, "no_speech")
             case .emptyQuestion, .emptyQuery, .emptyPrompt, .emptyAudio, .emptyKey, .emptyPersonaPrompt, .invalidSampling, .invalidAnswerLanguage,
-                 .invalidImageCount, .invalidImageSize, .noDocumentsFound:
+                 .invalidImageCount, .invalidImageSize, .noDocumentsFound, .emptyMemoryFact, .memoryFactTooLong:
                 return make(.badRequest, "invalid_request")
             }
         case let error as AccountError:

@@ -14,6 +14,7 @@ enum WebAssets {
         "view-glasses.js": PackageResources.view_glasses_js,
         "view-images.js": PackageResources.view_images_js,
         "view-logs.js": PackageResources.view_logs_js,
+        "view-memory.js": PackageResources.view_memory_js,
         "view-settings.js": PackageResources.view_settings_js,
         "view-settings-noa.js": PackageResources.view_settings_noa_js,
         "view-settings-pinecone.js": PackageResources.view_settings_pinecone_js,

@@ -9,6 +9,7 @@ import { renderDocuments } from './view-documents.js';
 import { renderGlasses } from './view-glasses.js';
 import { renderImages } from './view-images.js';
 import { renderLogs } from './view-logs.js';
+import { renderMemory } from './view-memory.js';
 import { renderSettings } from './view-settings.js';
 
 const main = document.getElementById('main');
@@ -93,6 +94,7 @@ function showAccount() {
 const views = [
   { name: 'chat', key: 'nav.chat' },
   { name: 'documents', key: 'nav.documents' },
+  { name: 'memory', key: 'nav.memory' },
   { name: 'images', key: 'nav.images' },
   { name: 'glasses', key: 'nav.glasses' },
   { name: 'logs', key: 'nav.logs' },
@@ -120,6 +122,7 @@ function route() {
   showNav(view);
   if (view === 'chat') renderChat({ show, who, id: id ? decodeURIComponent(id) : null, toast });
   else if (view === 'documents') renderDocuments({ show, toast });
+  else if (view === 'memory') renderMemory({ show, toast });
   else if (view === 'images') renderImages({ show, toast });
   else if (view === 'glasses') renderGlasses({ show, toast });
   else if (view === 'logs') renderLogs({ show, toast });

@@ -325,10 +325,12 @@ export async function renderChat({ show, who, id, toast }) {
    */
   function citations(item, message) {
     const cited = message.claims ? new Set(message.claims.flatMap((claim) => claim.citations)) : null;
-    // Every tool call stays listed, cited or not: the thread shows what was called.
-    const shown = cited ? message.citations.filter((citation) => citation.tool || cited.has(citation.number)) : message.citations;
+    // Every tool call stays listed, cited or not: the thread shows what was called. So does every
+    // remembered fact the answer kept (the server keeps only those it made use of).
+    const shown = cited ? message.citations.filter((citation) => citation.tool || citation.memory || cited.has(citation.number)) : message.citations;
     const list = !shown.length ? null : h('ol', { class: 'citations', 'aria-label': t('chat.sources') }, shown.map((citation) => {
       if (citation.tool) return h('li', { class: citation.tool.isError ? 'tool failed' : 'tool' }, toolSource(item, citation));
+      if (citation.memory) return h('li', { class: 'memory' }, memorySource(item, citation));
       const where = [citation.document, citation.page ? t('chat.page', { page: citation.page }) : null, citation.section?.length ? citation.section.join(' › ') : null]
         .filter(Boolean).join(' · ');
       return h('li', {}, h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
@@ -351,6 +353,13 @@ export async function renderChat({ show, who, id, toast }) {
       h('summary', {}, `[${citation.number}] `, h('span', { class: 'tool-label' }, t(tool.isError ? 'chat.toolFailed' : 'chat.tool')), ' ',
         toolTitle(tool), ' ', h('code', {}, tool.arguments)),
       h('blockquote', {}, citation.quote));
+  }
+
+  /** A fact from the user's memory among an answer's sources: the fact itself, and where it is kept. */
+  function memorySource(item, citation) {
+    return h('details', { id: `${item.dataset.id}-cite-${citation.number}` },
+      h('summary', {}, `[${citation.number}] `, h('span', { class: 'tool-label' }, t('chat.memory')), ' ', h('span', { class: 'memory-fact-text' }, citation.quote)),
+      h('p', { class: 'memory-origin' }, t('chat.fromMemory'), ' ', h('a', { href: '#/memory' }, t('chat.openMemory'))));
   }
 
   /** While an answer is written: the tools it calls, each marked when it has answered. */
