@@ -126,6 +126,41 @@ def test_a_written_fact_is_remembered_and_forgotten(memory_server, context):
     assert problems == [], problems
 
 
+def test_how_sibyl_learns_is_set_on_the_memory_page(memory_server, context):
+    page = context.new_page()
+    problems = watch_console(page)
+    page.goto(memory_server.url + "/#/memory")
+    learning = page.locator("main section").filter(has=page.get_by_role("heading", name="How Sibyl learns"))
+    propose = learning.get_by_label("Propose facts from my conversations once they go quiet")
+    auto = learning.get_by_label("Use proposed facts at once, without asking me")
+    quiet = learning.get_by_label("Minutes without a new message before a conversation is read")
+    # This server has memory.propose off (from its environment) and the other two as shipped.
+    expect(propose).not_to_be_checked()
+    expect(auto).not_to_be_checked()
+    expect(quiet).to_have_value("10")
+
+    def setting(key):
+        answer = page.request.get(memory_server.url + "/api/v1/settings/" + key)
+        assert answer.ok, answer.text()
+        return answer.json()["value"]
+
+    auto.check()
+    expect(page.get_by_text("Saved")).to_be_visible()
+    quiet.fill("3")
+    quiet.press("Enter")
+    quiet.blur()
+    page.wait_for_function("async () => (await (await fetch('/api/v1/settings/memory.quiet_minutes')).json()).value === '3'")
+    assert setting("memory.auto_accept") == "on"
+    page.reload()
+    expect(learning.get_by_label("Use proposed facts at once, without asking me")).to_be_checked()
+    expect(learning.get_by_label("Minutes without a new message before a conversation is read")).to_have_value("3")
+    # Back as shipped, for the other tests of this server.
+    for key in ("memory.auto_accept", "memory.quiet_minutes"):
+        assert page.request.delete(memory_server.url + "/api/v1/settings/" + key).ok
+    page.wait_for_load_state("networkidle")
+    assert problems == [], problems
+
+
 def test_too_long_a_fact_keeps_its_words_and_says_why(memory_server, context):
     page = context.new_page()
     page.goto(memory_server.url + "/#/memory")

@@ -122,7 +122,7 @@ function route() {
   showNav(view);
   if (view === 'chat') renderChat({ show, who, id: id ? decodeURIComponent(id) : null, toast });
   else if (view === 'documents') renderDocuments({ show, toast });
-  else if (view === 'memory') renderMemory({ show, toast });
+  else if (view === 'memory') renderMemory({ show, toast, who });
   else if (view === 'images') renderImages({ show, toast });
   else if (view === 'glasses') renderGlasses({ show, toast });
   else if (view === 'logs') renderLogs({ show, toast });

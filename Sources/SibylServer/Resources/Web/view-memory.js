@@ -8,9 +8,9 @@ import { formatDate, t, tn } from './i18n.js';
 
 /**
  * Shows the memory page.
- * @param {{show: Function, toast: Function}} page
+ * @param {{show: Function, toast: Function, who: any}} page
  */
-export async function renderMemory({ show, toast }) {
+export async function renderMemory({ show, toast, who }) {
   const text = h('input', { id: 'memory-text', type: 'text', autocomplete: 'off', i18nPlaceholder: 'memory.example', 'aria-describedby': 'memory-text-hint memory-error' });
   const rememberButton = h('button', { type: 'submit', i18n: 'memory.remember' });
   const error = h('p', { class: 'error', id: 'memory-error', role: 'alert' });
@@ -29,7 +29,8 @@ export async function renderMemory({ show, toast }) {
     problem,
     h('section', { class: 'card', 'aria-labelledby': 'memory-add-title' }, h('h2', { id: 'memory-add-title', i18n: 'memory.add' }), form),
     proposed.card,
-    accepted.card);
+    accepted.card,
+    learningCard({ toast, admin: Boolean(who?.local || who?.role === 'admin') }));
 
   /** A card for the facts of one status: its heading with how many, a line on what they are, the list. */
   function section(status) {
@@ -139,4 +140,50 @@ export async function renderMemory({ show, toast }) {
   }
 
   await refresh();
+}
+
+/**
+ * How Sibyl learns: whether it reads quiet conversations for facts (memory.propose), whether what
+ * it finds is used at once (memory.auto_accept), and how long a conversation must be quiet first
+ * (memory.quiet_minutes). Settings of the whole server: administrators change them, others see them.
+ * @param {{toast: Function, admin: boolean}} options
+ * @returns {HTMLElement}
+ */
+function learningCard({ toast, admin }) {
+  const propose = h('input', { id: 'memory-propose', type: 'checkbox', disabled: !admin });
+  const autoAccept = h('input', { id: 'memory-auto-accept', type: 'checkbox', disabled: !admin });
+  const quiet = h('input', { id: 'memory-quiet', type: 'number', min: '0', step: '1', inputmode: 'numeric', disabled: !admin, class: 'narrow' });
+
+  /** Saves one setting; on failure the control shows the value kept. */
+  async function save(key, value, undo) {
+    try {
+      await api(`/settings/${key}`, { method: 'PUT', body: { value } });
+      toast(t('settings.saved'));
+    } catch (failure) {
+      undo();
+      toast(failure.message);
+    }
+  }
+  propose.addEventListener('change', () => save('memory.propose', propose.checked ? 'on' : 'off', () => { propose.checked = !propose.checked; }));
+  autoAccept.addEventListener('change', () => save('memory.auto_accept', autoAccept.checked ? 'on' : 'off', () => { autoAccept.checked = !autoAccept.checked; }));
+  let kept = '';
+  quiet.addEventListener('change', () => save('memory.quiet_minutes', quiet.value, () => { quiet.value = kept; }).then(() => { kept = quiet.value; }));
+
+  (async () => {
+    try {
+      const [on, auto, minutes] = await Promise.all(['memory.propose', 'memory.auto_accept', 'memory.quiet_minutes'].map((key) => api(`/settings/${key}`)));
+      propose.checked = on.value === 'on';
+      autoAccept.checked = auto.value === 'on';
+      quiet.value = kept = minutes.value;
+    } catch {
+      // The page works without them; the controls stay as drawn.
+    }
+  })();
+
+  return h('section', { class: 'card', 'aria-labelledby': 'memory-learning-title' },
+    h('h2', { id: 'memory-learning-title', i18n: 'memory.learning' }),
+    h('p', { class: 'hint', i18n: admin ? 'memory.learningHint' : 'memory.learningAdminOnly' }),
+    h('label', { class: 'switch', htmlFor: 'memory-propose' }, propose, h('span', { i18n: 'memory.propose' })),
+    h('label', { class: 'switch', htmlFor: 'memory-auto-accept' }, autoAccept, h('span', { i18n: 'memory.autoAccept' })),
+    h('p', { class: 'field' }, h('label', { htmlFor: 'memory-quiet', i18n: 'memory.quietMinutes' }), ' ', quiet));
 }
