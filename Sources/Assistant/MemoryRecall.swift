@@ -85,22 +85,10 @@ public final class MemoryRecall: Sendable {
         let asked = embedded.vectors[0]
         let scored = facts.compactMap { fact -> RememberedFact? in
             guard let vector = known[fact.text] else { return nil }
-            return RememberedFact(fact: fact, score: Self.cosine(asked, vector))
+            return RememberedFact(fact: fact, score: cosine(asked, vector))
         }
         return scored.sorted { $0.score > $1.score }
     }
 
     private func key(_ model: String, _ text: String) -> String { model + "\u{0}" + text }
-
-    static func cosine(_ a: [Float], _ b: [Float]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 0 }
-        var dot: Float = 0, normA: Float = 0, normB: Float = 0
-        for index in a.indices {
-            dot += a[index] * b[index]
-            normA += a[index] * a[index]
-            normB += b[index] * b[index]
-        }
-        guard normA > 0, normB > 0 else { return 0 }
-        return Double(dot / (normA.squareRoot() * normB.squareRoot()))
-    }
 }

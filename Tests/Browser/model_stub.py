@@ -22,6 +22,8 @@ def png(width: int = 64, height: int = 64, colour=(61, 90, 254)) -> bytes:
 class ModelStub:
     def __init__(self):
         self.answer = "Hello from the stub."
+        # What an unstreamed completion (a title, a reading for facts) answers.
+        self.completion = "Stub title"
         self.delay = 0.0
         # Hold the streamed answer after this many words until `release` is set (None: no hold).
         self.hold_after = None
@@ -75,7 +77,7 @@ class ModelStub:
                     return self._json(500, {"error": {"message": "the stub model is down", "type": "server_error"}})
                 if not body.get("stream"):
                     return self._json(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "stub-model",
-                                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Stub title"}}],
+                                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": stub.completion}}],
                                             "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}})
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

@@ -7,53 +7,15 @@ is checked by axe and photographed, and the page fits a phone."""
 import json
 import re
 import subprocess
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import expect
 
 from conftest import every_theme, fresh_server, screenshot, sibyl_binary
 
-# What the proposals' model answers when `sibyl memory read` asks it about a conversation.
+# What the stub model answers when `sibyl memory read` asks it about a conversation.
 PROPOSAL = {"facts": [{"fact": "The user is vegetarian.", "quote": "I am vegetarian"}]}
 QUESTION = "I am vegetarian and I cook for two. What is a quick dinner?"
-
-
-class ProposalModel:
-    """A chat server that answers every (unstreamed) completion with PROPOSAL, as a model asked for
-    facts about the user would, and remembers what it was asked."""
-
-    def __init__(self):
-        self.requests: list[dict] = []
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-                model.requests.append(body)
-                reply = {"id": "p", "object": "chat.completion", "created": 0, "model": "stub-model",
-                         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(PROPOSAL)}}],
-                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-                data = json.dumps(reply).encode()
-                self.send_response(200 if self.path.endswith("/chat/completions") else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -203,15 +165,15 @@ def test_a_proposed_fact_links_to_its_conversation_is_accepted_and_cited(memory_
 
     # Sibyl reads the conversation for facts about the user (what `sibyl serve` does once it goes
     # quiet), here with the command line on the server's data directory and a model that finds one.
-    model = ProposalModel()
+    model_stub.completion = json.dumps(PROPOSAL)
+    asked = len(model_stub.requests)
     try:
-        done = subprocess.run([sibyl_binary(), "memory", "read"], env={**memory_server.env, "OPENAI_BASE_URL": model.url},
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sibyl_binary(), "memory", "read"], env=memory_server.env, capture_output=True, text=True, timeout=120)
     finally:
-        model.stop()
+        model_stub.completion = "Stub title"
     assert done.returncode == 0, done.stderr
     assert "proposed" in done.stdout and "The user is vegetarian." in done.stdout, done.stdout
-    assert any("I am vegetarian" in str(request.get("messages")) for request in model.requests), model.requests
+    assert any("I am vegetarian" in str(request.get("messages")) for request in model_stub.requests[asked:]), model_stub.requests[asked:]
 
     page.get_by_role("link", name="Memory", exact=True).click()
     proposed, remembered = section(page, "Proposed"), section(page, "Remembered")

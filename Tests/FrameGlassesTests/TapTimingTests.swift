@@ -5,7 +5,7 @@ import Testing
 
 /// Taps are counted on Frame's clock when the app says when they happened: notifications held up
 /// on the way arrive together (or apart) here, but keep their spacing on the device.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct TapTimingTests {
     let start = ContinuousClock.now
 

@@ -57,7 +57,7 @@ public struct TopicShift: Sendable {
         let lastAnswer = history.last(where: { $0.role == "assistant" })?.content ?? ""
         let vectors = try await embedder.embed([question, lastQuestion, lastQuestion + "\n" + lastAnswer], options: EmbeddingOptions()).vectors
         guard vectors.count == 3 else { return Decision(changed: false, similarity: nil, refersBack: refers) }
-        let similarity = max(Self.cosine(vectors[0], vectors[1]), Self.cosine(vectors[0], vectors[2]))
+        let similarity = max(cosine(vectors[0], vectors[1]), cosine(vectors[0], vectors[2]))
         let limit = refers ? threshold - followUpAllowance : threshold
         return Decision(changed: similarity < limit, similarity: similarity, refersBack: refers)
     }
@@ -76,17 +76,5 @@ public struct TopicShift: Sendable {
         if continuingOpenings.contains(where: { lowered.hasPrefix($0) }) { return true }
         let words = lowered.split { !$0.isLetter && $0 != "'" }.map(String.init)
         return words.contains { referringWords.contains($0) }
-    }
-
-    static func cosine(_ a: [Float], _ b: [Float]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 0 }
-        var dot: Float = 0, na: Float = 0, nb: Float = 0
-        for i in a.indices {
-            dot += a[i] * b[i]
-            na += a[i] * a[i]
-            nb += b[i] * b[i]
-        }
-        guard na > 0, nb > 0 else { return 0 }
-        return Double(dot / (na.squareRoot() * nb.squareRoot()))
     }
 }

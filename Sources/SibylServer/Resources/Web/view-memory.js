@@ -154,24 +154,24 @@ function learningCard({ toast, admin }) {
   const autoAccept = h('input', { id: 'memory-auto-accept', type: 'checkbox', disabled: !admin });
   const quiet = h('input', { id: 'memory-quiet', type: 'number', min: '0', step: '1', inputmode: 'numeric', disabled: !admin, class: 'narrow' });
 
-  /** Saves one setting; on failure the control shows the value kept. */
-  async function save(key, value, undo) {
+  /** Saves one setting (its path under the API); on failure the control shows the value kept. */
+  async function save(path, value, undo) {
     try {
-      await api(`/settings/${key}`, { method: 'PUT', body: { value } });
+      await api(path, { method: 'PUT', body: { value } });
       toast(t('settings.saved'));
     } catch (failure) {
       undo();
       toast(failure.message);
     }
   }
-  propose.addEventListener('change', () => save('memory.propose', propose.checked ? 'on' : 'off', () => { propose.checked = !propose.checked; }));
-  autoAccept.addEventListener('change', () => save('memory.auto_accept', autoAccept.checked ? 'on' : 'off', () => { autoAccept.checked = !autoAccept.checked; }));
+  propose.addEventListener('change', () => save('/settings/memory.propose', propose.checked ? 'on' : 'off', () => { propose.checked = !propose.checked; }));
+  autoAccept.addEventListener('change', () => save('/settings/memory.auto_accept', autoAccept.checked ? 'on' : 'off', () => { autoAccept.checked = !autoAccept.checked; }));
   let kept = '';
-  quiet.addEventListener('change', () => save('memory.quiet_minutes', quiet.value, () => { quiet.value = kept; }).then(() => { kept = quiet.value; }));
+  quiet.addEventListener('change', () => save('/settings/memory.quiet_minutes', quiet.value, () => { quiet.value = kept; }).then(() => { kept = quiet.value; }));
 
   (async () => {
     try {
-      const [on, auto, minutes] = await Promise.all(['memory.propose', 'memory.auto_accept', 'memory.quiet_minutes'].map((key) => api(`/settings/${key}`)));
+      const [on, auto, minutes] = await Promise.all(['/settings/memory.propose', '/settings/memory.auto_accept', '/settings/memory.quiet_minutes'].map((path) => api(path)));
       propose.checked = on.value === 'on';
       autoAccept.checked = auto.value === 'on';
       quiet.value = kept = minutes.value;
