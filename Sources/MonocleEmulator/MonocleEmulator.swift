@@ -199,8 +199,10 @@ public actor MonocleEmulator {
     /// The latest frame drawn.
     public var screen: DisplayFrame? { displayLog.last }
 
-    /// Waits for a frame that satisfies `condition`, checking the frames drawn since `after`.
-    public func waitForScreen(after: Int = 0, timeout: Duration = .seconds(30), where condition: @Sendable (DisplayFrame) -> Bool) async throws -> DisplayFrame {
+    /// Waits for a frame that satisfies `condition`, checking the frames drawn since `after`. The
+    /// timeout is a ceiling against hangs: a machine running a whole test suite on two cores has
+    /// kept the virtual glasses' first screen waiting past 30 s.
+    public func waitForScreen(after: Int = 0, timeout: Duration = .seconds(300), where condition: @Sendable (DisplayFrame) -> Bool) async throws -> DisplayFrame {
         let deadline = ContinuousClock.now + timeout
         var checked = after
         while ContinuousClock.now < deadline {
