@@ -41,8 +41,10 @@ final class ConnectionObserver: Sendable {
         states(in: events).compactMap { if case .running(let info) = $0 { info } else { nil } }
     }
 
-    /// Waits for the `count`-th `running` state; the limit is a ceiling against hangs only.
-    func running(_ count: Int = 1, timeout: Duration = .seconds(300)) async throws -> GlassesDeviceInfo {
+    /// Waits for the `count`-th `running` state; the limit is a ceiling against hangs only (a fresh
+    /// clone's first run, the whole suite on 2 cores, was still uploading the app to the virtual
+    /// Frame through the relay at 300 s).
+    func running(_ count: Int = 1, timeout: Duration = .seconds(540)) async throws -> GlassesDeviceInfo {
         let timedOut = { GlassesError.timeout(waitingFor: "running #\(count) after \(self.states), notices \(self.notices)", after: timeout) }
         do {
             return try await log.wait(for: "running #\(count)", within: timeout) { log in
