@@ -18,6 +18,8 @@ public enum LiveEvent: Sendable, Hashable {
     case glasses(id: UUID)
     /// A missing local engine is being installed on first use (see `LocalEngineHost.installs`).
     case install(EngineInstallProgress)
+    /// The memory changed: a fact proposed, written, accepted or forgotten.
+    case memory
     /// The operations log has new entries.
     case log
     /// Nothing changed: sent now and then so a stream whose reader has gone is noticed.

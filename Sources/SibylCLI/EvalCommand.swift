@@ -68,14 +68,13 @@ struct Eval: AsyncParsableCommand {
                 Terminal.print(Format.json(report))
                 return
             }
-            func percent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
             Terminal.print("\(report.answerable + report.unanswerable) questions over \(report.documents) documents (\(report.passages) passages), model \(report.model), in \(Format.seconds(evaluation.elapsed))")
             Terminal.print(Format.table(["", "SHARE"], [
-                ["answerable (\(report.answerable)): fact and its source cited", percent(report.answeredRight)],
-                ["  contain the fact", percent(report.containsFact)],
-                ["  cite the source that holds it", percent(report.citesSource)],
-                ["  wrongly say the documents do not answer", percent(report.wronglyDeclined)],
-                ["unanswerable (\(report.unanswerable)): declined", percent(report.declinedRight)],
+                ["answerable (\(report.answerable)): fact and its source cited", Self.percent(report.answeredRight)],
+                ["  contain the fact", Self.percent(report.containsFact)],
+                ["  cite the source that holds it", Self.percent(report.citesSource)],
+                ["  wrongly say the documents do not answer", Self.percent(report.wronglyDeclined)],
+                ["unanswerable (\(report.unanswerable)): declined", Self.percent(report.declinedRight)],
             ]))
             Terminal.print(String(
                 format: "time to first token: median %.1f s, p90 %.1f s; whole answer: median %.1f s",
@@ -92,6 +91,9 @@ struct Eval: AsyncParsableCommand {
         }
     }
 
+    /// A share as the reports print it ("83 %").
+    private static func percent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
+
     private func runMemory() async throws {
         try await global.withRuntime { runtime in
             let evaluation = try await runtime.memory.evaluate(file: URL(fileURLWithPath: directory), options: try turnOptions, progress: Self.showStep)
@@ -100,15 +102,14 @@ struct Eval: AsyncParsableCommand {
                 Terminal.print(Format.json(report))
                 return
             }
-            func percent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
             let needing = report.questions.filter { $0.needs != nil }.count
             Terminal.print("\(report.conversations) conversations, \(report.questions.count) questions, model \(report.model), embeddings \(report.embeddingModel), in \(Format.seconds(evaluation.elapsed))")
             Terminal.print(Format.table(["", "SHARE"], [
                 ["proposals (\(report.proposals.count)): facts worth keeping (precision)", String(format: "%.2f", report.precision)],
                 ["labelled facts proposed (recall)", String(format: "%.2f", report.recall)],
-                ["questions needing a fact (\(needing)): the fact recalled", percent(report.recalledNeeded)],
-                ["  answered right with it", percent(report.answeredRightWithFact)],
-                ["questions needing none (\(report.questions.count - needing)): nothing recalled", percent(report.recalledNothing)],
+                ["questions needing a fact (\(needing)): the fact recalled", Self.percent(report.recalledNeeded)],
+                ["  answered right with it", Self.percent(report.answeredRightWithFact)],
+                ["questions needing none (\(report.questions.count - needing)): nothing recalled", Self.percent(report.recalledNothing)],
             ]))
             let wrongProposals = report.proposals.filter { !$0.right }
             if !wrongProposals.isEmpty {

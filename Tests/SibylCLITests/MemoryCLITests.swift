@@ -2,6 +2,7 @@ import Foundation
 import LocalEngines
 import OpenAITestServer
 import SibylCore
+import TestEvents
 import Testing
 
 /// `sibyl memory` end to end: a conversation read for facts (the scripted model proposes them),
@@ -159,11 +160,17 @@ struct MemoryCLITests {
             _ = try await cli.run(["ask", "I'm vegetarian. Dinner ideas?"])
             try await cli.withStarted(["serve", "--port", "0"], environment: ["SIBYL_MEMORY_QUIET_MINUTES": "0"]) { running in
                 let port = try await ServeCLITests.port(of: running)
-                var facts: [[String: Any]] = []
-                let ceiling = ContinuousClock.now + .seconds(300)
-                while facts.isEmpty, ContinuousClock.now < ceiling {
-                    facts = try await HTTPCalls.get("http://127.0.0.1:\(port)/api/v1/memory?status=proposed").json as? [[String: Any]] ?? []
-                    if facts.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
+                // The page's live stream tells of the memory's changes: once it is open ("ready"),
+                // a fact proposed later is told; one proposed before is in the first listing.
+                let stream = try CLIRunner.launch(URL(fileURLWithPath: "/usr/bin/curl"), ["-sN", "http://127.0.0.1:\(port)/api/v1/events"], environment: cli.environment)
+                let facts = try await withTeardown {
+                    try await stream.waitForOutput(containing: "event: ready", timeout: .seconds(300))
+                    let listed = try await HTTPCalls.get("http://127.0.0.1:\(port)/api/v1/memory?status=proposed").json as? [[String: Any]] ?? []
+                    guard listed.isEmpty else { return listed }
+                    try await stream.waitForOutput(containing: "event: memory", timeout: .seconds(600))
+                    return try await HTTPCalls.get("http://127.0.0.1:\(port)/api/v1/memory?status=proposed").json as? [[String: Any]] ?? []
+                } teardown: {
+                    _ = await stream.stop()
                 }
                 #expect(facts.map { $0["text"] as? String } == ["The user is vegetarian."])
             }

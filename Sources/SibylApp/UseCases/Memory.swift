@@ -16,6 +16,7 @@ extension SibylRuntime.Memory {
         let now = Date()
         let fact = MemoryFact(text: sentence, status: .accepted, createdAt: now, acceptedAt: now)
         try await runtime.memoryStore.save(fact)
+        runtime.events.publish(.memory)
         await runtime.log(.info, .memoryAdd, "remembered a fact the user wrote (\(fact.shortID))")
         return fact
     }
@@ -29,6 +30,7 @@ extension SibylRuntime.Memory {
         fact.status = .accepted
         fact.acceptedAt = Date()
         try await runtime.memoryStore.save(fact)
+        runtime.events.publish(.memory)
         await runtime.log(.info, .memoryAccept, "accepted a proposed fact (\(fact.shortID))")
         return fact
     }
@@ -38,6 +40,7 @@ extension SibylRuntime.Memory {
     public func forget(_ id: String) async throws -> MemoryFact {
         let fact = try await fact(id)
         guard try await runtime.memoryStore.deleteMemoryFact(id: fact.id) else { throw AssistantError.memoryFactNotFound(id) }
+        runtime.events.publish(.memory)
         await runtime.log(.info, .memoryForget, "forgot a fact (\(fact.shortID), \(fact.status.rawValue))")
         return fact
     }
@@ -144,6 +147,7 @@ extension SibylRuntime.Memory {
             try await runtime.memoryStore.setMemoryRead(conversationID: conversation.id, through: conversation.updatedAt)
             reading.conversationsRead += 1
             if !proposals.isEmpty {
+                runtime.events.publish(.memory)
                 await runtime.log(.info, .memoryPropose, "\(status == .accepted ? "remembered" : "proposed") \(proposals.count) fact\(proposals.count == 1 ? "" : "s") from conversation \(conversation.id.uuidString.prefix(8).lowercased())")
             }
         }

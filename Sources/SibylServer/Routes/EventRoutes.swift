@@ -56,6 +56,7 @@ struct EventRoutes: RouteCollectionAdding {
                     fraction: progress.fraction, detail: progress.detail, problem: progress.problem
                 )
             )
+        case .memory: ("memory", Change())
         case .log: ("log", Change())
         case .heartbeat: ("ping", Change())
         }

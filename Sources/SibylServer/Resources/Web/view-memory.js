@@ -2,7 +2,7 @@
 // wait to be accepted (or forgotten); those accepted, or written here, are remembered until
 // forgotten. Each says where it came from, with a link to its conversation when there is one.
 
-import { api } from './api.js';
+import { api, onLiveEvent } from './api.js';
 import { h } from './dom.js';
 import { formatDate, t, tn } from './i18n.js';
 
@@ -139,6 +139,8 @@ export async function renderMemory({ show, toast, who }) {
     (part.list.querySelector('button') ?? part.heading).focus();
   }
 
+  // Facts proposed while the page is open (or changed in another tab) show at once.
+  onLiveEvent(accepted.list, ({ type }) => { if (type === 'memory') refresh(); });
   await refresh();
 }
 
