@@ -182,7 +182,7 @@ function learningCard({ toast, admin }) {
     }
   })();
 
-  return h('section', { class: 'card', 'aria-labelledby': 'memory-learning-title' },
+  return h('section', { class: 'card memory-learning', 'aria-labelledby': 'memory-learning-title' },
     h('h2', { id: 'memory-learning-title', i18n: 'memory.learning' }),
     h('p', { class: 'hint', i18n: admin ? 'memory.learningHint' : 'memory.learningAdminOnly' }),
     h('label', { class: 'switch', htmlFor: 'memory-propose' }, propose, h('span', { i18n: 'memory.propose' })),
