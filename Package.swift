@@ -35,6 +35,7 @@ let frameAppFiles = ["main.lua", "sibyl_frame.lua"]
 let webFiles = [
     "index.html", "style.css", "icon.svg", "app.js", "api.js", "dom.js", "i18n.js", "markdown.js", "view-auth.js", "view-chat.js", "view-documents.js", "view-glasses.js",
     "view-images.js", "view-logs.js", "view-memory.js", "view-settings.js", "view-settings-noa.js", "view-settings-pinecone.js", "view-settings-tools.js", "voice.js",
+    "microphone-worklet.js",
     "i18n-en.json", "i18n-ko.json", "i18n-id.json", "manifest.webmanifest", "sw.js", "icon-192.png", "icon-512.png", "icon-maskable-512.png",
 ]
 /// The emulated firmware modules the virtual Monocle's interpreter imports.

@@ -78,6 +78,23 @@ def test_a_spoken_question_answered_by_the_local_model(offline_server, context):
     voice_figures(page, "the local chat model on llama.cpp")
 
 
+def test_a_page_busy_while_the_question_is_spoken_loses_none_of_its_words(stub_server, model_stub, context):
+    """The microphone's sound is taken on the audio thread: a page whose own thread is held for
+    5 s from the moment the microphone opens (the lead-in silence and the whole question) sends
+    every block once it is free, so the server hears the whole question. (The ScriptProcessorNode
+    used before dropped the blocks of a busy page: a loaded CI machine heard "The carpet's all on
+    front".)"""
+    model_stub.answer, model_stub.delay = "Paris.", 0.0
+    page = context.new_page()
+    page.goto(stub_server.url + "/#/chat")
+    page.get_by_role("button", name="Speak").click()
+    expect(page.get_by_role("button", name="Stop recording")).to_be_visible()
+    page.evaluate("() => { const end = performance.now() + 5000; while (performance.now() < end) {} }")
+    own = page.locator(".bubble.own").last
+    expect(own.locator(".body")).to_contain_text("capital of France", timeout=120_000, ignore_case=True)
+    expect(page.locator(".bubble.answer").last.locator(".body")).to_have_text("Paris.", timeout=120_000)
+
+
 def test_an_answer_is_spoken_sentence_by_sentence_and_hands_free_listens_again(stub_server, model_stub, context):
     """The first sentence plays while the model is held before the rest; the stage times show on
     request; hands-free listens again at once, and speaking over the answer (the fake microphone

@@ -20,6 +20,7 @@ enum WebAssets {
         "view-settings-pinecone.js": PackageResources.view_settings_pinecone_js,
         "view-settings-tools.js": PackageResources.view_settings_tools_js,
         "voice.js": PackageResources.voice_js,
+        "microphone-worklet.js": PackageResources.microphone_worklet_js,
         "i18n.js": PackageResources.i18n_js,
         "view-auth.js": PackageResources.view_auth_js,
         "i18n-en.json": PackageResources.i18n_en_json,

@@ -894,6 +894,33 @@ export async function renderChat({ show, who, id, toast }) {
     }
   }
 
+  /**
+   * What takes the microphone's sound in blocks of 16-bit PCM for the live socket: an
+   * AudioWorklet on the audio thread, which loses nothing when the page is busy; where a browser
+   * has none, a ScriptProcessorNode. Set `onBlock(pcm, decibels)`; connect a source to `node`.
+   */
+  async function microphoneTaker(context) {
+    const taker = { onBlock: () => {} };
+    if (context.audioWorklet && typeof AudioWorkletNode !== 'undefined') {
+      await context.audioWorklet.addModule(new URL('./microphone-worklet.js', import.meta.url));
+      const node = new AudioWorkletNode(context, 'sibyl-microphone-blocks', { numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1 });
+      node.port.onmessage = (event) => taker.onBlock(event.data.pcm, event.data.decibels);
+      taker.node = node;
+      taker.stop = () => { node.port.postMessage('end'); node.disconnect(); };
+      return taker;
+    }
+    const node = context.createScriptProcessor(1024, 1, 1);
+    node.onaudioprocess = (event) => {
+      const input = event.inputBuffer.getChannelData(0);
+      const pcm = new Int16Array(input.length);
+      for (let i = 0; i < input.length; i += 1) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(input[i] * 32767)));
+      taker.onBlock(pcm.buffer, decibels(input));
+    };
+    taker.node = node;
+    taker.stop = () => node.disconnect();
+    return taker;
+  }
+
   /** Opens the live voice socket for `conversation`; null when it cannot be opened. */
   function openLiveSocket(conversation) {
     const params = new URLSearchParams({ languageHint: language() });
@@ -919,37 +946,38 @@ export async function renderChat({ show, who, id, toast }) {
     const conversation = await ensureConversation();
     const socket = await openLiveSocket(conversation);
     if (!socket) return false;
+    // The audio graph is ready before the microphone opens, so the first words are not lost
+    // while it is being built.
+    const context = new AudioContext({ sampleRate: 16000 });
     let stream;
+    let taker;
     try {
+      taker = await microphoneTaker(context);
       stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
     } catch (error) {
+      context.close();
       socket.close();
       throw error;
     }
-    const context = new AudioContext({ sampleRate: 16000 });
     const source = context.createMediaStreamSource(stream);
-    const processor = context.createScriptProcessor(1024, 1, 1);
     let sending = true;
     const stopMicrophone = () => {
       if (!sending) return;
       sending = false;
-      processor.disconnect();
+      taker.stop();
       source.disconnect();
       for (const track of stream.getTracks()) track.stop();
       context.close();
       recorder = null;
       recording(false);
     };
-    processor.onaudioprocess = (event) => {
+    taker.onBlock = (pcm, db) => {
       if (!sending) return;
-      const input = event.inputBuffer.getChannelData(0);
-      level.value = Math.max(-80, Math.min(0, decibels(input)));
-      const pcm = new Int16Array(input.length);
-      for (let i = 0; i < input.length; i += 1) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(input[i] * 32767)));
-      if (socket.readyState === WebSocket.OPEN) socket.send(pcm.buffer);
+      level.value = Math.max(-80, Math.min(0, db));
+      if (socket.readyState === WebSocket.OPEN) socket.send(pcm);
     };
-    source.connect(processor);
-    processor.connect(context.destination);
+    source.connect(taker.node);
+    taker.node.connect(context.destination);
     recorder = { stop: () => { if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'stop' })); } };
     recording(true);
     const own = bubble({ role: 'user', text: t('chat.listening'), status: 'sending', createdAt: new Date().toISOString() });
