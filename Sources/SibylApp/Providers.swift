@@ -27,7 +27,7 @@ public final class Providers: Sendable {
     private final class Caches: Sendable {
         let modelNames = Mutex<[ProviderSettings: String]>([:])
         let tokenizers = Mutex<[String: BPETokenizer]>([:])
-        let miniLM = Mutex<MiniLMEmbedder?>(nil)
+        let miniLM = Mutex<SentenceEmbedder?>(nil)
         let toolboxes = ToolboxCache()
     }
 
@@ -163,7 +163,7 @@ public final class Providers: Sendable {
         if provider.isLocal {
             let embedder = try await localMiniLM()
             // [CLS] and [SEP] take two of the model's 256 positions.
-            return EmbeddingSetup(embedder: embedder, model: MiniLMEmbedder.modelName, counter: embedder.tokenizer, limit: MiniLMEmbedder.maxTokens - 2)
+            return EmbeddingSetup(embedder: embedder, model: SentenceModel.miniLM.name, counter: embedder.tokenizer, limit: SentenceModel.miniLM.maxTokens - 2)
         }
         let (client, _) = try remoteClient(for: .embeddings)
         let model = provider.model.isEmpty ? client.configuration.defaultModels.embeddings : provider.model
@@ -172,10 +172,10 @@ public final class Providers: Sendable {
         return EmbeddingSetup(embedder: client, model: model, counter: counter, limit: 8191)
     }
 
-    private func localMiniLM() async throws -> MiniLMEmbedder {
+    private func localMiniLM() async throws -> SentenceEmbedder {
         try await local.ensureInstalled("embeddings", automatically: installsAutomatically)
         if let loaded = caches.miniLM.withLock({ $0 }) { return loaded }
-        let loaded = try MiniLMEmbedder(modelDirectory: local.layout.miniLMDirectory)
+        let loaded = try SentenceEmbedder(modelDirectory: local.layout.miniLMDirectory)
         return caches.miniLM.withLock { kept in
             if let kept { return kept }
             kept = loaded

@@ -26,16 +26,16 @@ struct IngestBenchmark: AsyncParsableCommand {
             try PDFExtractionBenchmark.SamplePDF.make(pages: pagesPerFile, seed: UInt64(100 + index)).write(to: file)
             return file
         }
-        let embedder = try MiniLMEmbedder(modelDirectory: EngineLayout().miniLMDirectory)
+        let embedder = try SentenceEmbedder(modelDirectory: EngineLayout().miniLMDirectory)
         let store = try KnowledgeStore(path: scratch.appendingPathComponent("knowledge.sqlite").path)
         let ingestor = Ingestor(
             store: store,
             extractor: DocumentExtractor(options: .init(ocr: false)),
             embedder: embedder,
-            embeddingModel: MiniLMEmbedder.modelName,
-            chunker: Chunker(counter: embedder.tokenizer, limitTokens: MiniLMEmbedder.maxTokens - 2)
+            embeddingModel: SentenceModel.miniLM.name,
+            chunker: Chunker(counter: embedder.tokenizer, limitTokens: SentenceModel.miniLM.maxTokens - 2)
         )
-        print("Ingesting with \(MiniLMEmbedder.modelName) (\(embedder.backendDescription), \(embedder.threads) threads) …")
+        print("Ingesting with \(SentenceModel.miniLM.name) (\(embedder.backendDescription), \(embedder.threads) threads) …")
         let summary = try await ingestor.ingest(inputs, collection: "bench")
         guard summary.failed.isEmpty else { throw BenchmarkFailure(message: "failed: \(summary.failed.map(\.error))") }
         let seconds = Double(summary.elapsed.milliseconds) / 1000

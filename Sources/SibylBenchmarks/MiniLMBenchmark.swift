@@ -4,7 +4,7 @@ import SibylCore
 import TestFixtures
 import TextEmbedding
 
-/// `sibyl-bench minilm`: sentence-embedding speed of `MiniLMEmbedder` against
+/// `sibyl-bench minilm`: sentence-embedding speed of `SentenceEmbedder` against
 /// sentence-transformers (PyTorch, CPU).
 struct MiniLMBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,10 +58,10 @@ struct MiniLMBenchmark: AsyncParsableCommand {
         guard threads >= 1, passages >= 1, runs >= 1, queryRuns >= 1 else {
             throw ValidationError("--threads, --passages, --runs and --query-runs must be at least 1")
         }
-        guard (3...MiniLMEmbedder.maxTokens).contains(passageTokens) else {
-            throw ValidationError("--passage-tokens must be between 3 and \(MiniLMEmbedder.maxTokens)")
+        guard (3...SentenceModel.miniLM.maxTokens).contains(passageTokens) else {
+            throw ValidationError("--passage-tokens must be between 3 and \(SentenceModel.miniLM.maxTokens)")
         }
-        guard backend == "all" || MiniLMEmbedder.Backend(rawValue: backend) != nil else {
+        guard backend == "all" || SentenceEmbedder.Backend(rawValue: backend) != nil else {
             throw ValidationError("--backend must be all, automatic, blas, avx2 or avx512")
         }
     }
@@ -76,14 +76,14 @@ struct MiniLMBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let directory = modelDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? MiniLMEmbedder.defaultModelDirectory()
-        let backends: [MiniLMEmbedder.Backend] = isa == .avx2 ? [.avx2]
-            : backend == "all" ? [.avx512, .avx2, .blas].filter(MiniLMEmbedder.isAvailable)
-            : [MiniLMEmbedder.Backend(rawValue: backend)!]
-        if isa == .avx2 && !MiniLMEmbedder.isAvailable(.avx2) {
+            ?? SentenceModel.miniLM.defaultDirectory()
+        let backends: [SentenceEmbedder.Backend] = isa == .avx2 ? [.avx2]
+            : backend == "all" ? [.avx512, .avx2, .blas].filter(SentenceEmbedder.isAvailable)
+            : [SentenceEmbedder.Backend(rawValue: backend)!]
+        if isa == .avx2 && !SentenceEmbedder.isAvailable(.avx2) {
             throw ValidationError("--isa avx2 needs a CPU with AVX2 and FMA")
         }
-        let tokenizer = try MiniLMEmbedder(modelDirectory: directory, threads: 1, backend: .blas).tokenizer
+        let tokenizer = try SentenceEmbedder(modelDirectory: directory, threads: 1, backend: .blas).tokenizer
         let texts = BenchmarkPassages.make(count: passages, tokens: passageTokens, tokenizer: tokenizer)
         let query = BenchmarkPassages.query
         let meanTokens = Double(texts.reduce(0) { $0 + tokenizer.encode($1).count }) / Double(texts.count)
@@ -93,7 +93,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
         var results: [Figures] = []
         var sibylVectors: [[Float]] = []
         for backend in backends {
-            let embedder = try MiniLMEmbedder(modelDirectory: directory, threads: threads, backend: backend)
+            let embedder = try SentenceEmbedder(modelDirectory: directory, threads: threads, backend: backend)
             print("Measuring Sibyl with \(embedder.backendDescription) …")
             let (figures, vectors) = try await measure(embedder, texts: texts, query: query, meanTokens: meanTokens)
             results.append(figures)
@@ -118,7 +118,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
     }
 
     private func measure(
-        _ embedder: MiniLMEmbedder, texts: [String], query: String, meanTokens: Double
+        _ embedder: SentenceEmbedder, texts: [String], query: String, meanTokens: Double
     ) async throws -> (Figures, [[Float]]) {
         let clock = ContinuousClock()
         var vectors = try await embedder.embed(texts, options: EmbeddingOptions()).vectors
@@ -136,7 +136,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             latencies.append((clock.now - start).seconds)
         }
         let figures = Figures(
-            name: "Sibyl, \(embedder.backend == .blas ? MiniLMEmbedder.blasDescription : embedder.backendDescription)",
+            name: "Sibyl, \(embedder.backend == .blas ? SentenceEmbedder.blasDescription : embedder.backendDescription)",
             batchSeconds: batch.min()!, querySeconds: Statistics.median(latencies), meanTokens: meanTokens
         )
         return (figures, vectors)
@@ -169,7 +169,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             "--runs", String(runs), "--query-runs", String(queryRuns), "--embeddings-out", vectorsFile.path,
         ])
         let result = try JSONDecoder().decode(ReferenceOutput.self, from: output)
-        let dimension = MiniLMEmbedder.dimension
+        let dimension = SentenceModel.miniLM.dimension
         let vectors = (try? Data(contentsOf: vectorsFile)).map { data in
             data.withUnsafeBytes { bytes in
                 (0..<(bytes.count / (4 * dimension))).map { row in

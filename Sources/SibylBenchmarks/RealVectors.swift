@@ -26,7 +26,7 @@ enum RealVectors {
         let asked = Set((1...max(1, queries)).map { $0 * stride - 1 }.prefix(queries))
         let used = lines.prefix(count + queries).enumerated()
         let chosen = used.filter { !asked.contains($0.offset) }.map(\.element) + used.filter { asked.contains($0.offset) }.map(\.element)
-        let dimension = MiniLMEmbedder.dimension
+        let dimension = SentenceModel.miniLM.dimension
         // Named by the file's contents and the lines chosen: an edited file is embedded again.
         let digest = SHA256.hash(data: contents).prefix(8).map { String(format: "%02x", $0) }.joined()
         let cache = file.deletingLastPathComponent().appendingPathComponent("\(file.lastPathComponent).minilm-\(digest)-\(count)-\(queries).f32")
@@ -45,12 +45,12 @@ enum RealVectors {
 
     /// Embeds in batches, saying how far it has got.
     private static func embed(_ texts: [String]) async throws -> [Float] {
-        let embedder = try MiniLMEmbedder(modelDirectory: EngineLayout().miniLMDirectory)
-        say("embedding \(texts.count) passages with \(MiniLMEmbedder.modelName) (\(embedder.backendDescription), \(embedder.threads) threads) …")
+        let embedder = try SentenceEmbedder(modelDirectory: EngineLayout().miniLMDirectory)
+        say("embedding \(texts.count) passages with \(SentenceModel.miniLM.name) (\(embedder.backendDescription), \(embedder.threads) threads) …")
         let clock = ContinuousClock()
         let start = clock.now
         var vectors: [Float] = []
-        vectors.reserveCapacity(texts.count * MiniLMEmbedder.dimension)
+        vectors.reserveCapacity(texts.count * SentenceModel.miniLM.dimension)
         let batch = 256
         for first in stride(from: 0, to: texts.count, by: batch) {
             let result = try await embedder.embed(Array(texts[first..<min(first + batch, texts.count)]), options: EmbeddingOptions())

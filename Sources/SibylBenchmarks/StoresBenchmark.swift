@@ -72,7 +72,7 @@ struct StoresBenchmark: AsyncParsableCommand {
         say("CPU: \(CPUDescription.current)")
         let data: VectorBenchmarkData
         if let passages {
-            guard dimension == MiniLMEmbedder.dimension else { throw ValidationError("--passages gives \(MiniLMEmbedder.dimension)-d vectors; leave --dimension out") }
+            guard dimension == SentenceModel.miniLM.dimension else { throw ValidationError("--passages gives \(SentenceModel.miniLM.dimension)-d vectors; leave --dimension out") }
             say("\(count) passages of \(passages) as all-MiniLM-L6-v2 vectors (real), \(queries) other passages as queries, recall@\(k) against an exact scan")
             data = try await RealVectors.load(passagesAt: passages, count: count, queries: queries)
         } else {

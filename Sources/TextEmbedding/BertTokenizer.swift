@@ -2,7 +2,7 @@ public import SibylCore
 import Foundation
 
 /// BERT's uncased WordPiece tokenizer, matching the Hugging Face `tokenizers` implementation that
-/// sentence-transformers runs for all-MiniLM-L6-v2.
+/// sentence-transformers runs for all-MiniLM-L6-v2 and all-mpnet-base-v2.
 ///
 /// Normalisation: control characters removed, whitespace unified, accents stripped (NFD, then
 /// nonspacing marks dropped), lowercased. Pre-tokenisation: words split at whitespace, each
@@ -14,15 +14,19 @@ public struct BertTokenizer: TokenCounter, Sendable {
     public let vocabulary: WordPieceVocabulary
     /// Longer words become `[UNK]` without being split.
     public let maxCharactersPerWord: Int
-    /// Id of `[CLS]`, which starts every sequence.
+    /// Id of the token that starts every sequence (`[CLS]` for BERT).
     public let classifierID: Int32
-    /// Id of `[SEP]`, which ends every sequence.
+    /// Id of the token that ends every sequence (`[SEP]` for BERT).
     public let separatorID: Int32
     /// Id of `[UNK]`.
     public let unknownID: Int32
 
-    /// A tokenizer over `vocabulary`, which must contain `[CLS]`, `[SEP]` and `[UNK]`.
-    public init(vocabulary: WordPieceVocabulary, maxCharactersPerWord: Int = 100) throws(MiniLMError) {
+    /// A tokenizer over `vocabulary`, which must contain the start, end and unknown tokens
+    /// (BERT's `[CLS]`, `[SEP]` and `[UNK]` unless named: MPNet starts with `<s>` and ends with `</s>`).
+    public init(
+        vocabulary: WordPieceVocabulary, maxCharactersPerWord: Int = 100,
+        startToken: String = "[CLS]", endToken: String = "[SEP]", unknownToken: String = "[UNK]"
+    ) throws(MiniLMError) {
         func special(_ token: String) throws(MiniLMError) -> Int32 {
             guard let id = vocabulary.id(of: token) else {
                 throw .invalidVocabulary(path: vocabulary.source, reason: "it has no \(token) token")
@@ -31,9 +35,9 @@ public struct BertTokenizer: TokenCounter, Sendable {
         }
         self.vocabulary = vocabulary
         self.maxCharactersPerWord = maxCharactersPerWord
-        classifierID = try special("[CLS]")
-        separatorID = try special("[SEP]")
-        unknownID = try special("[UNK]")
+        classifierID = try special(startToken)
+        separatorID = try special(endToken)
+        unknownID = try special(unknownToken)
     }
 
     /// The model input for `text`: `[CLS]`, the first pieces, `[SEP]`; at most `maxLength` ids.

@@ -24,8 +24,8 @@ package enum PackedKernels {
     }
 
     /// Floats of scratch `attentionHead` needs for its keys, for sequences up to `length`.
-    package static func keyScratchCount(length: Int) -> Int {
-        paddedLength(length) * 32
+    package static func keyScratchCount(length: Int, headSize: Int) -> Int {
+        paddedLength(length) * headSize
     }
 
     /// Row stride of the scores `attentionHead` writes, for a sequence of `length` tokens.
@@ -33,18 +33,22 @@ package enum PackedKernels {
         (length + 31) / 32 * 32
     }
 
-    /// One head of self-attention over one sequence: `softmax(Q Kᵀ · scale) V` into `context`.
+    /// One head of self-attention over one sequence: `softmax((Q Kᵀ + B) · scale) V` into
+    /// `context`, where `B[i][j] = relativeBias[j - i]` when a relative bias is given, else 0.
     ///
     /// `qkv` holds the sequence's rows (`stride` floats apart) with queries, keys and values
-    /// `width` floats apart and this head's 32 at `head · 32` within each. `scores` needs
-    /// `length × paddedLength(length)` floats, `keys` `keyScratchCount(length:)`, `rowScales` `length`.
+    /// `width` floats apart and this head's `headSize` (a multiple of `panelWidth`) at
+    /// `head · headSize` within each. `scores` needs `length × paddedLength(length)` floats, `keys`
+    /// `keyScratchCount(length:headSize:)`, `rowScales` `length`.
     @inline(never)
     package static func attentionHead(
-        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, scale: Float,
+        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, headSize: Int, scale: Float,
+        relativeBias: UnsafePointer<Float>?,
         scores: UnsafeMutablePointer<Float>, keys: UnsafeMutablePointer<Float>,
         rowScales: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>, contextStride: Int
     ) {
-        let headSize = 32, panel = panelWidth
+        precondition(headSize % panelWidth == 0)
+        let panel = panelWidth
         let padded = paddedLength(length)
         let query = qkv + head * headSize, key = query + width, value = query + 2 * width
         // Kᵀ in panels of `panel` keys (zero beyond the last): panel p, row d = dimension d of
@@ -66,9 +70,12 @@ package enum PackedKernels {
             c: scores, ldc: padded, epilogue: .store
         )
         for row in 0..<length {
+            if let relativeBias {
+                VectorKernels.accumulate(relativeBias - row, into: scores + row * padded, count: length)
+            }
             rowScales[row] = VectorKernels.exponentiateRow(scores + row * padded, count: length, scale: scale)
         }
-        // The head's 32 value columns, read in place as one or two panels `stride` floats a row.
+        // The head's value columns, read in place as panels `stride` floats a row.
         for part in 0..<(headSize / panel) {
             PackedMatrixKernel.multiply(
                 m: length, k: length, a: scores, lda: padded, packed: value + part * panel, panels: 0..<1, weightStride: stride,

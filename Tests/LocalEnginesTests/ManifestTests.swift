@@ -75,7 +75,7 @@ struct ManifestTests {
     @Test func unknownComponentsAreAClearError() throws {
         let installer = EngineInstaller(layout: EngineLayout(root: FileManager.default.temporaryDirectory))
         #expect(throws: InstallError.self) { try installer.componentNames(["chatt"]) }
-        #expect(try installer.componentNames(["all"]) == ["chat", "chat-fast", "embeddings", "tokenizers", "stt", "tts", "ocr", "emulator"])
+        #expect(try installer.componentNames(["all"]) == ["chat", "chat-fast", "embeddings", "embeddings-large", "tokenizers", "stt", "tts", "ocr", "emulator"])
         #expect(try installer.componentNames(["tts", "chat"]) == ["chat", "tts"])
     }
 }

@@ -150,12 +150,12 @@ struct NoaTests {
 
     @Test(
         "The topic rule on the labelled set, with the local embedding model",
-        .enabled(if: MiniLMEmbedder.isModelInstalled(at: MiniLMEmbedder.defaultModelDirectory()) || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1", "all-MiniLM-L6-v2 is not installed")
+        .enabled(if: SentenceModel.miniLM.isInstalled(at: SentenceModel.miniLM.defaultDirectory()) || ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1", "all-MiniLM-L6-v2 is not installed")
     )
     func topicRuleAccuracy() async throws {
         let file = try #require(RepositoryFile.locate("Tests/Fixtures/topic-shifts.json"))
         let cases = try JSONDecoder().decode([Labelled].self, from: Data(contentsOf: file))
-        let rule = TopicShift(embedder: try MiniLMEmbedder(modelDirectory: MiniLMEmbedder.defaultModelDirectory(), threads: 2))
+        let rule = TopicShift(embedder: try SentenceEmbedder(modelDirectory: SentenceModel.miniLM.defaultDirectory(), threads: 2))
         var right = 0, changedRight = 0, sameRight = 0
         for item in cases {
             let decision = try await rule.decide(item.question, after: item.history)

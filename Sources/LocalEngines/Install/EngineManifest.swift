@@ -46,7 +46,7 @@ public struct EngineManifest: Sendable, Decodable {
     }()
 
     /// Component names in the order they are installed and listed.
-    public static let componentOrder = ["chat", "chat-fast", "embeddings", "tokenizers", "stt", "tts", "ocr", "emulator"]
+    public static let componentOrder = ["chat", "chat-fast", "embeddings", "embeddings-large", "tokenizers", "stt", "tts", "ocr", "emulator"]
 
     /// The component that serves a capability name (`chat`, `embeddings`, `stt`, `tts`, `ocr`).
     public func component(_ name: String) -> Component? { components[name] }

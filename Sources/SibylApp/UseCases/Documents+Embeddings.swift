@@ -27,7 +27,7 @@ extension SibylRuntime.Documents {
     /// documents are embedded with now.
     public func embeddingModels() async -> (current: String, models: [(id: String, local: Bool)], problem: String?) {
         let providers = runtime.providers
-        let localName = MiniLMEmbedder.modelName
+        let localName = SentenceModel.miniLM.name
         let provider = try? providers.provider(for: .embeddings)
         let current = provider.map { $0.isLocal ? localName : ($0.model.isEmpty ? CapabilityKind.embeddings.defaultModel : $0.model) } ?? localName
         var remote: [String] = []

@@ -11,25 +11,27 @@ enum LinearOutput {
     case addBiasThenGELU
 }
 
-/// The compute-heavy steps of the encoder, implemented once per backend.
+/// The compute-heavy steps of the encoder, implemented once per backend, for one encoder shape.
 protocol EncoderKernels: Sendable {
+    var shape: EncoderShape { get }
     /// A linear layer over `rows` rows of `input` for the output `columns` (bounds multiples of
     /// 32), into `output` (row stride `ldc`).
     func linear(
-        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        _ layer: EncoderWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
         output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
     )
     /// Floats of scratch `attentionHead` needs per worker for sequences up to `length` tokens:
     /// scores, then keys.
     func attentionScratchCount(length: Int) -> Int
     /// One head of self-attention over the sequence whose Q, K, V rows start at `qkv`, writing
-    /// that head's 32 columns of `context`.
+    /// that head's `headSize` columns of `context`. `relativeBias`, when given, is added to the
+    /// raw score of query `i` and key `j` as `relativeBias[j - i]`.
     func attentionHead(
-        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        qkv: UnsafePointer<Float>, length: Int, head: Int, relativeBias: UnsafePointer<Float>?,
         scratch: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
         context: UnsafeMutablePointer<Float>
     )
-    /// LayerNorm over `rows` consecutive rows of 384, each after adding `bias`.
+    /// LayerNorm over `rows` consecutive rows of `hidden`, each after adding `bias`.
     func addBiasAndNormalize(
         _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
         gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
@@ -38,8 +40,10 @@ protocol EncoderKernels: Sendable {
 
 /// Any CPU: OpenBLAS (or Accelerate) products, portable SIMD for the rest.
 struct BLASKernels: EncoderKernels {
+    let shape: EncoderShape
+
     func linear(
-        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        _ layer: EncoderWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
         output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
     ) {
         let block = output + columns.lowerBound
@@ -63,18 +67,22 @@ struct BLASKernels: EncoderKernels {
     }
 
     func attentionHead(
-        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        qkv: UnsafePointer<Float>, length: Int, head: Int, relativeBias: UnsafePointer<Float>?,
         scratch scores: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
         context: UnsafeMutablePointer<Float>
     ) {
-        let width = MiniLMWeights.hidden, stride = 3 * width, headSize = MiniLMWeights.headSize
+        let width = shape.hidden, stride = 3 * width, headSize = shape.headSize
         let query = qkv + head * headSize
         BLAS.multiplyTransposed(
-            m: length, n: length, k: headSize, alpha: 1 / Float(headSize).squareRoot(),
+            m: length, n: length, k: headSize, alpha: 1,
             query, lda: stride, query + width, ldb: stride, beta: 0, scores, ldc: length
         )
+        let scale = 1 / Float(headSize).squareRoot()
         for row in 0..<length {
-            rowScales[row] = VectorKernels.exponentiateRow(scores + row * length, count: length)
+            if let relativeBias {
+                VectorKernels.accumulate(relativeBias - row, into: scores + row * length, count: length)
+            }
+            rowScales[row] = VectorKernels.exponentiateRow(scores + row * length, count: length, scale: scale)
         }
         let destination = context + head * headSize
         BLAS.multiply(
@@ -90,11 +98,11 @@ struct BLASKernels: EncoderKernels {
         _ first: UnsafeMutablePointer<Float>, rows: Int, bias: UnsafePointer<Float>?,
         gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>
     ) {
-        let width = MiniLMWeights.hidden
+        let width = shape.hidden
         for row in 0..<rows {
             VectorKernels.addBiasAndNormalize(
                 first + row * width, bias: bias, gamma: gamma, beta: beta,
-                count: width, epsilon: MiniLMWeights.layerNormEpsilon
+                count: width, epsilon: shape.layerNormEpsilon
             )
         }
     }
@@ -104,13 +112,14 @@ struct BLASKernels: EncoderKernels {
 protocol PackedKernelBuild: Sendable {
     static var panelWidth: Int { get }
     static func paddedLength(_ length: Int) -> Int
-    static func keyScratchCount(length: Int) -> Int
+    static func keyScratchCount(length: Int, headSize: Int) -> Int
     static func multiplyPacked(
         m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>, panels: Range<Int>,
         c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool, bias: UnsafePointer<Float>, gelu: Bool
     )
     static func attentionHead(
-        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, scale: Float,
+        qkv: UnsafePointer<Float>, stride: Int, width: Int, length: Int, head: Int, headSize: Int, scale: Float,
+        relativeBias: UnsafePointer<Float>?,
         scores: UnsafeMutablePointer<Float>, keys: UnsafeMutablePointer<Float>,
         rowScales: UnsafeMutablePointer<Float>, context: UnsafeMutablePointer<Float>, contextStride: Int
     )
@@ -126,8 +135,10 @@ extension TextEmbeddingAVX2.PackedKernels: PackedKernelBuild {}
 /// CPUs with AVX-512 or AVX2: the products on weights packed at load time, everything in the
 /// widest registers the build has.
 struct PackedEncoderKernels<Build: PackedKernelBuild>: EncoderKernels {
+    let shape: EncoderShape
+
     func linear(
-        _ layer: MiniLMWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
+        _ layer: EncoderWeights.Linear, input: UnsafePointer<Float>, rows: Int, columns: Range<Int>,
         output: UnsafeMutablePointer<Float>, ldc: Int, mode: LinearOutput
     ) {
         let width = Build.panelWidth
@@ -139,18 +150,18 @@ struct PackedEncoderKernels<Build: PackedKernelBuild>: EncoderKernels {
     }
 
     func attentionScratchCount(length: Int) -> Int {
-        length * Build.paddedLength(length) + Build.keyScratchCount(length: length)
+        length * Build.paddedLength(length) + Build.keyScratchCount(length: length, headSize: shape.headSize)
     }
 
     func attentionHead(
-        qkv: UnsafePointer<Float>, length: Int, head: Int,
+        qkv: UnsafePointer<Float>, length: Int, head: Int, relativeBias: UnsafePointer<Float>?,
         scratch: UnsafeMutablePointer<Float>, rowScales: UnsafeMutablePointer<Float>,
         context: UnsafeMutablePointer<Float>
     ) {
-        let width = MiniLMWeights.hidden
+        let width = shape.hidden
         Build.attentionHead(
-            qkv: qkv, stride: 3 * width, width: width, length: length, head: head,
-            scale: 1 / Float(MiniLMWeights.headSize).squareRoot(),
+            qkv: qkv, stride: 3 * width, width: width, length: length, head: head, headSize: shape.headSize,
+            scale: 1 / Float(shape.headSize).squareRoot(), relativeBias: relativeBias,
             scores: scratch, keys: scratch + length * Build.paddedLength(length),
             rowScales: rowScales, context: context, contextStride: width
         )
@@ -162,7 +173,7 @@ struct PackedEncoderKernels<Build: PackedKernelBuild>: EncoderKernels {
     ) {
         Build.addBiasAndNormalize(
             first, count: rows, bias: bias, gamma: gamma, beta: beta,
-            width: MiniLMWeights.hidden, epsilon: MiniLMWeights.layerNormEpsilon
+            width: shape.hidden, epsilon: shape.layerNormEpsilon
         )
     }
 }

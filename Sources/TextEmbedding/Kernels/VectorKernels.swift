@@ -183,7 +183,7 @@ enum VectorKernels {
         return result.replacing(with: 0, where: x .< -87)
     }
 
-    // MARK: Pooling
+    // MARK: Pooling and biases
 
     /// Adds `count` elements of `source` into `destination`.
     @inline(__always)
@@ -195,6 +195,7 @@ enum VectorKernels {
                 + s.loadUnaligned(fromByteOffset: offset, as: Vector.self)
             d.storeBytes(of: sum, toByteOffset: offset, as: Vector.self)
         }
+        for i in (count / width &* width)..<count { destination[i] += source[i] }
     }
 
     /// Multiplies `count` elements by `factor`.

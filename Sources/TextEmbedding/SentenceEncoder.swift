@@ -3,40 +3,42 @@ final class EncoderWorkspace: @unchecked Sendable {
     // @unchecked: used by one forward pass at a time, handed between passes through a lock.
     let tokenCapacity: Int
     let sequenceCapacity: Int
-    /// Hidden states, `[tokens, 384]`; also the residual stream, updated in place.
+    /// Hidden states, `[tokens, hidden]`; also the residual stream, updated in place.
     let hidden: FloatBuffer
-    /// Query, key and value projections side by side, `[tokens, 1152]`.
+    /// Query, key and value projections side by side, `[tokens, 3 × hidden]`.
     let qkv: FloatBuffer
-    /// Attention output before its projection, `[tokens, 384]`.
+    /// Attention output before its projection, `[tokens, hidden]`.
     let context: FloatBuffer
-    /// Feed-forward activations, `[tokens, 1536]`.
+    /// Feed-forward activations, `[tokens, intermediate]`.
     let intermediate: FloatBuffer
     /// Per worker: scratch for one head's attention (scores and more, as the kernels need) and
     /// its row normalisers.
     let attentionScratch: [FloatBuffer]
     let rowScales: [FloatBuffer]
 
-    init(tokenCapacity: Int, sequenceCapacity: Int, workers: Int, attentionScratch: Int) {
-        let hiddenSize = MiniLMWeights.hidden
+    init(shape: EncoderShape, tokenCapacity: Int, sequenceCapacity: Int, workers: Int, attentionScratch: Int) {
+        let hiddenSize = shape.hidden
         self.tokenCapacity = tokenCapacity
         self.sequenceCapacity = sequenceCapacity
         hidden = FloatBuffer(count: tokenCapacity * hiddenSize)
         qkv = FloatBuffer(count: tokenCapacity * 3 * hiddenSize)
         context = FloatBuffer(count: tokenCapacity * hiddenSize)
-        intermediate = FloatBuffer(count: tokenCapacity * MiniLMWeights.intermediate)
+        intermediate = FloatBuffer(count: tokenCapacity * shape.intermediate)
         self.attentionScratch = (0..<workers).map { _ in FloatBuffer(count: attentionScratch) }
         rowScales = (0..<workers).map { _ in FloatBuffer(count: sequenceCapacity) }
     }
 }
 
-/// The all-MiniLM-L6-v2 forward pass over packed sequences, ending in mean pooling and L2
-/// normalisation.
-struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
-    let weights: MiniLMWeights
+/// The forward pass of a sentence model (BERT or MPNet) over packed sequences, ending in mean
+/// pooling and L2 normalisation.
+struct SentenceEncoder<Kernels: EncoderKernels>: Sendable {
+    let weights: EncoderWeights
     let kernels: Kernels
 
+    var shape: EncoderShape { weights.shape }
+
     /// Encodes `batch` and writes each sequence's unit vector to
-    /// `output + outputIndex × 384`. `split` decides whether each step runs on this thread alone
+    /// `output + outputIndex × hidden`. `split` decides whether each step runs on this thread alone
     /// or is divided across threads.
     func encode(
         _ batch: PackedSequences, workspace: EncoderWorkspace, split: WorkSplitter,
@@ -51,9 +53,9 @@ struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
         pool(batch, hidden: workspace.hidden.pointer, output: output)
     }
 
-    /// Word + position + token-type embeddings, then LayerNorm.
+    /// Word + position (+ BERT's token-type) embeddings, then LayerNorm.
     private func embed(_ batch: PackedSequences, into hidden: UnsafeMutablePointer<Float>, split: WorkSplitter) {
-        let width = MiniLMWeights.hidden
+        let width = shape.hidden
         let vocabularySize = weights.vocabularySize
         batch.tokenIDs.withUnsafeBufferPointer { ids in
             batch.positions.withUnsafeBufferPointer { positions in
@@ -77,10 +79,10 @@ struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
 
     /// Self-attention with its output projection, residual and LayerNorm.
     private func attentionBlock(
-        _ layer: MiniLMWeights.Layer, _ batch: PackedSequences, _ workspace: EncoderWorkspace,
+        _ layer: EncoderWeights.Layer, _ batch: PackedSequences, _ workspace: EncoderWorkspace,
         _ split: WorkSplitter
     ) {
-        let width = MiniLMWeights.hidden, qkvWidth = 3 * width
+        let width = shape.hidden, qkvWidth = 3 * width
         let tokens = batch.tokenCount
         let hidden = workspace.hidden.pointer, qkv = workspace.qkv.pointer, context = workspace.context.pointer
 
@@ -89,13 +91,14 @@ struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
             kernels.linear(layer.qkv, input: hidden, rows: tokens, columns: columns, output: qkv, ldc: qkvWidth, mode: .addBias)
         }
 
-        let heads = MiniLMWeights.heads
+        let heads = shape.heads
         split.run(batch.count * heads) { items, worker in
             let scratch = workspace.attentionScratch[worker].pointer, rowScales = workspace.rowScales[worker].pointer
             for item in items {
-                let rows = batch.rows(of: item / heads)
+                let rows = batch.rows(of: item / heads), head = item % heads
+                let relativeBias = weights.relativeBias.map { $0 + head * weights.relativeBiasStride + weights.relativeBiasCentre }
                 kernels.attentionHead(
-                    qkv: qkv + rows.lowerBound * qkvWidth, length: rows.count, head: item % heads,
+                    qkv: qkv + rows.lowerBound * qkvWidth, length: rows.count, head: head, relativeBias: relativeBias,
                     scratch: scratch, rowScales: rowScales, context: context + rows.lowerBound * width
                 )
             }
@@ -113,12 +116,12 @@ struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
         }
     }
 
-    /// Feed-forward network (384 → 1536, GELU, → 384) with residual and LayerNorm.
+    /// Feed-forward network (hidden → intermediate, GELU, → hidden) with residual and LayerNorm.
     private func feedForwardBlock(
-        _ layer: MiniLMWeights.Layer, _ batch: PackedSequences, _ workspace: EncoderWorkspace,
+        _ layer: EncoderWeights.Layer, _ batch: PackedSequences, _ workspace: EncoderWorkspace,
         _ split: WorkSplitter
     ) {
-        let width = MiniLMWeights.hidden, inner = MiniLMWeights.intermediate
+        let width = shape.hidden, inner = shape.intermediate
         let tokens = batch.tokenCount
         let hidden = workspace.hidden.pointer, intermediate = workspace.intermediate.pointer
         split.run(inner, granularity: 64) { columns, _ in
@@ -140,7 +143,7 @@ struct MiniLMEncoder<Kernels: EncoderKernels>: Sendable {
 
     /// Mean over each sequence's tokens, scaled to unit length.
     private func pool(_ batch: PackedSequences, hidden: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
-        let width = MiniLMWeights.hidden
+        let width = shape.hidden
         for sequence in 0..<batch.count {
             let rows = batch.rows(of: sequence)
             let destination = output + batch.outputIndices[sequence] * width

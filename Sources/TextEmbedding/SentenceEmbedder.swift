@@ -5,18 +5,12 @@ import Synchronization
 import TextEmbeddingAVX2
 import TextEmbeddingAVX512
 
-/// Sentence embeddings with all-MiniLM-L6-v2, computed in-process: 384-dimensional, mean-pooled,
-/// unit-length vectors, the same as sentence-transformers gives for that model.
-public final class MiniLMEmbedder: Embedder {
-    /// The model's name, as reported in results.
-    public static let modelName = "all-MiniLM-L6-v2"
-    /// Length of every vector.
-    public static let dimension = 384
-    /// Longest input in tokens, `[CLS]` and `[SEP]` included; longer texts are truncated.
-    public static let maxTokens = 256
-    /// The files a model directory must hold.
-    public static let weightsFileName = "model.safetensors"
-    public static let vocabularyFileName = "vocab.txt"
+/// Sentence embeddings computed in-process with all-MiniLM-L6-v2 (the default) or
+/// all-mpnet-base-v2: mean-pooled, unit-length vectors, the same as sentence-transformers gives
+/// for that model.
+public final class SentenceEmbedder: Embedder {
+    /// The model this embedder runs.
+    public let model: SentenceModel
 
     /// Which code runs the forward pass.
     public enum Backend: String, Sendable, CaseIterable {
@@ -63,26 +57,27 @@ public final class MiniLMEmbedder: Embedder {
     public let threads: Int
 
     private enum Engine: Sendable {
-        case blas(MiniLMEncoder<BLASKernels>)
-        case avx2(MiniLMEncoder<PackedEncoderKernels<TextEmbeddingAVX2.PackedKernels>>)
-        case avx512(MiniLMEncoder<PackedEncoderKernels<TextEmbeddingAVX512.PackedKernels>>)
+        case blas(SentenceEncoder<BLASKernels>)
+        case avx2(SentenceEncoder<PackedEncoderKernels<TextEmbeddingAVX2.PackedKernels>>)
+        case avx512(SentenceEncoder<PackedEncoderKernels<TextEmbeddingAVX512.PackedKernels>>)
     }
 
     private let engine: Engine
-    private let workspaces = WorkspacePool()
+    private let workspaces: WorkspacePool
     private let team: WorkerTeam
 
-    /// Loads the model from a directory holding `model.safetensors` and `vocab.txt`.
+    /// Loads `model` from a directory holding its `model.safetensors` and `vocab.txt`.
     ///
     /// - Parameters:
+    ///   - model: all-MiniLM-L6-v2 (the default) or all-mpnet-base-v2.
     ///   - threads: threads one call may use; defaults to the active processor count.
     ///   - backend: which code runs the forward pass; `.avx512` and `.avx2` throw where the CPU lacks them.
-    public init(modelDirectory: URL, threads: Int? = nil, backend: Backend = .automatic) throws {
+    public init(modelDirectory: URL, model: SentenceModel = .miniLM, threads: Int? = nil, backend: Backend = .automatic) throws {
         let backend = try Self.resolve(backend)
-        let weightsURL = modelDirectory.appendingPathComponent(Self.weightsFileName)
-        let vocabularyURL = modelDirectory.appendingPathComponent(Self.vocabularyFileName)
+        let weightsURL = modelDirectory.appendingPathComponent(SentenceModel.weightsFileName)
+        let vocabularyURL = modelDirectory.appendingPathComponent(SentenceModel.vocabularyFileName)
         for url in [weightsURL, vocabularyURL] where !FileManager.default.fileExists(atPath: url.path) {
-            throw MiniLMError.missingFile(path: url.path)
+            throw MiniLMError.missingFile(path: url.path, model: model.name, variable: model.directoryVariable)
         }
         let vocabulary = try WordPieceVocabulary(contentsOf: vocabularyURL)
         let file: SafeTensorsFile
@@ -96,37 +91,43 @@ public final class MiniLMEmbedder: Embedder {
         case .avx2: TextEmbeddingAVX2.PackedKernels.panelWidth
         case .automatic, .blas: nil
         }
-        let weights = try MiniLMWeights(file: file, panelWidth: panelWidth)
+        let weights = try EncoderWeights(file: file, model: model, panelWidth: panelWidth)
         guard weights.vocabularySize == vocabulary.count else {
-            throw MiniLMError.vocabularyMismatch(vocabularyTokens: vocabulary.count, embeddingRows: weights.vocabularySize)
+            throw MiniLMError.vocabularyMismatch(vocabularyTokens: vocabulary.count, embeddingRows: weights.vocabularySize, model: model.name)
         }
-        tokenizer = try BertTokenizer(vocabulary: vocabulary)
+        tokenizer = try BertTokenizer(
+            vocabulary: vocabulary, startToken: model.startToken, endToken: model.endToken, unknownToken: model.unknownToken
+        )
+        let shape = model.shape
         switch backend {
-        case .avx512: engine = .avx512(MiniLMEncoder(weights: weights, kernels: PackedEncoderKernels()))
-        case .avx2: engine = .avx2(MiniLMEncoder(weights: weights, kernels: PackedEncoderKernels()))
-        case .automatic, .blas: engine = .blas(MiniLMEncoder(weights: weights, kernels: BLASKernels()))
+        case .avx512: engine = .avx512(SentenceEncoder(weights: weights, kernels: PackedEncoderKernels(shape: shape)))
+        case .avx2: engine = .avx2(SentenceEncoder(weights: weights, kernels: PackedEncoderKernels(shape: shape)))
+        case .automatic, .blas: engine = .blas(SentenceEncoder(weights: weights, kernels: BLASKernels(shape: shape)))
         }
+        self.model = model
+        workspaces = WorkspacePool(shape: shape, longest: model.maxTokens)
         self.backend = backend
         self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
         team = WorkerTeam(size: self.threads)
         BLAS.useCallingThreadOnly()
     }
 
-    /// The token ids the model sees for `text`: `[CLS]`, pieces, `[SEP]`, at most 256.
+    /// The token ids the model sees for `text`: start token, pieces, end token, at most
+    /// `model.maxTokens`.
     public func tokenize(_ text: String) -> [Int] {
-        tokenizer.encode(text, maxLength: Self.maxTokens).map(Int.init)
+        tokenizer.encode(text, maxLength: model.maxTokens).map(Int.init)
     }
 
     /// Embeds `texts`, returning one vector per text in the same order.
     public func embed(_ texts: [String], options: EmbeddingOptions) async throws -> EmbeddingResult {
-        if let model = options.model, !Self.accepts(modelName: model) {
-            throw MiniLMError.unsupportedModel(model)
+        if let requested = options.model, !model.accepts(requested) {
+            throw MiniLMError.unsupportedModel(requested, runs: model.name)
         }
-        if let dimensions = options.dimensions, dimensions != Self.dimension {
-            throw MiniLMError.unsupportedDimensions(dimensions)
+        if let dimensions = options.dimensions, dimensions != model.dimension {
+            throw MiniLMError.unsupportedDimensions(dimensions, model: model.name, makes: model.dimension)
         }
         guard !texts.isEmpty else {
-            return EmbeddingResult(vectors: [], model: Self.modelName, promptTokens: 0)
+            return EmbeddingResult(vectors: [], model: model.name, promptTokens: 0)
         }
         let cancelled = CancellationFlag()
         return try await withTaskCancellationHandler {
@@ -155,22 +156,17 @@ public final class MiniLMEmbedder: Embedder {
         }
     }
 
-    /// Whether a requested model name means this model (with or without the Hugging Face owner).
-    static func accepts(modelName name: String) -> Bool {
-        let lowered = name.lowercased()
-        return lowered == modelName.lowercased() || lowered.hasSuffix("/" + modelName.lowercased())
-    }
-
     /// Embeds on the calling thread plus up to `threads - 1` others, blocking until done.
     func embedNow(_ texts: [String], cancelled: CancellationFlag = CancellationFlag()) throws -> EmbeddingResult {
-        let sequences = texts.map { tokenizer.encode($0, maxLength: Self.maxTokens) }
+        let sequences = texts.map { tokenizer.encode($0, maxLength: model.maxTokens) }
         let tokenCount = sequences.reduce(0) { $0 + $1.count }
-        let output = FloatBuffer(count: texts.count * Self.dimension)
+        let dimension = model.dimension
+        let output = FloatBuffer(count: texts.count * dimension)
         try run(sequences, tokenCount: tokenCount, output: output.pointer, cancelled: cancelled)
         let vectors = (0..<texts.count).map { index in
-            Array(UnsafeBufferPointer(start: output.pointer + index * Self.dimension, count: Self.dimension))
+            Array(UnsafeBufferPointer(start: output.pointer + index * dimension, count: dimension))
         }
-        return EmbeddingResult(vectors: vectors, model: Self.modelName, promptTokens: tokenCount)
+        return EmbeddingResult(vectors: vectors, model: model.name, promptTokens: tokenCount)
     }
 
     /// Token budget of one pack when packs run in parallel, one per worker.
@@ -190,7 +186,7 @@ public final class MiniLMEmbedder: Embedder {
     }
 
     private func run<Kernels>(
-        _ encoder: MiniLMEncoder<Kernels>, _ sequences: [[Int32]], tokenCount: Int,
+        _ encoder: SentenceEncoder<Kernels>, _ sequences: [[Int32]], tokenCount: Int,
         output: UnsafeMutablePointer<Float>, cancelled: CancellationFlag
     ) throws {
         let workers = threads
@@ -200,7 +196,7 @@ public final class MiniLMEmbedder: Embedder {
             try cancelled.check()
             let workspace = workspaces.take(
                 tokens: pack.tokenCount, sequenceLength: pack.longest, workers: workers,
-                attentionScratch: encoder.kernels.attentionScratchCount(length: Self.maxTokens)
+                attentionScratch: encoder.kernels.attentionScratchCount(length: model.maxTokens)
             )
             team.withSplitter(fallback: WorkSplitter(workers: workers)) { split in
                 encoder.encode(pack, workspace: workspace, split: split, output: output)
@@ -218,7 +214,7 @@ public final class MiniLMEmbedder: Embedder {
         DispatchQueue.concurrentPerform(iterations: min(workers, packs.count)) { _ in
             let workspace = workspaces.take(
                 tokens: capacity, sequenceLength: longest, workers: 1,
-                attentionScratch: encoder.kernels.attentionScratchCount(length: Self.maxTokens)
+                attentionScratch: encoder.kernels.attentionScratchCount(length: model.maxTokens)
             )
             while !cancelled.isCancelled {
                 let index = next.add(1, ordering: .relaxed).oldValue
@@ -238,10 +234,18 @@ public final class MiniLMEmbedder: Embedder {
 final class WorkspacePool: Sendable {
     private let idle = Mutex<[EncoderWorkspace]>([])
     private let limit = 8
+    private let shape: EncoderShape
+    private let longest: Int
+
+    /// Workspaces for an encoder of `shape` over sequences of up to `longest` tokens.
+    init(shape: EncoderShape, longest: Int) {
+        self.shape = shape
+        self.longest = longest
+    }
 
     func take(tokens: Int, sequenceLength: Int, workers: Int, attentionScratch: Int) -> EncoderWorkspace {
-        let tokens = max(tokens, MiniLMEmbedder.packTokens)
-        let sequenceLength = max(sequenceLength, MiniLMEmbedder.maxTokens)
+        let tokens = max(tokens, SentenceEmbedder.packTokens)
+        let sequenceLength = max(sequenceLength, longest)
         let reused = idle.withLock { idle -> EncoderWorkspace? in
             guard let index = idle.firstIndex(where: {
                 $0.tokenCapacity >= tokens && $0.sequenceCapacity >= sequenceLength && $0.attentionScratch.count >= workers
@@ -250,12 +254,12 @@ final class WorkspacePool: Sendable {
             return idle.remove(at: index)
         }
         return reused ?? EncoderWorkspace(
-            tokenCapacity: tokens, sequenceCapacity: sequenceLength, workers: workers, attentionScratch: attentionScratch
+            shape: shape, tokenCapacity: tokens, sequenceCapacity: sequenceLength, workers: workers, attentionScratch: attentionScratch
         )
     }
 
     func give(_ workspace: EncoderWorkspace) {
-        guard workspace.tokenCapacity <= MiniLMEmbedder.packTokens else { return }
+        guard workspace.tokenCapacity <= SentenceEmbedder.packTokens else { return }
         idle.withLock { idle in
             if idle.count >= limit { idle.removeFirst() }
             idle.append(workspace)
