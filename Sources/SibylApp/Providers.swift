@@ -27,7 +27,7 @@ public final class Providers: Sendable {
     private final class Caches: Sendable {
         let modelNames = Mutex<[ProviderSettings: String]>([:])
         let tokenizers = Mutex<[String: BPETokenizer]>([:])
-        let miniLM = Mutex<SentenceEmbedder?>(nil)
+        let sentenceEmbedders = Mutex<[LocalEmbeddingModel: SentenceEmbedder]>([:])
         let toolboxes = ToolboxCache()
     }
 
@@ -152,7 +152,8 @@ public final class Providers: Sendable {
     /// Whether text-to-speech runs on the local engine.
     public var speaksLocally: Bool { (try? provider(for: .tts).isLocal) ?? true }
 
-    /// Embeddings: all-MiniLM-L6-v2 in Swift locally (loaded once), or the remote provider.
+    /// Embeddings: the local sentence model in Swift (`embeddings.local_model`, loaded once), or
+    /// the remote provider.
     public func embedder() async throws -> any Embedder {
         try await embeddingSetup().embedder
     }
@@ -161,9 +162,9 @@ public final class Providers: Sendable {
     public func embeddingSetup() async throws -> EmbeddingSetup {
         let provider = try provider(for: .embeddings)
         if provider.isLocal {
-            let embedder = try await localMiniLM()
-            // [CLS] and [SEP] take two of the model's 256 positions.
-            return EmbeddingSetup(embedder: embedder, model: SentenceModel.miniLM.name, counter: embedder.tokenizer, limit: SentenceModel.miniLM.maxTokens - 2)
+            let embedder = try await localSentenceEmbedder(settings.current[.embeddingsLocalModel])
+            // The start and end tokens take two of the model's positions.
+            return EmbeddingSetup(embedder: embedder, model: embedder.model.name, counter: embedder.tokenizer, limit: embedder.model.maxTokens - 2)
         }
         let (client, _) = try remoteClient(for: .embeddings)
         let model = provider.model.isEmpty ? client.configuration.defaultModels.embeddings : provider.model
@@ -172,13 +173,14 @@ public final class Providers: Sendable {
         return EmbeddingSetup(embedder: client, model: model, counter: counter, limit: 8191)
     }
 
-    private func localMiniLM() async throws -> SentenceEmbedder {
-        try await local.ensureInstalled("embeddings", automatically: installsAutomatically)
-        if let loaded = caches.miniLM.withLock({ $0 }) { return loaded }
-        let loaded = try SentenceEmbedder(modelDirectory: local.layout.miniLMDirectory)
-        return caches.miniLM.withLock { kept in
-            if let kept { return kept }
-            kept = loaded
+    private func localSentenceEmbedder(_ choice: LocalEmbeddingModel) async throws -> SentenceEmbedder {
+        try await local.ensureInstalled(choice.component, automatically: installsAutomatically)
+        if let loaded = caches.sentenceEmbedders.withLock({ $0[choice] }) { return loaded }
+        let model: SentenceModel = choice == .large ? .mpnet : .miniLM
+        let loaded = try SentenceEmbedder(modelDirectory: local.layout.sentenceModelDirectory(model.name), model: model)
+        return caches.sentenceEmbedders.withLock { kept in
+            if let earlier = kept[choice] { return earlier }
+            kept[choice] = loaded
             return loaded
         }
     }

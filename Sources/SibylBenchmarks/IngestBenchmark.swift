@@ -10,13 +10,21 @@ import TextEmbedding
 struct IngestBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "End-to-end ingest (extract, chunk, embed with local MiniLM, index) of ≥ 1,000 PDF pages: pages/s and the phase breakdown."
+        abstract: "End-to-end ingest (extract, chunk, embed with the local MiniLM or MPNet, index) of ≥ 1,000 PDF pages: pages/s and the phase breakdown."
     )
+
+    @Option(help: "The local embedder: minilm (all-MiniLM-L6-v2, the default) or mpnet (all-mpnet-base-v2, embeddings-large).")
+    var model = "minilm"
 
     @Option(help: "PDF files to generate.") var files = 20
     @Option(help: "Pages per file.") var pagesPerFile = 50
 
+    func validate() throws {
+        guard ["minilm", "mpnet"].contains(model) else { throw ValidationError("--model must be minilm or mpnet") }
+    }
+
     func run() async throws {
+        let sentenceModel: SentenceModel = model == "mpnet" ? .mpnet : .miniLM
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sibyl-ingest-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -26,16 +34,16 @@ struct IngestBenchmark: AsyncParsableCommand {
             try PDFExtractionBenchmark.SamplePDF.make(pages: pagesPerFile, seed: UInt64(100 + index)).write(to: file)
             return file
         }
-        let embedder = try SentenceEmbedder(modelDirectory: EngineLayout().miniLMDirectory)
+        let embedder = try SentenceEmbedder(modelDirectory: EngineLayout().sentenceModelDirectory(sentenceModel.name), model: sentenceModel)
         let store = try KnowledgeStore(path: scratch.appendingPathComponent("knowledge.sqlite").path)
         let ingestor = Ingestor(
             store: store,
             extractor: DocumentExtractor(options: .init(ocr: false)),
             embedder: embedder,
-            embeddingModel: SentenceModel.miniLM.name,
-            chunker: Chunker(counter: embedder.tokenizer, limitTokens: SentenceModel.miniLM.maxTokens - 2)
+            embeddingModel: sentenceModel.name,
+            chunker: Chunker(counter: embedder.tokenizer, limitTokens: sentenceModel.maxTokens - 2)
         )
-        print("Ingesting with \(SentenceModel.miniLM.name) (\(embedder.backendDescription), \(embedder.threads) threads) …")
+        print("Ingesting with \(sentenceModel.name) (\(embedder.backendDescription), \(embedder.threads) threads) …")
         let summary = try await ingestor.ingest(inputs, collection: "bench")
         guard summary.failed.isEmpty else { throw BenchmarkFailure(message: "failed: \(summary.failed.map(\.error))") }
         let seconds = Double(summary.elapsed.milliseconds) / 1000

@@ -4,12 +4,12 @@ import SibylCore
 import TestFixtures
 import TextEmbedding
 
-/// `sibyl-bench minilm`: sentence-embedding speed of `SentenceEmbedder` against
-/// sentence-transformers (PyTorch, CPU).
+/// `sibyl-bench minilm`: sentence-embedding speed of `SentenceEmbedder` (all-MiniLM-L6-v2, or
+/// all-mpnet-base-v2 with `--model mpnet`) against sentence-transformers (PyTorch, CPU).
 struct MiniLMBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "minilm",
-        abstract: "Embedding throughput and query latency of all-MiniLM-L6-v2 versus sentence-transformers.",
+        abstract: "Embedding throughput and query latency of all-MiniLM-L6-v2 (or all-mpnet-base-v2) versus sentence-transformers.",
         discussion: """
             Measures (a) one batch of passages of about 128 tokens (best of --runs after a \
             warm-up) and (b) one short query (median of --query-runs after a warm-up), in Swift \
@@ -17,6 +17,9 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             count. The reference needs the environment made by scripts/bench/setup-reference.sh.
             """
     )
+
+    @Option(help: "The model: minilm (all-MiniLM-L6-v2) or mpnet (all-mpnet-base-v2).")
+    var model = "minilm"
 
     @Option(help: "Threads for both implementations.")
     var threads = 2
@@ -39,7 +42,7 @@ struct MiniLMBenchmark: AsyncParsableCommand {
     @Option(help: "Timed query runs; the median is reported.")
     var queryRuns = 50
 
-    @Option(help: "Directory with model.safetensors and vocab.txt (default: $SIBYL_MINILM_DIR, $SIBYL_ENGINES/models/all-MiniLM-L6-v2 or ~/.cache/sibyl/engines/models/all-MiniLM-L6-v2).")
+    @Option(help: "Directory with model.safetensors and vocab.txt (default: $SIBYL_MINILM_DIR or $SIBYL_MPNET_DIR, else $SIBYL_ENGINES/models/<model> or ~/.cache/sibyl/engines/models/<model>).")
     var modelDirectory: String?
 
     @Option(help: "Python of the reference environment (default: $SIBYL_BENCH_VENV/bin/python or ~/.cache/sibyl/bench-venv/bin/python).")
@@ -58,13 +61,16 @@ struct MiniLMBenchmark: AsyncParsableCommand {
         guard threads >= 1, passages >= 1, runs >= 1, queryRuns >= 1 else {
             throw ValidationError("--threads, --passages, --runs and --query-runs must be at least 1")
         }
-        guard (3...SentenceModel.miniLM.maxTokens).contains(passageTokens) else {
-            throw ValidationError("--passage-tokens must be between 3 and \(SentenceModel.miniLM.maxTokens)")
+        guard ["minilm", "mpnet"].contains(model) else { throw ValidationError("--model must be minilm or mpnet") }
+        guard (3...sentenceModel.maxTokens).contains(passageTokens) else {
+            throw ValidationError("--passage-tokens must be between 3 and \(sentenceModel.maxTokens)")
         }
         guard backend == "all" || SentenceEmbedder.Backend(rawValue: backend) != nil else {
             throw ValidationError("--backend must be all, automatic, blas, avx2 or avx512")
         }
     }
+
+    var sentenceModel: SentenceModel { model == "mpnet" ? .mpnet : .miniLM }
 
     /// One implementation's figures.
     struct Figures {
@@ -76,24 +82,24 @@ struct MiniLMBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let directory = modelDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? SentenceModel.miniLM.defaultDirectory()
+            ?? sentenceModel.defaultDirectory()
         let backends: [SentenceEmbedder.Backend] = isa == .avx2 ? [.avx2]
             : backend == "all" ? [.avx512, .avx2, .blas].filter(SentenceEmbedder.isAvailable)
             : [SentenceEmbedder.Backend(rawValue: backend)!]
         if isa == .avx2 && !SentenceEmbedder.isAvailable(.avx2) {
             throw ValidationError("--isa avx2 needs a CPU with AVX2 and FMA")
         }
-        let tokenizer = try SentenceEmbedder(modelDirectory: directory, threads: 1, backend: .blas).tokenizer
+        let tokenizer = try SentenceEmbedder(modelDirectory: directory, model: sentenceModel, threads: 1, backend: .blas).tokenizer
         let texts = BenchmarkPassages.make(count: passages, tokens: passageTokens, tokenizer: tokenizer)
         let query = BenchmarkPassages.query
         let meanTokens = Double(texts.reduce(0) { $0 + tokenizer.encode($1).count }) / Double(texts.count)
         print("CPU: \(CPUDescription.current) · instruction sets: \(isa == .avx2 ? "AVX2 + FMA only, on both sides" : "all this CPU has")")
-        print("all-MiniLM-L6-v2 · \(threads) thread\(threads == 1 ? "" : "s") · \(texts.count) passages of \(String(format: "%.1f", meanTokens)) tokens on average · query of \(tokenizer.encode(query).count) tokens")
+        print("\(sentenceModel.name) · \(threads) thread\(threads == 1 ? "" : "s") · \(texts.count) passages of \(String(format: "%.1f", meanTokens)) tokens on average · query of \(tokenizer.encode(query).count) tokens")
 
         var results: [Figures] = []
         var sibylVectors: [[Float]] = []
         for backend in backends {
-            let embedder = try SentenceEmbedder(modelDirectory: directory, threads: threads, backend: backend)
+            let embedder = try SentenceEmbedder(modelDirectory: directory, model: sentenceModel, threads: threads, backend: backend)
             print("Measuring Sibyl with \(embedder.backendDescription) …")
             let (figures, vectors) = try await measure(embedder, texts: texts, query: query, meanTokens: meanTokens)
             results.append(figures)
@@ -165,11 +171,11 @@ struct MiniLMBenchmark: AsyncParsableCommand {
         let vectorsFile = scratch.appendingPathComponent("vectors.f32")
         try JSONSerialization.data(withJSONObject: ["passages": texts, "query": query]).write(to: input)
         let output = try runner.run([
-            "--model-dir", directory.path, "--input", input.path, "--threads", String(threads),
+            "--model-dir", directory.path, "--model", model, "--input", input.path, "--threads", String(threads),
             "--runs", String(runs), "--query-runs", String(queryRuns), "--embeddings-out", vectorsFile.path,
         ])
         let result = try JSONDecoder().decode(ReferenceOutput.self, from: output)
-        let dimension = SentenceModel.miniLM.dimension
+        let dimension = sentenceModel.dimension
         let vectors = (try? Data(contentsOf: vectorsFile)).map { data in
             data.withUnsafeBytes { bytes in
                 (0..<(bytes.count / (4 * dimension))).map { row in

@@ -49,15 +49,22 @@ public struct ConfigKey: Sendable, Hashable {
     public var summary: String
     /// Allowed values for `.choice`.
     public var choices: [String]
+    /// Other words for a choice (lowercased), each with the choice it stands for: a model's own
+    /// name for `chat.local_model` and `embeddings.local_model`.
+    public var aliases: [String: String]
     public var scope: Scope
 
-    init(_ name: String, _ type: ValueType, env: [String], default defaultValue: String?, choices: [String], scope: Scope, _ summary: String) {
+    init(
+        _ name: String, _ type: ValueType, env: [String], default defaultValue: String?, choices: [String],
+        aliases: [String: String] = [:], scope: Scope, _ summary: String
+    ) {
         self.name = name
         self.type = type
         self.environment = env
         self.defaultValue = defaultValue
         self.summary = summary
         self.choices = choices
+        self.aliases = aliases
         self.scope = scope
     }
 
@@ -102,6 +109,7 @@ public struct ConfigKey: Sendable, Hashable {
             }
             return .success(servers.description)
         case .choice:
+            if let choice = aliases[value.lowercased()] { return .success(choice) }
             guard choices.contains(value) else {
                 return .failure(.invalidValue(key: name, value: value, expected: "one of \(choices.joined(separator: ", "))"))
             }

@@ -245,6 +245,12 @@ extension Setting {
             "local chat model: default (Qwen2.5-Coder 1.5B, right more often) or fast (0.5B, quicker and smaller, from the chat-fast component)"
         )
     }
+    public static var embeddingsLocalModel: Setting<LocalEmbeddingModel> {
+        .init(
+            "embeddings.local_model", env: ["SIBYL_EMBEDDINGS_LOCAL_MODEL"], default: .standard,
+            "local embedding model: default (all-MiniLM-L6-v2) or large (all-mpnet-base-v2 from the embeddings-large component: finds more, about six times slower to add documents); documents are embedded again after a change"
+        )
+    }
     public static var modelsAutoInstall: Setting<Bool> {
         .init(
             "models.auto_install", env: ["SIBYL_MODELS_AUTO_INSTALL"], default: true, scope: .machine,
@@ -341,7 +347,7 @@ extension ConfigKey {
             Declared.glassesAdapter.key, Declared.serveHost.key, Declared.servePort.key, Declared.serveMaxBodyMB.key,
             Declared.serveMaxUploadMB.key, Declared.serveMaxUploadFiles.key, Declared.serveMaxTurnsPerClient.key, Declared.serveAuth.key,
             Declared.serveSecureCookies.key, Declared.serveIdleTimeout.key, Declared.serveTLSCertificate.key, Declared.serveTLSKey.key,
-            Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.modelsAutoInstall.key, Declared.voiceThresholdDB.key,
+            Declared.serveTrustedProxies.key, Declared.serveShutdownGrace.key, Declared.chatLocalModel.key, Declared.embeddingsLocalModel.key, Declared.modelsAutoInstall.key, Declared.voiceThresholdDB.key,
             Declared.voiceMarginDB.key, Declared.voiceOnsetMilliseconds.key, Declared.voiceHangoverMilliseconds.key, Declared.voiceDetector.key,
             Declared.voiceWaitSeconds.key, Declared.voiceMaxSeconds.key, Declared.voiceLanguage.key,
         ]

@@ -16,7 +16,7 @@ public struct Setting<Value: SettingValue>: Sendable {
     ) {
         let text = defaultValue.settingText
         key = ConfigKey(
-            name, type ?? Value.valueType, env: env, default: text.isEmpty ? nil : text, choices: Value.choices, scope: scope, summary
+            name, type ?? Value.valueType, env: env, default: text.isEmpty ? nil : text, choices: Value.choices, aliases: Value.choiceAliases, scope: scope, summary
         )
         self.defaultValue = defaultValue
     }

@@ -11,10 +11,14 @@ public protocol SettingValue: Sendable {
     static var valueType: ConfigKey.ValueType { get }
     /// The allowed values of a choice, in the order they are offered; empty for other types.
     static var choices: [String] { get }
+    /// Other words `sibyl config set` and the settings API take for a choice (lowercased), with
+    /// the choice each stands for.
+    static var choiceAliases: [String: String] { get }
 }
 
 extension SettingValue {
     public static var choices: [String] { [] }
+    public static var choiceAliases: [String: String] { [:] }
 }
 
 extension String: SettingValue {
@@ -73,6 +77,7 @@ extension Optional: SettingValue where Wrapped: SettingValue {
     public var settingText: String { map(\.settingText) ?? "" }
     public static var valueType: ConfigKey.ValueType { Wrapped.valueType }
     public static var choices: [String] { Wrapped.choices }
+    public static var choiceAliases: [String: String] { Wrapped.choiceAliases }
 }
 
 /// Languages tesseract reads, written `en, ko` or `eng+kor`; kept as tesseract's codes.
@@ -112,6 +117,22 @@ extension LocalChatModel: SettingChoice {
     public init?(settingText: String) {
         guard let model = LocalChatModel.named(settingText) else { return nil }
         self = model
+    }
+
+    public static var choiceAliases: [String: String] {
+        Dictionary(uniqueKeysWithValues: allCases.flatMap { [($0.name.lowercased(), $0.rawValue), ($0.component, $0.rawValue)] })
+    }
+}
+
+extension LocalEmbeddingModel: SettingChoice {
+    /// `default` or `large`, or the component or model name either stands for.
+    public init?(settingText: String) {
+        guard let model = LocalEmbeddingModel.named(settingText) else { return nil }
+        self = model
+    }
+
+    public static var choiceAliases: [String: String] {
+        Dictionary(uniqueKeysWithValues: allCases.flatMap { [($0.name.lowercased(), $0.rawValue), ($0.component, $0.rawValue)] })
     }
 }
 

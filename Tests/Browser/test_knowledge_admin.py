@@ -202,3 +202,13 @@ def test_a_new_embedding_model_warns_then_re_embeds_with_progress(model_stub, co
         assert after[0]["embeddingModel"] == "all-MiniLM-L6-v2", after
         found = page.request.get(server.url + "/api/v1/search?q=voles").json()
         assert found and "voles" in found[0]["text"], found
+        # The larger local model (embeddings-large) is offered beside MiniLM and re-embeds too.
+        picker.select_option("all-mpnet-base-v2")
+        notice.get_by_role("button", name="Change and re-embed").click()
+        expect(notice).to_contain_text("Re-embedded 1 document with all-mpnet-base-v2.", timeout=300_000)
+        larger = page.request.get(server.url + "/api/v1/collections").json()
+        assert larger[0]["embeddingModel"] == "all-mpnet-base-v2", larger
+        setting = page.request.get(server.url + "/api/v1/settings/embeddings.local_model").json()
+        assert setting["value"] == "all-mpnet-base-v2" or setting["value"] == "large", setting
+        found = page.request.get(server.url + "/api/v1/search?q=what do kestrels hunt").json()
+        assert found and "voles" in found[0]["text"], found

@@ -41,6 +41,19 @@ struct TypedSettingsTests {
         #expect(throws: ConfigError.self) { try settings.set("glasses.kind", to: "goggles") }
     }
 
+    @Test func localModelsAreAlsoSetByTheirModelOrComponentName() throws {
+        var settings = try Settings(paths: temporaryPaths(), environment: [:])
+        #expect(settings[.embeddingsLocalModel] == .standard)
+        try settings.set("embeddings.local_model", to: "all-mpnet-base-v2")
+        #expect(settings[.embeddingsLocalModel] == .large)
+        #expect(settings.resolve("embeddings.local_model").value == "large", "kept as the choice's own word")
+        try settings.set("embeddings.local_model", to: "embeddings")
+        #expect(settings[.embeddingsLocalModel] == .standard)
+        try settings.set("chat.local_model", to: "Qwen2.5-Coder-0.5B-Instruct")
+        #expect(settings[.chatLocalModel] == .fast)
+        #expect(throws: ConfigError.self) { try settings.set("embeddings.local_model", to: "all-MiniLM-L12-v2") }
+    }
+
     @Test func toolServersAreCheckedWhenSetAndKeptOnTheMachine() throws {
         var settings = try Settings(paths: temporaryPaths(), environment: [:])
         #expect(settings[.toolsEnabled] == false)

@@ -2,10 +2,11 @@
 """Reference timings for `SibylBenchmarks minilm`: sentence-transformers (PyTorch, CPU).
 
 Reads the passages and the query from a JSON file written by the Swift benchmark, loads
-all-MiniLM-L6-v2 from the same directory the Swift embedder uses (model.safetensors and vocab.txt;
-the configuration files sentence-transformers also wants are written to a temporary directory
-beside links to those two files), and prints one JSON object with the timings. Never touches the
-network. Run it inside the environment made by scripts/bench/setup-reference.sh.
+all-MiniLM-L6-v2 (or, with --model mpnet, all-mpnet-base-v2) from the same directory the Swift
+embedder uses (model.safetensors and vocab.txt; the configuration files sentence-transformers also
+wants are written to a temporary directory beside links to those two files), and prints one JSON
+object with the timings. Never touches the network. Run it inside the environment made by
+scripts/bench/setup-reference.sh.
 """
 
 import argparse
@@ -51,13 +52,51 @@ TOKENIZER_CONFIG = {
     "mask_token": "[MASK]",
     "model_max_length": 512,
 }
+# The all-mpnet-base-v2 configuration, as published with the model.
+MPNET_CONFIG = {
+    "architectures": ["MPNetForMaskedLM"],
+    "model_type": "mpnet",
+    "hidden_act": "gelu",
+    "hidden_size": 768,
+    "intermediate_size": 3072,
+    "num_attention_heads": 12,
+    "num_hidden_layers": 12,
+    "max_position_embeddings": 514,
+    "relative_attention_num_buckets": 32,
+    "vocab_size": 30527,
+    "layer_norm_eps": 1e-05,
+    "bos_token_id": 0,
+    "eos_token_id": 2,
+    "pad_token_id": 1,
+    "attention_probs_dropout_prob": 0.1,
+    "hidden_dropout_prob": 0.1,
+    "initializer_range": 0.02,
+}
+MPNET_TOKENIZER_CONFIG = {
+    "tokenizer_class": "MPNetTokenizer",
+    "do_lower_case": True,
+    "tokenize_chinese_chars": True,
+    "strip_accents": None,
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "unk_token": "[UNK]",
+    "sep_token": "</s>",
+    "pad_token": "<pad>",
+    "cls_token": "<s>",
+    "mask_token": "<mask>",
+    "model_max_length": 512,
+}
+# Per model: configuration, tokenizer configuration, longest input, vector length.
+MODELS = {
+    "minilm": (BERT_CONFIG, TOKENIZER_CONFIG, 256, 384),
+    "mpnet": (MPNET_CONFIG, MPNET_TOKENIZER_CONFIG, 384, 768),
+}
 MODULES = [
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
     {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
     {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
 ]
 POOLING = {
-    "word_embedding_dimension": 384,
     "pooling_mode_cls_token": False,
     "pooling_mode_mean_tokens": True,
     "pooling_mode_max_tokens": False,
@@ -70,25 +109,27 @@ def write_json(path, value):
         json.dump(value, handle)
 
 
-def prepare_model_directory(model_dir, scratch):
+def prepare_model_directory(model_dir, scratch, model):
     """A sentence-transformers model directory that links to the weights and vocabulary."""
+    config, tokenizer_config, max_tokens, dimension = MODELS[model]
     for name in ("model.safetensors", "vocab.txt"):
         source = os.path.join(model_dir, name)
         if not os.path.isfile(source):
             sys.exit(f"error: {source} is missing")
         os.symlink(os.path.abspath(source), os.path.join(scratch, name))
-    write_json(os.path.join(scratch, "config.json"), BERT_CONFIG)
-    write_json(os.path.join(scratch, "tokenizer_config.json"), TOKENIZER_CONFIG)
+    write_json(os.path.join(scratch, "config.json"), config)
+    write_json(os.path.join(scratch, "tokenizer_config.json"), tokenizer_config)
     write_json(os.path.join(scratch, "modules.json"), MODULES)
-    write_json(os.path.join(scratch, "sentence_bert_config.json"), {"max_seq_length": 256, "do_lower_case": False})
+    write_json(os.path.join(scratch, "sentence_bert_config.json"), {"max_seq_length": max_tokens, "do_lower_case": False})
     os.makedirs(os.path.join(scratch, "1_Pooling"))
-    write_json(os.path.join(scratch, "1_Pooling", "config.json"), POOLING)
+    write_json(os.path.join(scratch, "1_Pooling", "config.json"), dict(POOLING, word_embedding_dimension=dimension))
     os.makedirs(os.path.join(scratch, "2_Normalize"))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model-dir", required=True)
+    parser.add_argument("--model", choices=sorted(MODELS), default="minilm")
     parser.add_argument("--input", required=True, help="JSON with 'passages' (list) and 'query' (string)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=5, help="timed batch runs (best is reported)")
@@ -112,7 +153,7 @@ def main():
     passages, query = work["passages"], work["query"]
 
     with tempfile.TemporaryDirectory(prefix="sibyl-minilm-") as scratch:
-        prepare_model_directory(args.model_dir, scratch)
+        prepare_model_directory(args.model_dir, scratch, args.model)
         model = SentenceTransformer(scratch, device="cpu")
         model.eval()
 
@@ -135,7 +176,7 @@ def main():
                 encode([query])
                 query_times.append(time.perf_counter() - start)
 
-        token_counts = [len(ids) for ids in model.tokenizer(passages, truncation=True, max_length=256)["input_ids"]]
+        token_counts = [len(ids) for ids in model.tokenizer(passages, truncation=True, max_length=MODELS[args.model][2])["input_ids"]]
         if args.embeddings_out:
             np.asarray(vectors, dtype="<f4").tofile(args.embeddings_out)
 

@@ -44,7 +44,9 @@ public struct EngineLayout: Sendable, Hashable {
     public var chatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf") }
     /// The fast local chat model (Qwen2.5-Coder 0.5B Instruct): `--model fast`.
     public var fastChatModel: URL { root.appendingPathComponent("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf") }
-    public var miniLMDirectory: URL { root.appendingPathComponent("models/all-MiniLM-L6-v2", isDirectory: true) }
+    public var miniLMDirectory: URL { sentenceModelDirectory("all-MiniLM-L6-v2") }
+    /// Where a sentence-embedding model's files (model.safetensors, vocab.txt) are kept, by name.
+    public func sentenceModelDirectory(_ name: String) -> URL { root.appendingPathComponent("models/\(name)", isDirectory: true) }
     public var whisperCLI: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-cli") }
     /// whisper.cpp's HTTP server: the model loaded once, for every question.
     public var whisperServer: URL { root.appendingPathComponent("whisper.cpp/bin/whisper-server") }

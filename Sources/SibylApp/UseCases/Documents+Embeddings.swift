@@ -22,12 +22,12 @@ extension SibylRuntime.Documents {
         try await runtime.embeddingSetup()
     }
 
-    /// The embedding models one may choose: all-MiniLM-L6-v2 on this machine, and, when a remote
-    /// provider is set up for embeddings, OpenAI's and those the provider lists; with the one
-    /// documents are embedded with now.
+    /// The embedding models one may choose: the local ones (all-MiniLM-L6-v2 and
+    /// all-mpnet-base-v2), and, when a remote provider is set up for embeddings, OpenAI's and those
+    /// the provider lists; with the one documents are embedded with now.
     public func embeddingModels() async -> (current: String, models: [(id: String, local: Bool)], problem: String?) {
         let providers = runtime.providers
-        let localName = SentenceModel.miniLM.name
+        let localName = runtime.settings[.embeddingsLocalModel].name
         let provider = try? providers.provider(for: .embeddings)
         let current = provider.map { $0.isLocal ? localName : ($0.model.isEmpty ? CapabilityKind.embeddings.defaultModel : $0.model) } ?? localName
         var remote: [String] = []
@@ -39,8 +39,9 @@ extension SibylRuntime.Documents {
         } catch {
             problem = ConversationEngine.describe(error)
         }
-        var seen: Set<String> = [localName]
-        let models = [(id: localName, local: true)] + remote.filter { seen.insert($0).inserted }.map { (id: $0, local: false) }
+        let locals = LocalEmbeddingModel.allCases.map(\.name)
+        var seen = Set(locals)
+        let models = locals.map { (id: $0, local: true) } + remote.filter { seen.insert($0).inserted }.map { (id: $0, local: false) }
         return (current, models, problem)
     }
 

@@ -268,6 +268,7 @@ export async function renderSettings({ show, who, toast }) {
         notice.replaceChildren(h('p', {}, t('settings.reembedding')));
         try {
           if (wanted.local) {
+            await api('/settings/embeddings.local_model', { method: 'PUT', body: { value: wanted.id } });
             await api('/settings/embeddings.provider', { method: 'PUT', body: { value: 'local' } });
           } else {
             await api('/settings/embeddings.provider', { method: 'PUT', body: { value: 'remote' } });

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The sentence embedders Sibyl runs on this machine; `embeddings.local_model` picks one.
+public enum LocalEmbeddingModel: String, CaseIterable, Sendable {
+    /// all-MiniLM-L6-v2 (component `embeddings`): 384 dimensions, quick to ingest.
+    case standard = "default"
+    /// all-mpnet-base-v2 (component `embeddings-large`): 768 dimensions, finds more, at about six
+    /// times the compute per passage.
+    case large
+
+    /// The model's name, as vectors and results record it.
+    public var name: String {
+        switch self {
+        case .standard: "all-MiniLM-L6-v2"
+        case .large: "all-mpnet-base-v2"
+        }
+    }
+
+    /// The component that installs it.
+    public var component: String {
+        switch self {
+        case .standard: "embeddings"
+        case .large: "embeddings-large"
+        }
+    }
+
+    /// The model a setting's word, component or model name (any case) stands for.
+    public static func named(_ text: String) -> LocalEmbeddingModel? {
+        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+        return allCases.first { $0.rawValue == wanted || $0.name.lowercased() == wanted || $0.component == wanted }
+    }
+}
