@@ -215,10 +215,17 @@ struct MiniLMBenchmark: AsyncParsableCommand {
             print(String(format: "vectors: lowest cosine similarity to sentence-transformers %.6f over %d passages", agreement, passages))
         }
         if let best = results.first {
-            // The AVX2 path's goal is the AVX-512 path's measured lead where the issue set it.
-            let goal = isa == .avx2 ? 2.0 : 1.2
-            let batchGoal = reference.map { $0.batchSeconds / best.batchSeconds >= goal ? "met" : "not met" } ?? "not measured"
-            print("goals (\(best.name)): batch ≥ \(goal)× sentence-transformers: \(batchGoal); query ≤ 4 ms: \(best.querySeconds <= 0.004 ? "met" : "not met")")
+            if sentenceModel == .mpnet {
+                // Issue 27's goals for MPNet: ≥ 1.5× on the AVX-512 kernels, ≥ 1.2× on AVX2.
+                let goal = best.name.contains("AVX-512") ? 1.5 : 1.2
+                let batchGoal = reference.map { $0.batchSeconds / best.batchSeconds >= goal ? "met" : "not met" } ?? "not measured"
+                print("goal (\(best.name)): batch ≥ \(goal)× sentence-transformers: \(batchGoal)")
+            } else {
+                // The AVX2 path's goal is the AVX-512 path's measured lead where the issue set it.
+                let goal = isa == .avx2 ? 2.0 : 1.2
+                let batchGoal = reference.map { $0.batchSeconds / best.batchSeconds >= goal ? "met" : "not met" } ?? "not measured"
+                print("goals (\(best.name)): batch ≥ \(goal)× sentence-transformers: \(batchGoal); query ≤ 4 ms: \(best.querySeconds <= 0.004 ? "met" : "not met")")
+            }
         }
         guard json else { return }
         var object: [String: Any] = ["threads": threads, "passages": passages, "mean_tokens": results.first?.meanTokens ?? 0]
