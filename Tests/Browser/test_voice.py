@@ -91,7 +91,11 @@ def test_a_page_busy_while_the_question_is_spoken_loses_none_of_its_words(stub_s
     expect(page.get_by_role("button", name="Stop recording")).to_be_visible()
     page.evaluate("() => { const end = performance.now() + 5000; while (performance.now() < end) {} }")
     own = page.locator(".bubble.own").last
-    expect(own.locator(".body")).to_contain_text("capital of France", timeout=120_000, ignore_case=True)
+    expect(own.locator(".body")).to_contain_text("capital", timeout=120_000, ignore_case=True)
+    heard = own.locator(".body").inner_text().lower()
+    # The first and the last word of the question both arrived (speech-to-text may still hear
+    # "of" as "on"; a lost block loses whole words).
+    assert heard.startswith("what") and "france" in heard, heard
     expect(page.locator(".bubble.answer").last.locator(".body")).to_have_text("Paris.", timeout=120_000)
 
 
