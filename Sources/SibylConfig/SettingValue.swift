@@ -112,10 +112,10 @@ extension TitleStyle: SettingChoice {}
 extension VoiceDetectorKind: SettingChoice {}
 extension AuthSetting: SettingChoice {}
 extension ProviderPreference: SettingChoice {}
-extension LocalChatModel: SettingChoice {
-    /// `default` or `fast`, or the component or model name either stands for.
+/// A local model is also set by its model's or component's name, kept as the choice's own word.
+extension SettingChoice where Self: LocalModelChoice {
     public init?(settingText: String) {
-        guard let model = LocalChatModel.named(settingText) else { return nil }
+        guard let model = Self.named(settingText) else { return nil }
         self = model
     }
 
@@ -124,17 +124,8 @@ extension LocalChatModel: SettingChoice {
     }
 }
 
-extension LocalEmbeddingModel: SettingChoice {
-    /// `default` or `large`, or the component or model name either stands for.
-    public init?(settingText: String) {
-        guard let model = LocalEmbeddingModel.named(settingText) else { return nil }
-        self = model
-    }
-
-    public static var choiceAliases: [String: String] {
-        Dictionary(uniqueKeysWithValues: allCases.flatMap { [($0.name.lowercased(), $0.rawValue), ($0.component, $0.rawValue)] })
-    }
-}
+extension LocalChatModel: SettingChoice {}
+extension LocalEmbeddingModel: SettingChoice {}
 
 /// One or more API roots (`http://127.0.0.1:8080/v1`), used in turn with failover.
 public struct EndpointList: SettingValue, Hashable {

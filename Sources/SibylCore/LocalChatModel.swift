@@ -1,7 +1,7 @@
 import Foundation
 
 /// The local chat models Sibyl installs; `chat.local_model` picks one, `--model` overrides it.
-public enum LocalChatModel: String, CaseIterable, Sendable {
+public enum LocalChatModel: String, LocalModelChoice {
     /// Qwen2.5-Coder 1.5B Instruct (component `chat`): the default, right far more often.
     case standard = "default"
     /// Qwen2.5-Coder 0.5B Instruct (component `chat-fast`): about three times quicker and a third
@@ -48,12 +48,6 @@ public enum LocalChatModel: String, CaseIterable, Sendable {
         return "Translation: the local model \(name) translates into \(languages) poorly (chrF \(figures) of 100 on "
             + "scripts/eval/translations.jsonl). For those languages use a remote chat provider: sibyl config set chat.provider remote, "
             + "with chat.base_url and a key (sibyl keys set openai)."
-    }
-
-    /// The model a name means: `default`, `fast`, a component or a model name.
-    public static func named(_ text: String) -> LocalChatModel? {
-        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
-        return allCases.first { $0.rawValue == wanted || $0.name == wanted || $0.component == wanted }
     }
 
     /// The choices in words, for messages.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The sentence embedders Sibyl runs on this machine; `embeddings.local_model` picks one.
-public enum LocalEmbeddingModel: String, CaseIterable, Sendable {
+public enum LocalEmbeddingModel: String, LocalModelChoice {
     /// all-MiniLM-L6-v2 (component `embeddings`): 384 dimensions, quick to ingest.
     case standard = "default"
     /// all-mpnet-base-v2 (component `embeddings-large`): 768 dimensions, finds more, at about six
@@ -22,11 +22,5 @@ public enum LocalEmbeddingModel: String, CaseIterable, Sendable {
         case .standard: "embeddings"
         case .large: "embeddings-large"
         }
-    }
-
-    /// The model a setting's word, component or model name (any case) stands for.
-    public static func named(_ text: String) -> LocalEmbeddingModel? {
-        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
-        return allCases.first { $0.rawValue == wanted || $0.name.lowercased() == wanted || $0.component == wanted }
     }
 }
